@@ -1,0 +1,126 @@
+import { z } from "zod";
+
+/**
+ * The environment, parsed and validated once. The only module that reads
+ * `process.env`; everything else receives a `Config`.
+ */
+const bool = z
+  .enum(["true", "false", "1", "0", ""])
+  .transform((v) => v === "true" || v === "1");
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalString = z.string().trim().optional().transform((v) => (v ? v : undefined));
+
+export const NETWORKS = ["solana-localnet", "solana-devnet", "solana"] as const;
+export type Network = (typeof NETWORKS)[number];
+
+/** Devnet's USDC mint; the local chain's test mint is created at this address so x402 clients work unchanged. */
+export const DEVNET_USDC_MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+export const MAINNET_USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+const EnvSchema = z.object({
+  PUBLIC_BASE_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+
+  REDIS_URL: optionalString,
+  UPSTASH_REDIS_REST_URL: optionalString,
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+
+  SOLANA_NETWORK: z.enum(NETWORKS).default("solana-localnet"),
+  USDC_MINT: optionalString,
+  PAY_TO_ADDRESS: optionalString,
+
+  FREE_PAGES_PER_DAY: int(0, 1_000_000).default(100),
+  MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(25 * 1024 * 1024),
+  MAX_PAGES_PER_REQUEST: int(1, 100_000).default(1000),
+  MAX_CHARS_PER_REQUEST: int(1000, 100_000_000).default(3_000_000),
+  MAX_UNPACKED_BYTES: int(1024 * 1024, 4 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
+  EXTRACT_TIMEOUT_MS: int(1000, 600_000).default(60_000),
+
+  URL_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000),
+  URL_FETCH_ALLOW_PRIVATE: bool.default(false),
+
+  TRUST_PROXY_HEADERS: bool.optional(),
+  VERCEL: optionalString,
+
+  RESULT_TTL_SECONDS: int(1, 7 * 24 * 3600).default(3600),
+  DEFAULT_MAX_TOKENS: int(32, 8192).default(512),
+  DEFAULT_OVERLAP_TOKENS: int(0, 4096).default(64),
+});
+
+export interface Config {
+  publicBaseUrl?: string;
+  store:
+    | { kind: "memory" }
+    | { kind: "redis"; url: string }
+    | { kind: "upstash"; url: string; token: string };
+  network: Network;
+  usdcMint: string;
+  payTo: string;
+  freePagesPerDay: number;
+  limits: {
+    maxUploadBytes: number;
+    maxPagesPerRequest: number;
+    maxCharsPerRequest: number;
+    maxUnpackedBytes: number;
+    extractTimeoutMs: number;
+  };
+  urlFetch: { timeoutMs: number; maxBytes: number; allowPrivate: boolean; maxRedirects: number };
+  trustProxyHeaders: boolean;
+  resultTtlSeconds: number;
+  chunking: { defaultMaxTokens: number; defaultOverlapTokens: number; minMaxTokens: number; maxMaxTokens: number };
+}
+
+/**
+ * Local mode's recipient until the local chain (payments issue) creates its
+ * own. TEST ONLY: sha256("chunkwise local test payTo"), a point nobody holds a key for.
+ */
+const LOCAL_TEST_PAY_TO = "2xRnSxDacHMDmCdLKJrjoh2b6kxKbTy3BNiFGegwAvE1";
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+
+  let store: Config["store"] = { kind: "memory" };
+  if (e.UPSTASH_REDIS_REST_URL || e.UPSTASH_REDIS_REST_TOKEN) {
+    if (!e.UPSTASH_REDIS_REST_URL || !e.UPSTASH_REDIS_REST_TOKEN)
+      throw new ConfigError("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together.");
+    store = { kind: "upstash", url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
+  } else if (e.REDIS_URL) {
+    store = { kind: "redis", url: e.REDIS_URL };
+  }
+
+  const mainnet = e.SOLANA_NETWORK === "solana";
+  if (mainnet && store.kind === "memory")
+    throw new ConfigError("Refusing to run on mainnet with the memory store: set REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN so used payments survive restarts.");
+  if (mainnet && e.URL_FETCH_ALLOW_PRIVATE)
+    throw new ConfigError("URL_FETCH_ALLOW_PRIVATE=true is for tests and is refused on mainnet.");
+  if (e.SOLANA_NETWORK !== "solana-localnet" && !e.PAY_TO_ADDRESS)
+    throw new ConfigError(`PAY_TO_ADDRESS is required on ${e.SOLANA_NETWORK}.`);
+  if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
+    throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
+
+  return {
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    store,
+    network: e.SOLANA_NETWORK,
+    usdcMint: e.USDC_MINT ?? (mainnet ? MAINNET_USDC_MINT : DEVNET_USDC_MINT),
+    payTo: e.PAY_TO_ADDRESS ?? LOCAL_TEST_PAY_TO,
+    freePagesPerDay: e.FREE_PAGES_PER_DAY,
+    limits: {
+      maxUploadBytes: e.MAX_UPLOAD_BYTES,
+      maxPagesPerRequest: e.MAX_PAGES_PER_REQUEST,
+      maxCharsPerRequest: e.MAX_CHARS_PER_REQUEST,
+      maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
+      extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
+    },
+    urlFetch: { timeoutMs: e.URL_FETCH_TIMEOUT_MS, maxBytes: e.MAX_UPLOAD_BYTES, allowPrivate: e.URL_FETCH_ALLOW_PRIVATE, maxRedirects: 5 },
+    trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? Boolean(e.VERCEL),
+    resultTtlSeconds: e.RESULT_TTL_SECONDS,
+    chunking: { defaultMaxTokens: e.DEFAULT_MAX_TOKENS, defaultOverlapTokens: e.DEFAULT_OVERLAP_TOKENS, minMaxTokens: 32, maxMaxTokens: 8192 },
+  };
+}
