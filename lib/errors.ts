@@ -21,13 +21,21 @@ export class ApiError extends Error {
   readonly status: ErrorStatus;
   readonly code: string;
   readonly headers: Record<string, string>;
+  /** Replaces the standard error body; only the 402 answer uses it, since its shape is the spec's own. */
+  readonly body?: Record<string, unknown>;
 
-  constructor(status: ErrorStatus, code: string, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    status: ErrorStatus,
+    code: string,
+    message: string,
+    options: { headers?: Record<string, string>; body?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.headers = options.headers ?? {};
+    this.body = options.body;
   }
 }
 

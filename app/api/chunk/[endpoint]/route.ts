@@ -1,0 +1,13 @@
+import { handleUpload } from "@/lib/http/chunk-handlers";
+import { handle, methodNotAllowed, preflight } from "@/lib/http/respond";
+import { getServices } from "@/lib/services";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+export const POST = handle(async (request: Request, context: { params: Promise<{ endpoint: string }> }) =>
+  handleUpload(getServices(), request, (await context.params).endpoint),
+);
+
+export const GET = async () => methodNotAllowed("POST");
+export const OPTIONS = preflight;

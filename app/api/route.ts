@@ -1,0 +1,13 @@
+import { apiInfo } from "@/lib/api-info";
+import { apiBase } from "@/lib/http/request-context";
+import { handle, json, preflight } from "@/lib/http/respond";
+import { getServices } from "@/lib/services";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(async (request: Request) => {
+  const { config } = getServices();
+  return json(apiInfo(config, apiBase(request, config)));
+});
+
+export const OPTIONS = preflight;

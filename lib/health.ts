@@ -1,0 +1,31 @@
+import type { Services } from "@/lib/services";
+
+const PING_TIMEOUT_MS = 2000;
+
+async function check(probe: () => Promise<void>): Promise<{ ok: boolean; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      probe(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+      }),
+    ]);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `{status: "healthy", network}`, or "degraded" with the failing dependency named. */
+export async function checkHealth(services: Services) {
+  const store = await check(() => services.store.ping());
+  const healthy = store.ok;
+  return {
+    status: healthy ? ("healthy" as const) : ("degraded" as const),
+    network: services.config.network,
+    ...(healthy ? {} : { checks: { store: { kind: services.store.kind, ...store } } }),
+  };
+}

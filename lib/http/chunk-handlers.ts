@@ -1,0 +1,68 @@
+import { ChunkOptionsSchema, UrlChunkRequestSchema, describeIssues } from "@/lib/api-schema";
+import { ApiError, badRequest } from "@/lib/errors";
+import { clientAddress } from "@/lib/http/client-address";
+import { readUpload } from "@/lib/http/multipart";
+import { apiBase } from "@/lib/http/request-context";
+import { json } from "@/lib/http/respond";
+import { runChunkRequest } from "@/lib/pipeline";
+import type { Services } from "@/lib/services";
+import { TIERS, TIER_IDS, type TierId } from "@/lib/tiers";
+
+/** Request parsing for the chunking routes: HTTP in, one `runChunkRequest` call, HTTP out. */
+
+const JSON_BODY_LIMIT = 64 * 1024;
+
+const ENDPOINT_TIERS = new Map<string, TierId>(
+  TIER_IDS.flatMap((id) => TIERS[id].endpoints.map((path) => [path.replace("/chunk/", ""), id] as const)),
+);
+
+export function tierForEndpoint(endpoint: string): TierId {
+  const tier = ENDPOINT_TIERS.get(endpoint);
+  if (!tier) throw new ApiError(404, "unknown_endpoint", `No endpoint /api/chunk/${endpoint}. Tier endpoints: ${[...ENDPOINT_TIERS.keys()].map((e) => `/api/chunk/${e}`).join(", ")}.`);
+  return tier;
+}
+
+export async function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
+  const tier = tierForEndpoint(endpoint);
+  const upload = await readUpload(request, { maxBytes: services.config.limits.maxUploadBytes });
+  const options = ChunkOptionsSchema.safeParse(upload.fields);
+  if (!options.success) throw badRequest("invalid_options", describeIssues(options.error));
+  const { body, headers } = await runChunkRequest(services, {
+    tier,
+    input: { kind: "upload", bytes: upload.bytes, filename: upload.filename, contentType: upload.contentType },
+    options: options.data,
+    client: clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders }),
+    paymentHeader: request.headers.get("x-payment") ?? undefined,
+    apiBase: apiBase(request, services.config),
+    resourcePath: `/chunk/${endpoint}`,
+  });
+  return json(body, { headers });
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json"))
+    throw badRequest("expected_json", "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.");
+  const text = await request.text();
+  if (text.length > JSON_BODY_LIMIT) throw new ApiError(413, "body_too_large", `The JSON body is larger than ${JSON_BODY_LIMIT} bytes.`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest("invalid_json", "The body is not valid JSON.");
+  }
+}
+
+export async function handleUrl(services: Services, request: Request): Promise<Response> {
+  const parsed = UrlChunkRequestSchema.safeParse(await readJson(request));
+  if (!parsed.success) throw badRequest("invalid_request", describeIssues(parsed.error));
+  const { url, tier, ...options } = parsed.data;
+  const { body, headers } = await runChunkRequest(services, {
+    tier,
+    input: { kind: "url", url },
+    options,
+    client: clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders }),
+    paymentHeader: request.headers.get("x-payment") ?? undefined,
+    apiBase: apiBase(request, services.config),
+    resourcePath: "/chunk",
+  });
+  return json(body, { headers });
+}

@@ -1,0 +1,50 @@
+import { ApiError, STATUS_NAMES } from "@/lib/errors";
+
+/** CORS for every API answer: the API is public and agents call it from anywhere. */
+export const CORS_HEADERS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "content-type, x-payment",
+  "access-control-expose-headers":
+    "x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
+};
+
+export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...CORS_HEADERS, ...init.headers },
+  });
+}
+
+/** The one place an error becomes an HTTP answer. Unknown faults are logged and answered as a generic 500. */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiError) {
+    const body = error.body ?? { success: false, error: STATUS_NAMES[error.status], code: error.code, message: error.message };
+    return json(body, { status: error.status, headers: error.headers });
+  }
+  console.error("Unhandled error", error);
+  return json(
+    { success: false, error: STATUS_NAMES[500], code: "internal_error", message: "Something went wrong on our side; the request was not charged. Try again later." },
+    { status: 500 },
+  );
+}
+
+/** Wraps a route handler so that every thrown error takes the one path above. */
+export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response>) {
+  return async (...args: A): Promise<Response> => {
+    try {
+      return await fn(...args);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+export const preflight = () => new Response(null, { status: 204, headers: CORS_HEADERS });
+
+export function methodNotAllowed(allowed: string): Response {
+  return json(
+    { success: false, error: STATUS_NAMES[405], code: "method_not_allowed", message: `Use ${allowed} on this endpoint.` },
+    { status: 405, headers: { allow: allowed } },
+  );
+}

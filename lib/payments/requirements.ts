@@ -1,0 +1,54 @@
+import type { Config } from "@/lib/config";
+import { ApiError } from "@/lib/errors";
+import { type Tier, priceUsd } from "@/lib/tiers";
+
+/**
+ * The 402 answer: the spec's `paymentRequirements` plus, at the top level,
+ * `x402Version` and `accepts` so standard x402 clients understand it.
+ */
+export interface PaymentRequirement {
+  x402Version: 1;
+  scheme: "exact";
+  network: string;
+  maxAmountRequired: string;
+  asset: string;
+  payTo: string;
+  description: string;
+  resource: string;
+  mimeType: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+/** x402 v1 knows no local network; the local chain mirrors devnet (same USDC mint address), so x402 clients see devnet. */
+const x402Network = (network: Config["network"]) => (network === "solana-localnet" ? "solana-devnet" : network);
+
+export function paymentRequirement(config: Config, tier: Tier, resource: string): PaymentRequirement {
+  return {
+    x402Version: 1,
+    scheme: "exact",
+    network: config.network,
+    maxAmountRequired: String(tier.priceBaseUnits),
+    asset: config.usdcMint,
+    payTo: config.payTo,
+    description: `Chunkwise ${tier.id} tier ($${priceUsd(tier)} USDC per request): ${tier.method}`,
+    resource,
+    mimeType: "application/json",
+    maxTimeoutSeconds: 120,
+    extra: { name: "USDC", decimals: 6, tier: tier.id },
+  };
+}
+
+export function paymentRequired(config: Config, tier: Tier, resource: string, reason: { code: string; message: string }): ApiError {
+  const requirement = paymentRequirement(config, tier, resource);
+  return new ApiError(402, reason.code, reason.message, {
+    body: {
+      error: "Payment Required",
+      code: reason.code,
+      message: reason.message,
+      paymentRequirements: requirement,
+      x402Version: 1,
+      accepts: [{ ...requirement, network: x402Network(config.network) }],
+    },
+  });
+}

@@ -1,0 +1,152 @@
+import { createHash } from "node:crypto";
+import { chunkExtracted, methodFor } from "@/lib/chunking";
+import { badRequest } from "@/lib/errors";
+import { extract } from "@/lib/extract";
+import type { Extracted } from "@/lib/extract/types";
+import { type OutputFormat, formatChunks } from "@/lib/formats";
+import { paymentRequired } from "@/lib/payments/requirements";
+import { rateLimitHeaders } from "@/lib/quota";
+import { lifetimeText, newResultId } from "@/lib/results";
+import type { Services } from "@/lib/services";
+import { TIERS, type TierId, isPaid } from "@/lib/tiers";
+import type { ChunkOptionsInput } from "@/lib/api-schema";
+import type { Config } from "@/lib/config";
+
+/** The one path every chunking request takes: input → payment gate → extract → chunk → format → inline or stored. */
+
+export const INLINE_CHUNK_LIMIT = 100;
+
+export type DocumentInput =
+  | { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string }
+  | { kind: "url"; url: string };
+
+export interface ChunkRequest {
+  tier: TierId;
+  input: DocumentInput;
+  options: ChunkOptionsInput;
+  /** Client address, for the free quota. */
+  client: string;
+  paymentHeader?: string;
+  /** `<origin>/api`, for `download_url` and the 402 `resource`. */
+  apiBase: string;
+  /** The path that was called, for the 402 `resource`. */
+  resourcePath: string;
+}
+
+export interface ResolvedOptions {
+  maxTokens: number;
+  overlapTokens: number;
+  outputFormat: OutputFormat;
+}
+
+export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunking"]): ResolvedOptions {
+  const maxTokens = input.max_tokens ?? chunking.defaultMaxTokens;
+  if (maxTokens < chunking.minMaxTokens || maxTokens > chunking.maxMaxTokens)
+    throw badRequest("invalid_options", `max_tokens must be between ${chunking.minMaxTokens} and ${chunking.maxMaxTokens}.`);
+  const overlapTokens = input.overlap_tokens ?? Math.min(chunking.defaultOverlapTokens, Math.floor(maxTokens / 2));
+  if (overlapTokens < 0 || overlapTokens * 2 > maxTokens)
+    throw badRequest("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
+  return { maxTokens, overlapTokens, outputFormat: input.output_format ?? "raw" };
+}
+
+export interface ChunkingResult {
+  success: true;
+  tier: TierId;
+  total_chunks: number;
+  metadata: { filename: string; content_type: string; size_bytes: number; estimated_pages: number; method: string; max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
+  chunks: unknown[];
+  payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
+}
+
+export interface ChunkResponse {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+export interface Loaded {
+  bytes: Uint8Array;
+  filename: string;
+  contentType?: string;
+  documentId: string;
+}
+
+export async function load(services: Services, input: DocumentInput): Promise<Loaded> {
+  const source = input.kind === "upload" ? input : await services.fetchUrl(input.url);
+  return {
+    bytes: source.bytes,
+    // A display name only: never used as a key or a path.
+    filename: source.filename?.slice(0, 255) || "document",
+    contentType: source.contentType,
+    documentId: createHash("sha256").update(source.bytes).digest("hex").slice(0, 32),
+  };
+}
+
+export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<Extracted> {
+  return extract(doc.bytes, { filename: doc.filename, contentType: doc.contentType }, {
+    maxUnpackedBytes: limits.maxUnpackedBytes,
+    maxChars: limits.maxCharsPerRequest,
+    maxPages: limits.maxPagesPerRequest,
+    timeoutMs: limits.extractTimeoutMs,
+  });
+}
+
+/** Chunking and formatting without HTTP, quota or payment: shared by the pipeline and the command-line entry. */
+export function buildResult(doc: Loaded, extracted: Extracted, tier: TierId, options: ResolvedOptions): Omit<ChunkingResult, "payment"> {
+  const chunks = chunkExtracted(extracted, tier, { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens });
+  if (chunks.length === 0) throw badRequest("empty_document", "The document contains no text to chunk.");
+  return {
+    success: true,
+    tier,
+    total_chunks: chunks.length,
+    metadata: {
+      filename: doc.filename,
+      content_type: extracted.mediaType,
+      size_bytes: doc.bytes.length,
+      estimated_pages: extracted.pageCount,
+      method: methodFor(tier),
+      max_tokens: options.maxTokens,
+      overlap_tokens: options.overlapTokens,
+      output_format: options.outputFormat,
+    },
+    chunks: formatChunks(chunks, options.outputFormat, { documentId: doc.documentId, filename: doc.filename, tier }),
+  };
+}
+
+export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
+  const { config, quota, results } = services;
+  const tier = TIERS[request.tier];
+  const options = resolveOptions(request.options, config.chunking);
+
+  if (isPaid(tier)) {
+    // Verifying payments on chain arrives with the payments work; until then every paid request is asked to pay.
+    throw paymentRequired(config, tier, `${request.apiBase}${request.resourcePath}`, request.paymentHeader
+      ? { code: "payment_unverifiable", message: "This server cannot verify payments yet; the payment was not used. Use the free tier for now." }
+      : { code: "payment_required", message: `The ${tier.id} tier costs ${tier.priceBaseUnits} USDC base units per request: pay, then repeat the request with X-PAYMENT.` });
+  }
+
+  // Refuse an exhausted client before fetching or parsing anything.
+  await quota.assertAvailable(request.client);
+  const doc = await load(services, request.input);
+  const extracted = await extractDocument(doc, config.limits);
+  // The page count is known once extracted; the pages are taken before the chunking work and given back if it fails.
+  const reservation = await quota.reserve(request.client, extracted.pageCount);
+  try {
+    const result: ChunkingResult = {
+      ...buildResult(doc, extracted, tier.id, options),
+      payment: { amount: 0, asset: "USDC", network: config.network, transaction: null },
+    };
+    const headers = rateLimitHeaders(reservation);
+    if (result.total_chunks < INLINE_CHUNK_LIMIT) return { body: { ...result }, headers };
+
+    const resultId = newResultId(tier.resultPrefix);
+    await results.save(resultId, { ...result, result_id: resultId });
+    const { chunks: _stored, ...summary } = result;
+    return {
+      body: { ...summary, result_id: resultId, download_url: `${request.apiBase}/results/${resultId}`, expires_in: lifetimeText(config.resultTtlSeconds) },
+      headers,
+    };
+  } catch (error) {
+    await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
+    throw error;
+  }
+}

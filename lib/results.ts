@@ -1,0 +1,30 @@
+import { randomBytes } from "node:crypto";
+import { ApiError } from "@/lib/errors";
+import type { Store } from "@/lib/store/types";
+
+/** Stored results (large documents, later completed jobs), kept for the configured lifetime and then 404. */
+export const RESULT_ID_PATTERN = /^(standard|ai-pro)_[0-9a-f]{12}$/;
+
+export const newResultId = (prefix: string) => `${prefix}_${randomBytes(6).toString("hex")}`;
+
+const key = (id: string) => `result:${id}`;
+
+export const lifetimeText = (ttlSeconds: number) => `${Math.round(ttlSeconds / 60)} minutes`;
+
+export class ResultStore {
+  constructor(
+    private readonly store: Store,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  async save(id: string, result: object): Promise<void> {
+    await this.store.set(key(id), JSON.stringify(result), { ttlMs: this.ttlSeconds * 1000 });
+  }
+
+  async load(id: string): Promise<Record<string, unknown>> {
+    const raw = RESULT_ID_PATTERN.test(id) ? await this.store.get(key(id)) : null;
+    if (raw === null)
+      throw new ApiError(404, "expired_or_unknown", `No result ${id} exists: results are kept for ${lifetimeText(this.ttlSeconds)} after they are made. Chunk the document again.`);
+    return JSON.parse(raw) as Record<string, unknown>;
+  }
+}

@@ -1,0 +1,44 @@
+import { type Config, loadConfig } from "@/lib/config";
+import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
+import { FreeQuota } from "@/lib/quota";
+import { ResultStore } from "@/lib/results";
+import { createStore } from "@/lib/store";
+import type { Store } from "@/lib/store/types";
+
+/**
+ * The side effects of the service, chosen once at start-up from the config.
+ * Tests build their own with `createServices(config)` against real components.
+ */
+export interface Services {
+  config: Config;
+  store: Store;
+  quota: FreeQuota;
+  results: ResultStore;
+  fetchUrl(url: string): Promise<FetchedDocument>;
+}
+
+export function createServices(config: Config, overrides: { store?: Store } = {}): Services {
+  const store = overrides.store ?? createStore(config.store);
+  return {
+    config,
+    store,
+    quota: new FreeQuota(store, config.freePagesPerDay),
+    results: new ResultStore(store, config.resultTtlSeconds),
+    fetchUrl: (url) => fetchDocument(url, config.urlFetch),
+  };
+}
+
+// On globalThis because Next.js may instantiate this module once per route bundle;
+// the memory store must be one store for the whole process.
+const holder = globalThis as typeof globalThis & { __chunkwiseServices?: Services };
+
+/** The process-wide services, built on first use from `process.env`. */
+export function getServices(): Services {
+  holder.__chunkwiseServices ??= createServices(loadConfig());
+  return holder.__chunkwiseServices;
+}
+
+/** For tests that drive the route handlers in process. */
+export function setServices(services: Services | undefined): void {
+  holder.__chunkwiseServices = services;
+}

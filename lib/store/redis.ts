@@ -1,0 +1,162 @@
+import { createClient, ErrorReply } from "redis";
+import { assertIncrement, assertTtl, StoreClosedError, storeUnavailable } from "@/lib/store/errors";
+import { INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
+import type { Store } from "@/lib/store/types";
+
+export interface RedisStoreOptions {
+  url: string;
+  /** One TCP connect attempt. */
+  connectTimeoutMs?: number;
+  /** The whole first connection, including the handshake a silent server never answers. */
+  connectDeadlineMs?: number;
+  /** Per command, from being queued to its reply; also bounds commands queued while reconnecting. */
+  commandTimeoutMs?: number;
+  /** Reconnects after a dropped connection before the client gives up and the next call starts afresh. */
+  reconnectAttempts?: number;
+}
+
+function connectClient(options: Required<RedisStoreOptions>) {
+  return createClient({
+    url: options.url,
+    socket: {
+      connectTimeout: options.connectTimeoutMs,
+      // node-redis retries forever by default, which would leave callers waiting on an outage.
+      reconnectStrategy: (retries) => (retries >= options.reconnectAttempts ? false : Math.min(100 * 2 ** retries, 1000)),
+    },
+    commandOptions: { timeout: options.commandTimeoutMs },
+  });
+}
+
+type Client = ReturnType<typeof connectClient>;
+
+/**
+ * Redis over TCP. Connects lazily on first use, since `createStore` is
+ * synchronous; a client that gave up reconnecting is replaced on the next
+ * call, so an outage fails calls quickly and recovery needs no restart.
+ */
+export class RedisStore implements Store {
+  readonly kind = "redis" as const;
+  readonly #options: Required<RedisStoreOptions>;
+  #client: Client | undefined;
+  #connecting: Promise<Client> | undefined;
+  #closed = false;
+
+  constructor(options: RedisStoreOptions) {
+    this.#options = {
+      connectTimeoutMs: 2_000,
+      connectDeadlineMs: 5_000,
+      commandTimeoutMs: 5_000,
+      reconnectAttempts: 3,
+      ...options,
+    };
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.#run((c) => c.get(key));
+  }
+
+  async set(key: string, value: string, options: { ttlMs: number }): Promise<void> {
+    assertTtl(options.ttlMs);
+    await this.#run((c) => c.set(key, value, { expiration: { type: "PX", value: options.ttlMs } }));
+  }
+
+  async setIfAbsent(key: string, value: string, options: { ttlMs: number }): Promise<boolean> {
+    assertTtl(options.ttlMs);
+    const reply = await this.#run((c) => c.set(key, value, { condition: "NX", expiration: { type: "PX", value: options.ttlMs } }));
+    return reply === "OK";
+  }
+
+  async incrBy(key: string, by: number, options: { ttlMs: number }): Promise<number> {
+    assertIncrement(by);
+    assertTtl(options.ttlMs);
+    const reply = await this.#run((c) => c.eval(INCR_BY_WITH_TTL, { keys: [key], arguments: [String(by), String(options.ttlMs)] }));
+    if (typeof reply !== "number") throw new Error(`Redis answered incrBy with ${JSON.stringify(reply)}.`);
+    return reply;
+  }
+
+  async ttlMs(key: string): Promise<number | null> {
+    return pttlToMs(await this.#run((c) => c.pTTL(key)));
+  }
+
+  async del(key: string): Promise<void> {
+    await this.#run((c) => c.del(key));
+  }
+
+  async ping(): Promise<void> {
+    await this.#run((c) => c.ping());
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const client = this.#client ?? (await this.#connecting?.catch(() => undefined));
+    this.#client = undefined;
+    if (client) await shutDown(client);
+  }
+
+  async #run<T>(command: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.#ready();
+    try {
+      return await command(client);
+    } catch (error) {
+      // A refusal from the server (wrong type, not an integer) is a bug to surface as is; anything else is the connection.
+      if (error instanceof ErrorReply) throw error;
+      throw storeUnavailable(this.kind, error);
+    }
+  }
+
+  async #ready(): Promise<Client> {
+    if (this.#closed) throw new StoreClosedError(this.kind);
+    // isOpen stays true while reconnecting, so commands queue (bounded by their timeout) through a short blip.
+    if (this.#client?.isOpen) return this.#client;
+    this.#client = undefined;
+    this.#connecting ??= this.#connect().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  async #connect(): Promise<Client> {
+    const client = connectClient(this.#options);
+    // Without a listener an 'error' event throws and takes the whole process down; failures reach callers as rejections instead.
+    client.on("error", () => {});
+    const connecting = client.connect();
+    // The deadline below reports a failure; the abandoned promise must not become an unhandled rejection.
+    connecting.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`No connection within ${this.#options.connectDeadlineMs} ms.`)), this.#options.connectDeadlineMs);
+    });
+    try {
+      await Promise.race([connecting, deadline]);
+    } catch (error) {
+      destroy(client);
+      throw storeUnavailable(this.kind, error);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.#closed) {
+      await shutDown(client);
+      throw new StoreClosedError(this.kind);
+    }
+    this.#client = client;
+    return client;
+  }
+}
+
+async function shutDown(client: Client): Promise<void> {
+  if (!client.isOpen) return;
+  try {
+    await client.close();
+  } catch {
+    destroy(client);
+  }
+}
+
+function destroy(client: Client): void {
+  try {
+    client.destroy();
+  } catch {
+    // Already closed: nothing left to release.
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Offline entry to the same core as the API:
+ *   npm run chunk -- FILE [--tier free] [--max-tokens N] [--overlap-tokens N] [--output-format raw|pinecone|weaviate|chroma|qdrant]
+ * Prints the chunking result as JSON (always with the chunks inline). Nothing is paid or stored.
+ */
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { parseArgs } from "node:util";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { ChunkOptionsSchema, describeIssues } from "@/lib/api-schema";
+import { loadConfig } from "@/lib/config";
+import { ApiError } from "@/lib/errors";
+import { buildResult, extractDocument, resolveOptions } from "@/lib/pipeline";
+import { TIER_IDS } from "@/lib/tiers";
+
+const USAGE = "usage: npm run chunk -- FILE [--tier free|structure|semantic|ai|ai-pro] [--max-tokens N] [--overlap-tokens N] [--output-format raw|pinecone|weaviate|chroma|qdrant]";
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      tier: { type: "string", default: "free" },
+      "max-tokens": { type: "string" },
+      "overlap-tokens": { type: "string" },
+      "output-format": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length !== 1) {
+    console.error(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const tier = z.enum(TIER_IDS).safeParse(values.tier);
+  const options = ChunkOptionsSchema.safeParse({ max_tokens: values["max-tokens"], overlap_tokens: values["overlap-tokens"], output_format: values["output-format"] });
+  if (!tier.success || !options.success) {
+    console.error(tier.success ? describeIssues(options.error!) : `--tier must be one of ${TIER_IDS.join(", ")}`);
+    console.error(USAGE);
+    return 2;
+  }
+
+  const config = loadConfig();
+  const path = positionals[0]!;
+  const bytes = new Uint8Array(await readFile(path));
+  const doc = { bytes, filename: basename(path), documentId: createHash("sha256").update(bytes).digest("hex").slice(0, 32) };
+  const extracted = await extractDocument(doc, config.limits);
+  const result = buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking));
+  process.stdout.write(`${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ApiError) console.error(`${error.code}: ${error.message}`);
+    else console.error(error);
+    process.exit(1);
+  },
+);
