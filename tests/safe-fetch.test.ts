@@ -173,7 +173,10 @@ describe("isPublicAddress", () => {
     ["::ffff:10.0.0.1", false],
     ["::ffff:127.0.0.1", false],
     ["::ffff:8.8.8.8", true],
-    ["::127.0.0.1", false], // IPv4-compatible; ipaddr.js calls it "unicast"
+    ["::127.0.0.1", false], // IPv4-compatible (::/96), not mapped
+    ["::8.8.8.8", false], // ipaddr.js alone would read this as mapped 8.8.8.8
+    ["::7f00:1", false], // ipaddr.js calls it "unicast"; only the 2000::/3 rule refuses it
+    ["::ffff:7f00:1", false],
     ["2001:db8::1", false],
     ["2002:a00:1::1", false], // 6to4 wrapping 10.0.0.1
     ["2001:0:4136:e378:8000:63bf:3fff:fdd2", false], // Teredo

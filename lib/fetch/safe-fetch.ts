@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
-import { Agent, buildConnector, request } from "undici";
+import { Agent, buildConnector, request, type Dispatcher } from "undici";
 import { ApiError } from "@/lib/errors";
 
 /**
@@ -52,10 +52,15 @@ const NAT64_WELL_KNOWN = ipaddr.IPv6.parse("64:ff9b::");
  */
 export function isPublicAddress(ip: string): boolean {
   // net.isIP first: ipaddr.js also accepts shorthand like "127.1" that no resolver returns.
-  if (isIP(ip) === 0) return false;
+  const family = isIP(ip);
+  if (family === 0) return false;
+  // A zone ID only exists on scoped (link-local style) addresses, none of them public.
+  if (ip.includes("%")) return false;
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    addr = ipaddr.parse(ip);
+    // ipaddr.js parses "::a.b.c.d" as IPv4-mapped (it is IPv4-compatible, ::/96), so IPv6
+    // goes through the WHATWG host parser first, which yields the canonical hex form.
+    addr = ipaddr.parse(family === 6 ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip);
   } catch {
     return false;
   }
@@ -104,7 +109,7 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
       });
 
       if (REDIRECT_STATUSES.has(res.statusCode)) {
-        res.body.destroy();
+        discard(res.body);
         if (hop >= options.maxRedirects)
           throw new ApiError(400, "too_many_redirects", `The URL redirected more than ${options.maxRedirects} times.`);
         const location = headerValue(res.headers.location);
@@ -114,13 +119,13 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
       }
 
       if (res.statusCode < 200 || res.statusCode > 299) {
-        res.body.destroy();
+        discard(res.body);
         throw new ApiError(400, "url_fetch_failed", `The URL answered with HTTP status ${res.statusCode}.`);
       }
 
       const declared = Number(headerValue(res.headers["content-length"]));
       if (Number.isFinite(declared) && declared > options.maxBytes) {
-        res.body.destroy();
+        discard(res.body);
         throw tooLarge(options.maxBytes);
       }
 
@@ -227,7 +232,7 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** Counts bytes as they arrive: Content-Length may be absent or lie. */
-async function readLimited(body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown }, maxBytes: number): Promise<Uint8Array> {
+async function readLimited(body: ResponseBody, maxBytes: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
@@ -237,8 +242,8 @@ async function readLimited(body: AsyncIterable<Uint8Array> & { destroy(err?: Err
       chunks.push(chunk);
     }
   } finally {
-    // Runs on success too, where it is a no-op; on a throw it closes the socket instead of draining the rest.
-    body.destroy();
+    // A no-op after a complete read; on a throw it closes the socket instead of draining the rest.
+    discard(body);
   }
   // A fresh buffer, not Buffer.concat: small Buffers share Node's pool, and callers may hand `.buffer` on.
   const out = new Uint8Array(total);
@@ -248,6 +253,17 @@ async function readLimited(body: AsyncIterable<Uint8Array> & { destroy(err?: Err
     offset += chunk.byteLength;
   }
   return out;
+}
+
+type ResponseBody = Dispatcher.ResponseData["body"];
+
+/**
+ * undici turns a plain destroy() of an unfinished body into an "aborted"
+ * error event; nobody is left to listen, and unheard it would crash the process.
+ */
+function discard(body: ResponseBody): void {
+  body.on("error", () => undefined);
+  body.destroy();
 }
 
 function tooLarge(maxBytes: number): ApiError {

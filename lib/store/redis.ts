@@ -23,7 +23,6 @@ function connectClient(options: Required<RedisStoreOptions>) {
       // node-redis retries forever by default, which would leave callers waiting on an outage.
       reconnectStrategy: (retries) => (retries >= options.reconnectAttempts ? false : Math.min(100 * 2 ** retries, 1000)),
     },
-    commandOptions: { timeout: options.commandTimeoutMs },
   });
 }
 
@@ -91,18 +90,26 @@ export class RedisStore implements Store {
     this.#closed = true;
     const client = this.#client ?? (await this.#connecting?.catch(() => undefined));
     this.#client = undefined;
-    if (client) await shutDown(client);
+    if (client) await shutDown(client, this.#options.commandTimeoutMs);
   }
 
   async #run<T>(command: (client: Client) => Promise<T>): Promise<T> {
     const client = await this.#ready();
     try {
-      return await command(client);
+      // node-redis' own command timeout stops at the write; a server that never answers would still hang the caller.
+      return await withDeadline(command(client), this.#options.commandTimeoutMs);
     } catch (error) {
       // A refusal from the server (wrong type, not an integer) is a bug to surface as is; anything else is the connection.
       if (error instanceof ErrorReply) throw error;
+      // Replies still owed would pile up behind a stuck connection; the next call starts a fresh one.
+      if (error instanceof DeadlineError) this.#discard(client);
       throw storeUnavailable(this.kind, error);
     }
+  }
+
+  #discard(client: Client): void {
+    if (this.#client === client) this.#client = undefined;
+    destroy(client);
   }
 
   async #ready(): Promise<Client> {
@@ -120,23 +127,14 @@ export class RedisStore implements Store {
     const client = connectClient(this.#options);
     // Without a listener an 'error' event throws and takes the whole process down; failures reach callers as rejections instead.
     client.on("error", () => {});
-    const connecting = client.connect();
-    // The deadline below reports a failure; the abandoned promise must not become an unhandled rejection.
-    connecting.catch(() => {});
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`No connection within ${this.#options.connectDeadlineMs} ms.`)), this.#options.connectDeadlineMs);
-    });
     try {
-      await Promise.race([connecting, deadline]);
+      await withDeadline(client.connect(), this.#options.connectDeadlineMs);
     } catch (error) {
       destroy(client);
       throw storeUnavailable(this.kind, error);
-    } finally {
-      clearTimeout(timer);
     }
     if (this.#closed) {
-      await shutDown(client);
+      await shutDown(client, this.#options.commandTimeoutMs);
       throw new StoreClosedError(this.kind);
     }
     this.#client = client;
@@ -144,10 +142,11 @@ export class RedisStore implements Store {
   }
 }
 
-async function shutDown(client: Client): Promise<void> {
+/** close() waits for owed replies, which a dead server never sends; past the deadline, drop them. */
+async function shutDown(client: Client, ms: number): Promise<void> {
   if (!client.isOpen) return;
   try {
-    await client.close();
+    await withDeadline(client.close(), ms);
   } catch {
     destroy(client);
   }
@@ -158,5 +157,25 @@ function destroy(client: Client): void {
     client.destroy();
   } catch {
     // Already closed: nothing left to release.
+  }
+}
+
+class DeadlineError extends Error {
+  constructor(ms: number) {
+    super(`No answer within ${ms} ms.`);
+    this.name = "DeadlineError";
+  }
+}
+
+/** Promise.race keeps a handler on the loser, so an operation rejecting after its deadline is never an unhandled rejection. */
+async function withDeadline<T>(operation: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(ms)), ms);
+  });
+  try {
+    return await Promise.race([operation, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
