@@ -1,0 +1,91 @@
+import { fileTypeFromBuffer } from "file-type";
+import { failures } from "@/lib/extract/failures";
+import { decodeText, isBlank } from "@/lib/extract/text";
+import { MEDIA_TYPES } from "@/lib/extract/types";
+
+/**
+ * What a document is, decided from its bytes. The client's file name and
+ * content type are only consulted to tell Markdown from plain text, which
+ * bytes cannot do; they never turn one format into another.
+ */
+export type Detected = { kind: "pdf" } | { kind: "docx" } | { kind: "html" | "markdown" | "text"; text: string };
+
+export interface Hint {
+  filename?: string;
+  contentType?: string;
+}
+
+export async function detect(bytes: Uint8Array, hint: Hint): Promise<Detected> {
+  if (bytes.length === 0) throw failures.emptyDocument();
+
+  const type = await fileTypeFromBuffer(bytes);
+  if (type?.mime === MEDIA_TYPES.pdf) return { kind: "pdf" };
+  if (type?.mime === MEDIA_TYPES.docx) return { kind: "docx" };
+  if (type && MARKUP_FORMATS.has(type.ext)) throw failures.unsupportedType(...describe(type));
+
+  let text: string;
+  try {
+    text = decodeText(bytes);
+  } catch (error) {
+    // A binary type from file-type is believed only once the bytes turn out not to be text: some of its
+    // signatures are two letters ("BM" is BMP, "MZ" an .exe, FF FE MPEG audio as well as the UTF-16 BOM),
+    // and a report starting "BMW sales" is text. Real binaries have NULs or invalid UTF-8.
+    if (type && !isTextual(type.mime)) throw failures.unsupportedType(...describe(type));
+    throw error;
+  }
+  if (isBlank(text)) throw failures.emptyDocument();
+  if (looksLikeHtml(text)) return { kind: "html", text };
+  return { kind: markdownHinted(hint) ? "markdown" : "text", text };
+}
+
+/** Text formats whose content is markup, not prose: read as plain text, they would be chunked control words. */
+const MARKUP_FORMATS = new Set(["rtf", "ps", "eps"]);
+
+/** Text formats file-type knows (XML, calendars, subtitles): read as text, and XHTML as HTML. */
+function isTextual(mime: string): boolean {
+  return mime.startsWith("text/") || mime === "application/xml";
+}
+
+/** What the file is and, where there is a better one than the generic list, what to send instead. */
+function describe(type: { ext: string; mime: string }): [what: string, advice?: string] {
+  switch (type.ext) {
+    case "cfb":
+      // Password-protected .docx files are not zips but OLE containers, like old .doc files.
+      return ["an old-style Office file (.doc) or a password-protected document", "Save it as .docx without a password and send it again."];
+    case "zip":
+      return ["a ZIP archive but not a Word document (or a damaged one)"];
+    case "rtf":
+      return ["Rich Text (RTF)", "Save it as .docx or PDF and send it again."];
+    case "docm":
+    case "dotx":
+    case "dotm":
+      return [`a Word .${type.ext} file`, "Save it as a plain .docx and send it again."];
+    default:
+      return [`${type.ext.toUpperCase()} (${type.mime})`];
+  }
+}
+
+/**
+ * HTML if, after whitespace, comments and an XML declaration, the text opens
+ * with a doctype or an html/head/body tag. Looking for those tags anywhere
+ * near the start would also catch Markdown that shows HTML in a code block.
+ */
+const PROLOG = /^(?:\s+|<!--[\s\S]*?-->|<\?xml[^>]*\?>)*/;
+const HTML_START = /^<(?:!doctype\s+html|html|head|body)(?=[\s>/])/i;
+/** Bounds the prolog scan; no real page has 64 KB of comments before its first tag. */
+const PROLOG_SCAN_CHARS = 64 * 1024;
+
+export function looksLikeHtml(text: string): boolean {
+  const head = text.slice(0, PROLOG_SCAN_CHARS);
+  const prolog = PROLOG.exec(head)?.[0].length ?? 0;
+  return HTML_START.test(head.slice(prolog));
+}
+
+const MARKDOWN_EXTENSION = /\.(md|markdown)$/i;
+const MARKDOWN_TYPES = new Set(["text/markdown", "text/x-markdown"]);
+
+function markdownHinted(hint: Hint): boolean {
+  const mediaType = hint.contentType?.split(";")[0]?.trim().toLowerCase();
+  if (mediaType && MARKDOWN_TYPES.has(mediaType)) return true;
+  return hint.filename !== undefined && MARKDOWN_EXTENSION.test(hint.filename.trim());
+}

@@ -1,0 +1,50 @@
+import { detect, type Hint } from "@/lib/extract/detect";
+import { extractDocx } from "@/lib/extract/docx";
+import { failures } from "@/lib/extract/failures";
+import { convertHtml } from "@/lib/extract/html";
+import { extractPdf } from "@/lib/extract/pdf";
+import { isBlank } from "@/lib/extract/text";
+import { MEDIA_TYPES, type DocumentKind, type Extracted, type ExtractLimits } from "@/lib/extract/types";
+
+export type { Hint as ExtractHint } from "@/lib/extract/detect";
+export type { DocumentKind, Extracted, ExtractLimits, PageRange } from "@/lib/extract/types";
+export { MEDIA_TYPES } from "@/lib/extract/types";
+
+/** Characters that count as one page for documents without pages of their own. */
+export const CHARS_PER_PAGE = 3000;
+
+/**
+ * Bytes → the text every chunker works on. The type comes from the bytes;
+ * `hint` only tells Markdown from plain text. Every refusal is an ApiError
+ * with its own code; parsers that can crash or exhaust memory run in a
+ * worker thread, so no document can take the process down.
+ */
+export async function extract(bytes: Uint8Array, hint: Hint, limits: ExtractLimits): Promise<Extracted> {
+  const detected = await detect(bytes, hint);
+  switch (detected.kind) {
+    case "pdf": {
+      const pdf = await extractPdf(bytes, limits);
+      checkChars(pdf.text, limits);
+      return { kind: "pdf", mediaType: MEDIA_TYPES.pdf, text: pdf.text, pages: pdf.pages, pageCount: pdf.pageCount };
+    }
+    case "docx":
+      return finish("docx", await extractDocx(bytes, limits), limits);
+    case "html":
+      return finish("html", await convertHtml(detected.text, limits), limits);
+    case "markdown":
+    case "text":
+      return finish(detected.kind, detected.text, limits);
+  }
+}
+
+function finish(kind: Exclude<DocumentKind, "pdf">, text: string, limits: ExtractLimits): Extracted {
+  if (isBlank(text)) throw failures.emptyDocument();
+  checkChars(text, limits);
+  const pageCount = Math.max(1, Math.ceil(text.length / CHARS_PER_PAGE));
+  if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
+  return { kind, mediaType: MEDIA_TYPES[kind], text, pageCount };
+}
+
+function checkChars(text: string, limits: ExtractLimits): void {
+  if (text.length > limits.maxChars) throw failures.tooManyCharacters(text.length, limits.maxChars);
+}

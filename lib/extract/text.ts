@@ -1,0 +1,41 @@
+import { failures } from "@/lib/extract/failures";
+
+/**
+ * Bytes that claim to be text → a string. UTF-8 (with or without a BOM) is
+ * the default; UTF-16 is only believed when a BOM says so, because without
+ * one it cannot be told from binary.
+ */
+export function decodeText(bytes: Uint8Array): string {
+  const utf16 = utf16Bom(bytes);
+  if (utf16) {
+    const text = decodeStrict(bytes, utf16);
+    if (text.includes("\u0000")) throw failures.binaryText();
+    return normalizeNewlines(text);
+  }
+  // Checked before decoding: NULs are valid UTF-8, but real text never has them, and binary nearly always does.
+  if (bytes.includes(0)) throw failures.binaryText();
+  return normalizeNewlines(decodeStrict(bytes, "utf-8"));
+}
+
+function utf16Bom(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  return undefined;
+}
+
+function decodeStrict(bytes: Uint8Array, encoding: "utf-8" | "utf-16le" | "utf-16be"): string {
+  try {
+    // The decoder drops a leading BOM of its own encoding.
+    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    throw failures.invalidEncoding(encoding === "utf-8" ? "UTF-8" : encoding === "utf-16le" ? "UTF-16 (little-endian)" : "UTF-16 (big-endian)");
+  }
+}
+
+export function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+export function isBlank(text: string): boolean {
+  return text.trim() === "";
+}

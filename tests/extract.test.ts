@@ -1,0 +1,354 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { strToU8, zipSync } from "fflate";
+import { NodeHtmlMarkdown } from "node-html-markdown";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ApiError } from "@/lib/errors";
+import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
+import { failures } from "@/lib/extract/failures";
+import { MARKDOWN_OPTIONS } from "@/lib/extract/html";
+import { splitHtml } from "@/lib/extract/html-segments";
+import { withWorker } from "@/lib/extract/worker";
+
+const LIMITS: ExtractLimits = { maxUnpackedBytes: 20 * 1024 * 1024, maxChars: 1_000_000, maxPages: 100, timeoutMs: 20_000 };
+
+const fixture = (name: string) => new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures", name)));
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected extraction to fail").toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+async function expectRefused(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+  const error = await refusal(promise);
+  expect({ status: error.status, code: error.code, message: error.message }).toMatchObject({ status, code });
+  expect(error.message.length).toBeGreaterThan(20);
+  return error;
+}
+
+// pdf.js rejects promises nobody awaits on damaged files; the worker thread must keep them out of this process.
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeAll(() => {
+  process.on("unhandledRejection", onUnhandled);
+});
+afterAll(() => {
+  process.off("unhandledRejection", onUnhandled);
+});
+
+describe("type detection from bytes", () => {
+  it("reads PDF bytes as a PDF whatever the name and content type say", async () => {
+    const result = await extract(fixture("multipage.pdf"), { filename: "notes.txt", contentType: "text/plain" }, LIMITS);
+    expect(result.kind).toBe("pdf");
+    expect(result.mediaType).toBe("application/pdf");
+  });
+
+  it("reads DOCX bytes as DOCX under a .pdf name", async () => {
+    const result = await extract(fixture("report.docx"), { filename: "report.pdf", contentType: "application/pdf" }, LIMITS);
+    expect(result.kind).toBe("docx");
+  });
+
+  it("reads text bytes under a .pdf name as text, never as a PDF", async () => {
+    const result = await extract(fixture("notes.md"), { filename: "notes.pdf", contentType: "application/pdf" }, LIMITS);
+    expect(result.kind).toBe("text");
+    expect(result.mediaType).toBe("text/plain");
+  });
+
+  it("reads HTML bytes as HTML under a .md name", async () => {
+    const result = await extract(fixture("page.html"), { filename: "page.md", contentType: "text/markdown" }, LIMITS);
+    expect(result.kind).toBe("html");
+  });
+
+  it("lets the hint choose Markdown over plain text, and only that", async () => {
+    const bytes = fixture("notes.md");
+    expect((await extract(bytes, { filename: "NOTES.MD" }, LIMITS)).kind).toBe("markdown");
+    expect((await extract(bytes, { filename: "notes.markdown" }, LIMITS)).kind).toBe("markdown");
+    expect((await extract(bytes, { contentType: "text/markdown; charset=utf-8" }, LIMITS)).kind).toBe("markdown");
+    expect((await extract(bytes, {}, LIMITS)).kind).toBe("text");
+    expect((await extract(bytes, { filename: "notes.txt" }, LIMITS)).kind).toBe("text");
+  });
+
+  it("detects HTML only when the text opens with a doctype or html/head/body tag", async () => {
+    const page = await extract(utf8("<!-- saved page -->\n<?xml version='1.0'?>\n<HTML><BODY><p>Hello there</p></BODY></HTML>"), {}, LIMITS);
+    expect(page.kind).toBe("html");
+    expect(page.text).toBe("Hello there");
+    const markdownAboutHtml = "# Writing pages\n\nA page starts like this:\n\n```html\n<html><body></body></html>\n```\n";
+    const doc = await extract(utf8(markdownAboutHtml), { filename: "guide.md" }, LIMITS);
+    expect(doc.kind).toBe("markdown");
+    expect(doc.text).toBe(markdownAboutHtml);
+  });
+
+  it("refuses a PNG with 415 even under a .txt name", async () => {
+    const error = await expectRefused(extract(fixture("image.png"), { filename: "image.txt", contentType: "text/plain" }, LIMITS), 415, "unsupported_type");
+    expect(error.message).toContain("PNG");
+  });
+
+  it("refuses a ZIP that is not a Word document with 415", async () => {
+    const zip = zipSync({ "readme.txt": strToU8("hello"), "data/values.csv": strToU8("a,b\n1,2\n") });
+    await expectRefused(extract(zip, { filename: "archive.docx" }, LIMITS), 415, "unsupported_type");
+  });
+
+  it("reads text whose first letters match a short binary signature as text", async () => {
+    // "BM" is BMP's signature and "MZ" an executable's.
+    expect((await extract(utf8("BMW sales rose in the third quarter."), {}, LIMITS)).text).toBe("BMW sales rose in the third quarter.");
+    expect((await extract(utf8("MZ stands for the maintenance zone."), {}, LIMITS)).kind).toBe("text");
+  });
+
+  it("refuses text with NUL bytes with 415", async () => {
+    const bytes = utf8("looks like text\u0000but is not");
+    await expectRefused(extract(bytes, { filename: "a.txt" }, LIMITS), 415, "unsupported_type");
+  });
+});
+
+describe("PDF", () => {
+  const TITLES = ["Rivers and their deltas", "A short history of lighthouses", "Notes on sourdough baking", "Migratory birds of the northern coast"];
+  const PHRASES = ["fan of land cut by shifting channels", "Fresnel lenses", "lactic acid bacteria", "knots and godwits"];
+
+  it("gives one page range per page, numbered from 1, each covering that page's text", async () => {
+    const result = await extract(fixture("multipage.pdf"), {}, LIMITS);
+    expect(result.pageCount).toBe(4);
+    const pages = result.pages ?? [];
+    expect(pages.map((p) => p.number)).toEqual([1, 2, 3, 4]);
+    expect(pages[0]?.start).toBe(0);
+    expect(pages.at(-1)?.end).toBe(result.text.length);
+    pages.forEach((page, i) => {
+      const text = result.text.slice(page.start, page.end);
+      expect(text.startsWith(TITLES[i] ?? "?")).toBe(true);
+      expect(text).toContain(PHRASES[i]);
+      // No other page's text leaks into this range.
+      TITLES.filter((_, j) => j !== i).forEach((other) => expect(text).not.toContain(other));
+      const next = pages[i + 1];
+      if (next) expect(result.text.slice(page.end, next.start)).toBe("\n\n");
+    });
+    expect(result.text).not.toMatch(/[ \t]+\n|\r/);
+  });
+
+  it("leaves the caller's bytes intact after handing a copy to the worker", async () => {
+    const bytes = fixture("multipage.pdf");
+    const before = bytes.length;
+    await extract(bytes, {}, LIMITS);
+    expect(bytes.length).toBe(before);
+    expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe("%PDF-");
+  });
+
+  it("extracts several PDFs at once, one worker each", async () => {
+    const results = await Promise.all([1, 2, 3].map(() => extract(fixture("multipage.pdf"), {}, LIMITS)));
+    results.forEach((r) => expect(r.pageCount).toBe(4));
+  });
+
+  it("refuses a PDF with more pages than allowed with 413", async () => {
+    const error = await expectRefused(extract(fixture("multipage.pdf"), {}, { ...LIMITS, maxPages: 3 }), 413, "too_many_pages");
+    expect(error.message).toContain("4 pages");
+  });
+
+  it("refuses a PDF with more characters than allowed with 413", async () => {
+    await expectRefused(extract(fixture("multipage.pdf"), {}, { ...LIMITS, maxChars: 500 }), 413, "too_many_characters");
+  });
+
+  it.each(["corrupted.pdf", "truncated.pdf", "garbled.pdf"])("refuses %s with 400 corrupted_pdf", async (name) => {
+    await expectRefused(extract(fixture(name), {}, LIMITS), 400, "corrupted_pdf");
+  });
+
+  it("keeps pdf.js's stray rejections out of this process", async () => {
+    await expectRefused(extract(fixture("garbled.pdf"), {}, LIMITS), 400, "corrupted_pdf");
+    // The stray rejections come a moment after the main error; give them time to arrive if they could.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(unhandled).toEqual([]);
+  });
+
+  it("refuses a password-protected PDF with 400 encrypted_pdf", async () => {
+    await expectRefused(extract(fixture("encrypted.pdf"), {}, LIMITS), 400, "encrypted_pdf");
+  });
+
+  it("refuses a PDF without text with 400 no_text, saying OCR is not supported", async () => {
+    const error = await expectRefused(extract(fixture("no-text.pdf"), {}, LIMITS), 400, "no_text");
+    expect(error.message).toMatch(/OCR is not supported/);
+  });
+
+  it("gives up on a document that takes longer than the timeout with 400 document_too_complex", async () => {
+    await expectRefused(extract(fixture("multipage.pdf"), {}, { ...LIMITS, timeoutMs: 1 }), 400, "document_too_complex");
+  });
+});
+
+describe("DOCX", () => {
+  let report: Extracted;
+  beforeAll(async () => {
+    report = await extract(fixture("report.docx"), { filename: "report.docx" }, LIMITS);
+  });
+
+  it("turns headings, tables and lists into Markdown", () => {
+    expect(report.kind).toBe("docx");
+    expect(report.pages).toBeUndefined();
+    expect(report.text).toMatch(/^# Quarterly field report$/m);
+    expect(report.text).toMatch(/^## Sites visited$/m);
+    expect(report.text).toMatch(/^\| \*\*Site\*\* +\| \*\*Visits\*\* +\| \*\*Species counted\*\* +\|$/m);
+    expect(report.text).toMatch(/^\| -+ \| -+ \| -+ \|$/m);
+    expect(report.text).toMatch(/^\| North mudflat +\| 6 +\| 14 +\|$/m);
+    expect(report.text).toMatch(/^- Spotting scope with tripod$/m);
+    expect(report.text).toMatch(/^- Tide tables for the season$/m);
+    expect(report.text).toMatch(/^1\. Order the replacement scope$/m);
+    expect(report.text).toMatch(/^3\. Publish the spring counts$/m);
+    expect(report.text).toContain("This report summarises the survey work");
+  });
+
+  it("refuses a zip bomb by its declared size with 413 before any parser runs", async () => {
+    // A 1 ms deadline: had the archive reached the worker, the answer would be document_too_complex.
+    const error = await expectRefused(extract(fixture("zip-bomb.docx"), {}, { ...LIMITS, timeoutMs: 1 }), 413, "zip_bomb");
+    expect(error.message).toMatch(/unpacked size is too large \(199\.0 MB, more than the 20\.0 MB allowed\)/);
+  });
+
+  it("refuses a zip bomb that lies about its size, by inflating under a cap, with 413", async () => {
+    const bytes = fixture("zip-bomb-lying.docx");
+    const error = await expectRefused(extract(bytes, {}, { ...LIMITS, timeoutMs: 1 }), 413, "zip_bomb");
+    expect(error.message).toMatch(/although it declares \d+ KB/);
+  });
+
+  it("turns a worker that runs out of memory into 400 document_too_complex", async () => {
+    // 100,000 tiny paragraphs: 3.4 MB of XML, far under the unpacked cap, yet mammoth needs hundreds of MB for it.
+    const paragraphs = `<w:p><w:r><w:t>x</w:t></w:r></w:p>`.repeat(100_000);
+    const dense = zipSync({
+      "[Content_Types].xml": strToU8(
+        `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+      ),
+      "_rels/.rels": strToU8(
+        `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+      ),
+      "word/document.xml": strToU8(`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraphs}</w:body></w:document>`),
+    });
+    const reply = z.object({ ok: z.literal(true), html: z.string() });
+    const session = withWorker({ timeoutMs: 20_000, damaged: failures.corruptedDocx, heapMb: 16 }, (worker) => worker.call({ op: "docx-html", data: dense }, reply));
+    await expectRefused(session, 400, "document_too_complex");
+  });
+
+  it("refuses a .docx without its main document part with 400 corrupted_docx", async () => {
+    await expectRefused(extract(fixture("broken.docx"), {}, LIMITS), 400, "corrupted_docx");
+  });
+
+  it("refuses a DOCX cut short with 400 corrupted_docx", async () => {
+    const bytes = fixture("report.docx");
+    await expectRefused(extract(bytes.slice(0, Math.floor(bytes.length * 0.9)), {}, LIMITS), 400, "corrupted_docx");
+  });
+});
+
+describe("HTML", () => {
+  let page: Extracted;
+  beforeAll(async () => {
+    page = await extract(fixture("page.html"), {}, LIMITS);
+  });
+
+  it("drops scripts, styles, navigation and noscript content", () => {
+    expect(page.kind).toBe("html");
+    // Markers are single words: the converter escapes "_", so a marker with one would never match.
+    for (const hidden of ["SCRIPTMARKER", "BODYSCRIPTMARKER", "NAVMARKER", "NOSCRIPTMARKER", "stylemarker", "trackingPixel", "Home"]) {
+      expect(page.text).not.toContain(hidden);
+    }
+  });
+
+  it("keeps headings, the table, lists and fenced code with its language", () => {
+    expect(page.text).toMatch(/^# Tide gauge handbook$/m);
+    expect(page.text).toMatch(/^## Stations$/m);
+    expect(page.text).toMatch(/^\| Station +\| Datum \(m\) +\| Since \|$/m);
+    expect(page.text).toMatch(/^\| Harbour pier +\| 2\.41 +\| 1998 +\|$/m);
+    expect(page.text).toMatch(/^- Check the battery level$/m);
+    expect(page.text).toMatch(/^2\. Download the last week$/m);
+    expect(page.text).toMatch(/^```python\ndef to_chart_datum\(reading, datum\):\n {4}return reading - datum\n/m);
+    expect(page.pageCount).toBe(1);
+  });
+
+  it("refuses a page with nothing visible with 400 empty_document", async () => {
+    await expectRefused(extract(utf8("<!doctype html><html><head><title>x</title></head><body><script>go()</script></body></html>"), {}, LIMITS), 400, "empty_document");
+  });
+
+  it("converts a long page in pieces, losing and reordering nothing", async () => {
+    const sections = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `<h2>Section ${i}</h2><p>Paragraph <em>${i}</em> with a <a href="/s/${i}">link</a>.</p>` +
+        `<table><tr><th>k</th><th>v</th></tr><tr><td>row</td><td>${i}</td></tr></table><script>var p = "<p>in script ${i}</p>";</script>`,
+    );
+    const html = `<!doctype html><html><head><title>Long</title></head><body><div>${sections.join("\n")}</div></body></html>`;
+    const segments = splitHtml(html);
+    expect(segments.length).toBeGreaterThan(5);
+    expect(segments.join("")).toBe(html);
+    // Every cut lands before a block and never inside a table, a link or a script.
+    const count = (s: string, re: RegExp) => (s.match(re) ?? []).length;
+    segments.slice(1).forEach((segment) => expect(segment).toMatch(/^<(h2|p|table)>/));
+    segments.forEach((segment) => {
+      expect(count(segment, /<table>/g)).toBe(count(segment, /<\/table>/g));
+      expect(count(segment, /<a /g)).toBe(count(segment, /<\/a>/g));
+      expect(count(segment, /<script>/g)).toBe(count(segment, /<\/script>/g));
+    });
+
+    const result = await extract(utf8(html), {}, LIMITS);
+    const converter = new NodeHtmlMarkdown(MARKDOWN_OPTIONS);
+    expect(result.text).toBe(converter.translate(html).trim());
+    const headings = [...result.text.matchAll(/^## Section (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(headings).toEqual(sections.map((_, i) => i));
+    expect(result.text).not.toContain("in script");
+  });
+});
+
+describe("text and Markdown", () => {
+  it("keeps Chinese and Japanese prose exactly", async () => {
+    const raw = new TextDecoder().decode(fixture("cjk.txt"));
+    const result = await extract(fixture("cjk.txt"), { filename: "cjk.txt" }, LIMITS);
+    expect(result.kind).toBe("text");
+    expect(result.text).toBe(raw);
+    expect(result.text).toContain("清晨五点，渔港还没有完全醒来。");
+    expect(result.text).toContain("その駅には一日に六本しか列車が止まらない。");
+    expect(result.pageCount).toBe(Math.max(1, Math.ceil(raw.length / 3000)));
+  });
+
+  it("keeps emoji sequences (ZWJ families, flags, skin tones) intact", async () => {
+    const raw = new TextDecoder().decode(fixture("emoji.txt"));
+    const result = await extract(fixture("emoji.txt"), {}, LIMITS);
+    expect(result.text).toBe(raw);
+    for (const emoji of ["👨‍👩‍👧‍👦", "👩🏽‍💻", "🇯🇵", "🏳️‍🌈", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "👩🏻‍❤️‍👨🏾", "🫱🏼‍🫲🏿"]) expect(result.text).toContain(emoji);
+  });
+
+  it("keeps Markdown code fences and tables as written", async () => {
+    const raw = new TextDecoder().decode(fixture("notes.md"));
+    const result = await extract(fixture("notes.md"), { filename: "notes.md" }, LIMITS);
+    expect(result).toMatchObject({ kind: "markdown", mediaType: "text/markdown", text: raw, pageCount: 1 });
+    expect(result.text).toContain("```ts\nexport function bump");
+    expect(result.text).toMatch(/^\| Changelog \| Ana \| yes \|$/m);
+  });
+
+  it.each(["utf16le-bom.txt", "utf16be-bom.txt"])("decodes %s and normalises its CRLF line endings", async (name) => {
+    const result = await extract(fixture(name), {}, LIMITS);
+    expect(result.text).toBe("Café menu — crème brûlée, Grüße aus München, 日本語のテキスト.\nSecond line with CRLF.\n");
+  });
+
+  it("drops a UTF-8 byte-order mark and turns CR and CRLF into LF", async () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("one\r\ntwo\rthree\n")]);
+    expect((await extract(bytes, {}, LIMITS)).text).toBe("one\ntwo\nthree\n");
+  });
+
+  it("refuses invalid UTF-8 with 400 invalid_encoding", async () => {
+    const error = await expectRefused(extract(fixture("invalid-utf8.txt"), { filename: "invalid-utf8.txt" }, LIMITS), 400, "invalid_encoding");
+    expect(error.message).toMatch(/UTF-8/);
+  });
+
+  it("counts 3000 characters as a page and refuses too many pages or characters with 413", async () => {
+    const text = "a".repeat(7000);
+    expect((await extract(utf8(text), {}, LIMITS)).pageCount).toBe(3);
+    await expectRefused(extract(utf8(text), {}, { ...LIMITS, maxPages: 2 }), 413, "too_many_pages");
+    await expectRefused(extract(utf8(text), {}, { ...LIMITS, maxChars: 6999 }), 413, "too_many_characters");
+  });
+});
+
+describe("empty documents", () => {
+  it.each([
+    ["no bytes", new Uint8Array(0)],
+    ["only whitespace", utf8("  \n\t\r\n  ")],
+    ["only a byte-order mark", new Uint8Array([0xef, 0xbb, 0xbf])],
+  ])("refuses %s with 400 empty_document", async (_, bytes) => {
+    await expectRefused(extract(bytes, { filename: "empty.txt" }, LIMITS), 400, "empty_document");
+  });
+});
