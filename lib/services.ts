@@ -17,14 +17,14 @@ export interface Services {
   fetchUrl(url: string): Promise<FetchedDocument>;
 }
 
-export function createServices(config: Config, overrides: { store?: Store } = {}): Services {
+export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl">> = {}): Services {
   const store = overrides.store ?? createStore(config.store);
   return {
     config,
     store,
     quota: new FreeQuota(store, config.freePagesPerDay),
     results: new ResultStore(store, config.resultTtlSeconds),
-    fetchUrl: (url) => fetchDocument(url, config.urlFetch),
+    fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
   };
 }
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import pLimit from "p-limit";
 import type { NodeHtmlMarkdownOptions } from "node-html-markdown";
 import { z } from "zod";
 import type { ApiError } from "@/lib/errors";
@@ -59,8 +60,19 @@ class WorkerStopped extends Error {
   }
 }
 
+/**
+ * Workers alive at once. Each may take up to WORKER_HEAP_MB; on a two-core
+ * machine more would only share the same CPU, so later documents wait their turn.
+ */
+export const MAX_CONCURRENT_WORKERS = 2;
+const slots = pLimit(MAX_CONCURRENT_WORKERS);
+
 /** Runs `session` against a fresh worker, then terminates it whatever happened. */
-export async function withWorker<T>(options: WorkerOptions, session: (worker: ExtractWorker) => Promise<T>): Promise<T> {
+export function withWorker<T>(options: WorkerOptions, session: (worker: ExtractWorker) => Promise<T>): Promise<T> {
+  return slots(() => runSession(options, session));
+}
+
+async function runSession<T>(options: WorkerOptions, session: (worker: ExtractWorker) => Promise<T>): Promise<T> {
   const worker = new Worker(WORKER_FILE, {
     resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
     // Plain JavaScript: whatever loaders the parent runs under (tsx, a test runner) would only slow its start.

@@ -22,7 +22,7 @@ export function errorResponse(error: unknown): Response {
     const body = error.body ?? { success: false, error: STATUS_NAMES[error.status], code: error.code, message: error.message };
     return json(body, { status: error.status, headers: error.headers });
   }
-  console.error("Unhandled error", error);
+  console.error("Internal error, answered with 500:", error);
   return json(
     { success: false, error: STATUS_NAMES[500], code: "internal_error", message: "Something went wrong on our side; the request was not charged. Try again later." },
     { status: 500 },

@@ -1,0 +1,402 @@
+/**
+ * `npm run bench`: throughput of the free tier's recursive splitter against
+ * LangChain's RecursiveCharacterTextSplitter and Chonkie's RecursiveChunker,
+ * on ~1 MB and ~10 MB of real text, in one run.
+ *
+ * Like with like: every token-sized splitter gets the same budget (512 tokens,
+ * 64 overlap) and an exact o200k counter. LangChain sized by characters is a
+ * reference line only. Token caches (ours, gpt-tokenizer's) are cleared before
+ * every timed run, so repeated words across runs do not flatter anyone.
+ *
+ * The corpus is built deterministically from files already on disk (no
+ * network) and cached under bench/data/ (gitignored): Markdown, text and
+ * licence files from node_modules, TypeScript's translated diagnostic
+ * messages (13 languages, CJK included), the eval-data Markdown, and, to make
+ * up 10 MB, TypeScript declaration files (code with doc comments). Paragraphs
+ * seen before are dropped, so boilerplate repeated across packages (MIT
+ * licences) appears once.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { createRequire, register } from "node:module";
+import path from "node:path";
+import { RecursiveChunker } from "@chonkiejs/core";
+import {
+  clearMergeCache,
+  countTokens as gptCountTokens,
+  decode as gptDecode,
+  encode as gptEncode,
+} from "gpt-tokenizer/encoding/o200k_base";
+import { getEncoding } from "js-tiktoken";
+import { splitRecursive } from "@/lib/chunking/recursive";
+import { clearTokenCache, countTokens } from "@/lib/tokens";
+
+const MAX_TOKENS = 512;
+const OVERLAP_TOKENS = 64;
+/** LangChain by characters: the same budget at ~4 characters per token. */
+const CHARS_PER_TOKEN = 4;
+const SIZES = [
+  { label: "1MB", bytes: 1_000_000 },
+  { label: "10MB", bytes: 10_000_000 },
+] as const;
+const WARMUP_BYTES = 300_000;
+/** LangChain with tiktoken runs at ~0.3 MB/s; past this, 10 MB is extrapolated from 1 MB instead of timed. */
+const SLOW_RUN_LIMIT_S = 150;
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const DATA_DIR = path.join(ROOT, "bench", "data");
+const EVAL_DATA = "/work/shared/eval-data/chroma-dev";
+
+// ---------------------------------------------------------------------------
+// Corpus
+// ---------------------------------------------------------------------------
+
+function walk(dir: string, out: string[]): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== ".bin" && entry.name !== ".cache") walk(full, out);
+    } else if (entry.isFile()) out.push(full);
+  }
+}
+
+const isProse = (file: string) =>
+  /\.(md|markdown|txt|rst)$/i.test(file) ||
+  /^(readme|license|licence|changelog|history|notice|authors)$/i.test(path.basename(file));
+
+/** Documents in a fixed order: prose first, then declaration files to make up the volume. */
+function sourceDocuments(): string[] {
+  const files: string[] = [];
+  walk(path.join(ROOT, "node_modules"), files);
+  const docs: string[] = [];
+  for (const file of fs.readdirSync(EVAL_DATA).sort())
+    if (file.endsWith(".md")) docs.push(fs.readFileSync(path.join(EVAL_DATA, file), "utf8"));
+  for (const file of files) if (isProse(file)) docs.push(fs.readFileSync(file, "utf8"));
+  for (const file of files) {
+    if (!/typescript\/lib\/[^/]+\/diagnosticMessages\.generated\.json$/.test(file)) continue;
+    const messages = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string>;
+    docs.push(Object.values(messages).join("\n\n"));
+  }
+  for (const file of files) if (file.endsWith(".d.ts")) docs.push(fs.readFileSync(file, "utf8"));
+  return docs;
+}
+
+/** Deterministic PRNG (mulberry32). */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Sections of at most ~32 KB, shuffled, so that the 1 MB prefix mixes the
+ * same kinds of text as the 10 MB; no paragraph of more than 60 characters
+ * twice.
+ */
+function buildCorpus(): string[] {
+  const seenParagraphs = new Set<string>();
+  const seenDocs = new Set<string>();
+  const sections: string[] = [];
+  let total = 0;
+  const needed = SIZES[SIZES.length - 1]!.bytes + WARMUP_BYTES;
+  for (const doc of sourceDocuments()) {
+    if (total > needed * 1.05) break;
+    if (doc.includes("\u0000")) continue;
+    const hash = createHash("sha1").update(doc).digest("hex");
+    if (seenDocs.has(hash)) continue;
+    seenDocs.add(hash);
+    let section: string[] = [];
+    let sectionLength = 0;
+    const flush = () => {
+      if (sectionLength > 200) {
+        const text = section.join("\n\n");
+        sections.push(text);
+        total += Buffer.byteLength(text);
+      }
+      section = [];
+      sectionLength = 0;
+    };
+    for (const paragraph of doc.replace(/\r\n?/g, "\n").split(/\n[^\S\n]*\n/)) {
+      const key = paragraph.trim();
+      if (!key) continue;
+      if (key.length > 60) {
+        if (seenParagraphs.has(key)) continue;
+        seenParagraphs.add(key);
+      }
+      section.push(paragraph);
+      sectionLength += paragraph.length;
+      if (sectionLength > 32_000) flush();
+    }
+    flush();
+  }
+  const next = random(20240611);
+  for (let i = sections.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [sections[i], sections[j]] = [sections[j]!, sections[i]!];
+  }
+  return sections;
+}
+
+/** Whole sections up to `bytes` (the last one cut at a line break), plus where it stopped. */
+function take(sections: string[], from: number, bytes: number): { text: string; next: number } {
+  const parts: string[] = [];
+  let size = 0;
+  let i = from;
+  for (; i < sections.length && size < bytes; i++) {
+    let section = sections[i]!;
+    const room = bytes - size;
+    if (Buffer.byteLength(section) > room) {
+      const cut = section.lastIndexOf("\n", Math.floor(room * 0.9));
+      section = section.slice(0, Math.max(cut, 0));
+    }
+    parts.push(section);
+    size += Buffer.byteLength(section) + 2;
+  }
+  return { text: parts.join("\n\n"), next: i };
+}
+
+function loadTexts(): { warmup: string; sized: Array<{ label: string; text: string }> } {
+  const files = [...SIZES.map((s) => `corpus-${s.label.toLowerCase()}.txt`), "warmup.txt"].map((f) =>
+    path.join(DATA_DIR, f),
+  );
+  if (!files.every((f) => fs.existsSync(f))) {
+    console.log("Building the corpus under bench/data/ ...");
+    const sections = buildCorpus();
+    const largest = take(sections, 0, SIZES[SIZES.length - 1]!.bytes);
+    // Smaller sizes are prefixes of the largest: the same mix of text.
+    fs.mkdirSync(DATA_DIR, { recursive: true });
+    SIZES.forEach((size, i) => {
+      const text = i === SIZES.length - 1 ? largest.text : take(sections, 0, size.bytes).text;
+      fs.writeFileSync(files[i]!, text);
+    });
+    // Warm-up text comes from sections the timed texts do not contain.
+    fs.writeFileSync(files[SIZES.length]!, take(sections, largest.next, WARMUP_BYTES).text);
+  }
+  const read = (f: string) => fs.readFileSync(f, "utf8");
+  return {
+    warmup: read(files[SIZES.length]!),
+    sized: SIZES.map((s, i) => ({ label: s.label, text: read(files[i]!) })),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Splitters
+// ---------------------------------------------------------------------------
+
+interface Runner {
+  name: string;
+  /** What the budget counts, for the table's footnotes. */
+  note: string;
+  run(text: string): Promise<string[]>;
+}
+
+const tiktoken = getEncoding("o200k_base");
+/** Special-token strings in the corpus are counted as text, as `countTokens` does. */
+const tiktokenLength = (text: string) => tiktoken.encode(text, [], []).length;
+const gptCount = (text: string) => gptCountTokens(text, { disallowedSpecial: new Set() });
+
+/**
+ * @langchain/textsplitters imports two helpers from its peer dependency
+ * @langchain/core, which this project does not install. When it is missing, a
+ * resolve hook supplies a stand-in: an empty base class, a plain Document
+ * class and a tiktoken getter that throws. RecursiveCharacterTextSplitter's
+ * splitText (split, measure, merge) touches none of them, so what is timed is
+ * LangChain's own code.
+ */
+async function loadLangChain(): Promise<typeof import("@langchain/textsplitters")> {
+  let coreInstalled = true;
+  try {
+    createRequire(import.meta.url).resolve("@langchain/core/package.json");
+  } catch {
+    coreInstalled = false;
+  }
+  if (!coreInstalled) {
+    const shim =
+      "data:text/javascript," +
+      encodeURIComponent(
+        "export class BaseDocumentTransformer { constructor() {} }\n" +
+          "export class Document { constructor(fields) { Object.assign(this, { metadata: {} }, fields); } }\n" +
+          "export function getEncoding() { throw new Error('@langchain/core is not installed'); }\n",
+      );
+    const hooks =
+      "data:text/javascript," +
+      encodeURIComponent(
+        `export async function resolve(specifier, context, next) {\n` +
+          `  if (specifier === "@langchain/core/documents" || specifier === "@langchain/core/utils/tiktoken")\n` +
+          `    return { url: ${JSON.stringify(shim)}, shortCircuit: true };\n` +
+          `  return next(specifier, context);\n}\n`,
+      );
+    register(hooks);
+    console.log("note: @langchain/core (peer dependency of @langchain/textsplitters) is not installed; using a stand-in for its base classes");
+  }
+  return import("@langchain/textsplitters");
+}
+
+async function makeRunners(): Promise<Runner[]> {
+  const { RecursiveCharacterTextSplitter } = await loadLangChain();
+  const langchainTokens = new RecursiveCharacterTextSplitter({
+    chunkSize: MAX_TOKENS,
+    chunkOverlap: OVERLAP_TOKENS,
+    lengthFunction: tiktokenLength,
+  });
+  const langchainChars = new RecursiveCharacterTextSplitter({
+    chunkSize: MAX_TOKENS * CHARS_PER_TOKEN,
+    chunkOverlap: OVERLAP_TOKENS * CHARS_PER_TOKEN,
+  });
+  // Chonkie takes any object with the Tokenizer's methods; gpt-tokenizer's
+  // countTokens is the fastest exact o200k counter available to it.
+  const chonkie = await RecursiveChunker.create({
+    chunkSize: MAX_TOKENS,
+    tokenizer: {
+      countTokens: gptCount,
+      encode: (text: string) => gptEncode(text, { disallowedSpecial: new Set() }),
+      decode: (tokens: number[]) => gptDecode(tokens),
+      decodeBatch: (batch: number[][]) => batch.map((tokens) => gptDecode(tokens)),
+    },
+  });
+  return [
+    {
+      name: "chunkwise recursive",
+      note: "exact o200k tokens (lib/tokens.ts), overlap 64",
+      run: async (text) => {
+        clearTokenCache();
+        return splitRecursive(text, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS }).map((s) =>
+          text.slice(s.start, s.end),
+        );
+      },
+    },
+    {
+      name: "langchain tokens",
+      note: "RecursiveCharacterTextSplitter, lengthFunction = js-tiktoken o200k_base encode().length, overlap 64",
+      run: (text) => langchainTokens.splitText(text),
+    },
+    {
+      name: "langchain chars",
+      note: `RecursiveCharacterTextSplitter sized in characters (${MAX_TOKENS * CHARS_PER_TOKEN}, overlap ${OVERLAP_TOKENS * CHARS_PER_TOKEN}); reference only`,
+      run: (text) => langchainChars.splitText(text),
+    },
+    {
+      name: "chonkie recursive",
+      note: "RecursiveChunker with gpt-tokenizer o200k countTokens; Chonkie has no overlap and sums piece counts",
+      run: async (text) => {
+        clearMergeCache();
+        return (await chonkie.chunk(text)).map((c) => c.text);
+      },
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------
+// Timing and report
+// ---------------------------------------------------------------------------
+
+interface Result {
+  splitter: string;
+  size: string;
+  megabytes: number;
+  seconds: number;
+  chunks: number;
+  overBudget: number;
+  extrapolated: boolean;
+}
+
+async function time(runner: Runner, text: string): Promise<{ seconds: number; chunks: string[] }> {
+  const started = performance.now();
+  const chunks = await runner.run(text);
+  return { seconds: (performance.now() - started) / 1000, chunks };
+}
+
+const pad = (value: string, width: number) => (value.length >= width ? value : value + " ".repeat(width - value.length));
+const padLeft = (value: string, width: number) => (value.length >= width ? value : " ".repeat(width - value.length) + value);
+
+async function main(): Promise<void> {
+  const { warmup, sized } = loadTexts();
+  const runners = await makeRunners();
+  console.log(
+    `node ${process.version}; budget ${MAX_TOKENS} tokens, overlap ${OVERLAP_TOKENS}; texts: ` +
+      sized.map((s) => `${s.label} = ${(Buffer.byteLength(s.text) / 1e6).toFixed(2)} MB`).join(", "),
+  );
+
+  for (const runner of runners) await runner.run(warmup);
+
+  const results: Result[] = [];
+  for (const runner of runners) {
+    for (const { label, text } of sized) {
+      const megabytes = Buffer.byteLength(text) / 1e6;
+      const previous = results.find((r) => r.splitter === runner.name);
+      if (previous && (previous.seconds / previous.megabytes) * megabytes > SLOW_RUN_LIMIT_S) {
+        results.push({
+          splitter: runner.name,
+          size: label,
+          megabytes,
+          seconds: (previous.seconds / previous.megabytes) * megabytes,
+          chunks: Number.NaN,
+          overBudget: Number.NaN,
+          extrapolated: true,
+        });
+        continue;
+      }
+      const { seconds, chunks } = await time(runner, text);
+      // Not timed: how many chunks exceed the budget by an exact count.
+      const overBudget = chunks.filter((c) => countTokens(c) > MAX_TOKENS).length;
+      results.push({ splitter: runner.name, size: label, megabytes, seconds, chunks: chunks.length, overBudget, extrapolated: false });
+      console.log(`  ${runner.name} ${label}: ${seconds.toFixed(2)} s`);
+    }
+  }
+
+  // Reference: gpt-tokenizer's countTokens over the whole text (no chunking).
+  for (const { label, text } of sized) {
+    clearMergeCache();
+    const started = performance.now();
+    gptCount(text);
+    const seconds = (performance.now() - started) / 1000;
+    results.push({
+      splitter: "gpt-tokenizer countTokens",
+      size: label,
+      megabytes: Buffer.byteLength(text) / 1e6,
+      seconds,
+      chunks: Number.NaN,
+      overBudget: Number.NaN,
+      extrapolated: false,
+    });
+  }
+
+  const rate = (r: Result | undefined) => (r ? r.megabytes / r.seconds : Number.NaN);
+  const find = (name: string, size: string) => results.find((r) => r.splitter === name && r.size === size);
+  const header = ["splitter", "size", "seconds", "MB/s", "chunks", ">512 tok", "x langchain-tok", "x chonkie"];
+  const widths = [27, 5, 9, 8, 8, 9, 16, 10];
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? pad(c, widths[i]!) : padLeft(c, widths[i]!))).join("  ");
+  console.log("");
+  console.log(line(header));
+  console.log(line(widths.map((w) => "-".repeat(w))));
+  for (const r of results) {
+    const mbps = rate(r);
+    const vsLangchain = mbps / rate(find("langchain tokens", r.size));
+    const vsChonkie = mbps / rate(find("chonkie recursive", r.size));
+    console.log(
+      line([
+        r.splitter,
+        r.size,
+        (r.extrapolated ? "~" : "") + r.seconds.toFixed(2),
+        mbps.toFixed(2),
+        Number.isNaN(r.chunks) ? "-" : String(r.chunks),
+        Number.isNaN(r.overBudget) ? "-" : String(r.overBudget),
+        vsLangchain.toFixed(1) + "x",
+        vsChonkie.toFixed(2) + "x",
+      ]),
+    );
+  }
+  const ours1 = rate(find("chunkwise recursive", "1MB"));
+  const ours10 = rate(find("chunkwise recursive", "10MB"));
+  console.log("");
+  console.log(`linearity: chunkwise 10MB/1MB throughput = ${(ours10 / ours1).toFixed(2)} (1.00 = perfectly linear)`);
+  for (const runner of runners) console.log(`  ${pad(runner.name, 20)} ${runner.note}`);
+  if (results.some((r) => r.extrapolated))
+    console.log(`  ~ = extrapolated from the 1MB run (a timed run would exceed ${SLOW_RUN_LIMIT_S} s)`);
+}
+
+await main();

@@ -1,0 +1,50 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
+import { createServices, setServices } from "@/lib/services";
+import { MemoryStore } from "@/lib/store";
+import { call, upload } from "./helpers/api";
+
+const root = join(import.meta.dirname, "..");
+const fixture = join(root, "tests/fixtures/multipage.pdf");
+
+function chunkCli(...args: string[]) {
+  const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+beforeAll(() => setServices(createServices(loadConfig({}), { store: new MemoryStore() })));
+afterAll(() => setServices(undefined));
+
+describe("npm run chunk", () => {
+  it("prints the same chunks and metadata as the API, with options before or after the file", async () => {
+    const before = chunkCli("--max-tokens", "64", "--overlap-tokens", "8", fixture, "--output-format", "chroma");
+    expect(before.status, before.stderr).toBe(0);
+    const after = chunkCli(fixture, "--tier", "free", "--max-tokens=64", "--overlap-tokens", "8", "--output-format", "chroma");
+    expect(after.status, after.stderr).toBe(0);
+    const offline = JSON.parse(before.stdout);
+    expect(JSON.parse(after.stdout)).toEqual(offline);
+
+    const response = await call("POST", "/api/chunk/free", { body: upload(new Uint8Array(readFileSync(fixture)), "multipage.pdf", { max_tokens: "64", overlap_tokens: "8", output_format: "chroma" }) });
+    expect(response.status).toBe(200);
+    const online = (await response.json()) as typeof offline;
+    expect(offline.chunks).toEqual(online.chunks);
+    expect(offline.metadata).toEqual(online.metadata);
+    expect(offline.total_chunks).toBe(online.total_chunks);
+    expect(offline.tier).toBe("free");
+  });
+
+  it("exits non-zero with the error code on bad input and bad options", () => {
+    const corrupted = chunkCli(join(root, "tests/fixtures/corrupted.pdf"));
+    expect(corrupted.status).toBe(1);
+    expect(corrupted.stderr).toContain("corrupted_pdf");
+    const badTier = chunkCli(fixture, "--tier", "gold");
+    expect(badTier.status).toBe(2);
+    expect(badTier.stderr).toContain("--tier must be one of");
+    const badSize = chunkCli(fixture, "--max-tokens", "4");
+    expect(badSize.status).toBe(1);
+    expect(badSize.stderr).toContain("invalid_options");
+  });
+});

@@ -1,0 +1,67 @@
+import * as root from "@/app/api/route";
+import * as health from "@/app/api/health/route";
+import * as chunkUrl from "@/app/api/chunk/route";
+import * as chunkUpload from "@/app/api/chunk/[endpoint]/route";
+import * as results from "@/app/api/results/[id]/route";
+import * as fallback from "@/app/api/[...path]/route";
+import { PEER_HEADER } from "@/lib/http/client-address";
+
+export const ORIGIN = "http://chunkwise.test";
+
+type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** Dispatches a request to the App Router handlers the way Next.js does for these paths. */
+export async function call(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string>; client?: string } = {}): Promise<Response> {
+  const request = new Request(`${ORIGIN}${path}`, {
+    method,
+    body: init.body,
+    headers: { [PEER_HEADER]: init.client ?? "198.51.100.7", ...init.headers },
+    // Node's fetch types want this for streamed bodies.
+    ...(init.body ? { duplex: "half" } : {}),
+  } as RequestInit);
+  const route = resolve(path);
+  const handler = (route.module as unknown as Record<string, Handler | undefined>)[method];
+  if (!handler) return new Response(null, { status: 405 });
+  return handler(request, { params: Promise.resolve(route.params) });
+}
+
+function resolve(path: string): { module: object; params: Record<string, string> } {
+  const segments = new URL(path, ORIGIN).pathname.split("/").filter(Boolean);
+  const [api, first, second, ...rest] = segments;
+  if (api !== "api") throw new Error(`not an API path: ${path}`);
+  if (!first) return { module: root, params: {} };
+  if (first === "health" && !second) return { module: health, params: {} };
+  if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
+  if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
+  if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
+  return { module: fallback, params: {} };
+}
+
+export function upload(bytes: Uint8Array | string, filename: string, fields: Record<string, string> = {}, contentType = "application/octet-stream"): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.set(key, value);
+  const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
+  form.set("file", new Blob([data as BlobPart], { type: contentType }), filename);
+  return form;
+}
+
+/** Plain prose of roughly `pages` pages (3000 characters each), varied so the tokenizer sees real text. */
+export function prose(pages: number, seed = 1): string {
+  const words = ["retrieval", "chunk", "document", "model", "context", "window", "answer", "question", "vector", "index", "paragraph", "section", "summary", "token", "search", "result"];
+  const parts: string[] = [];
+  let state = seed;
+  let length = 0;
+  while (length < pages * 3000 - 200) {
+    const sentence: string[] = [];
+    const n = 8 + (state % 9);
+    for (let i = 0; i < n; i++) {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      sentence.push(words[state % words.length]!);
+    }
+    const text = `${sentence.join(" ")}.`;
+    parts.push(text[0]!.toUpperCase() + text.slice(1));
+    length += text.length + 1;
+    if (parts.length % 6 === 0) parts.push("\n\n");
+  }
+  return parts.join(" ").slice(0, pages * 3000 - 10);
+}
