@@ -163,6 +163,20 @@ describe("free tier uploads", () => {
     expect(result.total_chunks).toBeGreaterThan(0);
   });
 
+  it("counts characters as code points and keeps offsets as string indices, with emoji", async () => {
+    const text = new TextDecoder().decode(fixture("emoji.txt")).replace(/\r\n?/g, "\n");
+    const response = await call("POST", "/api/chunk/free", { body: upload(text, "emoji.txt", { max_tokens: "48", overlap_tokens: "0" }), client: newClient() });
+    expect(response.status).toBe(200);
+    const result = await body(response);
+    let astral = 0;
+    for (const chunk of result.chunks) {
+      expect(chunk.text).toBe(text.slice(chunk.metadata.start, chunk.metadata.end));
+      expect(chunk.metadata.char_count).toBe([...chunk.text].length);
+      if (chunk.metadata.char_count < chunk.text.length) astral++;
+    }
+    expect(astral).toBeGreaterThan(0);
+  });
+
   it("formats chunks for each vector store", async () => {
     const client = newClient();
     const expectations: Record<string, (record: any) => void> = {
