@@ -70,8 +70,8 @@ export interface Loaded {
   documentId: string;
 }
 
-export async function load(services: Services, input: DocumentInput): Promise<Loaded> {
-  const source = input.kind === "upload" ? input : await services.fetchUrl(input.url);
+/** A document ready for extraction, with a stable id from its bytes (record ids in the vector-store formats derive from it). */
+export function loaded(source: { bytes: Uint8Array; filename?: string; contentType?: string }): Loaded {
   return {
     bytes: source.bytes,
     // A display name only: never used as a key or a path.
@@ -79,6 +79,10 @@ export async function load(services: Services, input: DocumentInput): Promise<Lo
     contentType: source.contentType,
     documentId: createHash("sha256").update(source.bytes).digest("hex").slice(0, 32),
   };
+}
+
+async function load(services: Services, input: DocumentInput): Promise<Loaded> {
+  return loaded(input.kind === "upload" ? input : await services.fetchUrl(input.url));
 }
 
 export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<Extracted> {

@@ -6,12 +6,11 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ChunkOptionsSchema, describeIssues } from "@/lib/api-schema";
 import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
-import { buildResult, extractDocument, resolveOptions } from "@/lib/pipeline";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline";
 import { TIER_IDS } from "@/lib/tiers";
 
 const USAGE = "usage: npm run chunk -- FILE [--tier free|structure|semantic|ai|ai-pro] [--max-tokens N] [--overlap-tokens N] [--output-format raw|pinecone|weaviate|chroma|qdrant]";
@@ -42,7 +41,7 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const path = positionals[0]!;
   const bytes = new Uint8Array(await readFile(path));
-  const doc = { bytes, filename: basename(path), documentId: createHash("sha256").update(bytes).digest("hex").slice(0, 32) };
+  const doc = loaded({ bytes, filename: basename(path) });
   const extracted = await extractDocument(doc, config.limits);
   const result = buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking));
   process.stdout.write(`${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`);
