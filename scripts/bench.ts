@@ -22,6 +22,7 @@
  * seen before are dropped, so boilerplate repeated across packages (MIT
  * licences) appears once.
  */
+import { mulberry32 } from "../tests/helpers/random";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -97,16 +98,6 @@ function sourceDocuments(): string[] {
   return docs;
 }
 
-/** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Sections of at most ~32 KB, shuffled, so that the 1 MB prefix mixes the
  * same kinds of text as the 10 MB; no paragraph of more than 60 characters
@@ -148,7 +139,7 @@ function buildCorpus(): string[] {
     }
     flush();
   }
-  const next = random(20240611);
+  const next = mulberry32(20240611);
   for (let i = sections.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
     [sections[i], sections[j]] = [sections[j]!, sections[i]!];

@@ -4,6 +4,7 @@
  * depend on this script having run. tests/fixtures/README.md says where each
  * file comes from.
  */
+import { mulberry32 } from "../tests/helpers/random";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { AlignmentType, Document, HeadingLevel, LevelFormat, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from "docx";
@@ -93,7 +94,7 @@ async function makeEncryptedPdf(): Promise<Uint8Array> {
   const font = await doc.embedFont(StandardFonts.Helvetica);
   doc.addPage([595, 842]).drawText("Secret plans.", { x: 60, y: 780, size: 12, font });
   const ctx = doc.context;
-  const rand = prng(7);
+  const rand = mulberry32(7);
   const hex = (n: number) => PDFHexString.of(Array.from({ length: n }, () => Math.floor(rand() * 256).toString(16).padStart(2, "0")).join(""));
   const encrypt = ctx.obj({ Filter: "Standard", V: 1, R: 2, Length: 40 });
   encrypt.set(PDFName.of("O"), hex(32));
@@ -384,7 +385,7 @@ function garble(pdf: Uint8Array): Uint8Array {
 }
 
 function corruptedPdf(): Uint8Array {
-  const rand = prng(42);
+  const rand = mulberry32(42);
   const noise = Uint8Array.from({ length: 4096 }, () => Math.floor(rand() * 256));
   return concat(strToU8("%PDF-1.7\n"), noise);
 }
@@ -420,18 +421,6 @@ function crc32(data: Uint8Array): number {
     for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
   }
   return ~c >>> 0;
-}
-
-/** mulberry32: deterministic noise, so regenerating the fixtures changes nothing. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function concat(...parts: Uint8Array[]): Uint8Array {

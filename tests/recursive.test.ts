@@ -7,6 +7,7 @@
  * Ground truth for token counts is gpt-tokenizer itself (o200k_base), never
  * the module under test.
  */
+import { mulberry32 } from "./helpers/random";
 import fs from "node:fs";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
@@ -21,16 +22,6 @@ const code = fs.readFileSync("node_modules/gpt-tokenizer/src/BytePairEncodingCor
 
 /** gpt-tokenizer's count, special-token strings taken as text (as countTokens does). */
 const reference = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
-
-/** Deterministic PRNG (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 
@@ -65,7 +56,7 @@ const JAPANESE = [
 ];
 
 function cjkText(chars: number, seed: number, sentences: readonly string[]): string {
-  const next = random(seed);
+  const next = mulberry32(seed);
   let out = "";
   while (out.length < chars) out += pick(next, sentences);
   return out;
@@ -80,7 +71,7 @@ const EMOJI = [
   "👨‍👩‍👧‍👦", "👩🏽‍💻", "🏳️‍🌈", "🇯🇵", "🇫🇷", "🇺🇸", "👍🏿", "👍", "❤️", "🧑🏻‍🤝‍🧑🏾", "🤷‍♀️", "😀", "🎉", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "1️⃣", "©️",
 ];
 function emojiText(count: number, seed: number): string {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const parts: string[] = [];
   for (let i = 0; i < count; i++) {
     const r = next();
@@ -96,7 +87,7 @@ const emoji = emojiText(3_000, 4);
 const emojiRun = emojiText(1_500, 5).replace(/\s+/g, "");
 
 function hugeWord(length: number, seed: number): string {
-  const next = random(seed);
+  const next = mulberry32(seed);
   let out = "";
   for (let i = 0; i < length; i++) out += "abcdefghijklmnopqrstuvwxyz"[Math.floor(next() * 26)];
   return out;
@@ -234,7 +225,7 @@ describe("countTokens", () => {
   });
 
   it("equals gpt-tokenizer on random strings of awkward characters", () => {
-    const next = random(7);
+    const next = mulberry32(7);
     for (let i = 0; i < 4000; i++) {
       const parts: string[] = [];
       const length = 1 + Math.floor(next() * 40);
@@ -245,7 +236,7 @@ describe("countTokens", () => {
   });
 
   it("counts long pre-tokens (the heap merge) exactly", () => {
-    const next = random(8);
+    const next = mulberry32(8);
     const letters = "abcdefghijklmnopqrstuvwxyzéüñçøåßšžčёжщыэюя中文日本語";
     for (let i = 0; i < 300; i++) {
       let s = "";
@@ -271,7 +262,7 @@ describe("pre-tokenizer", () => {
   });
 
   it("matches the o200k split pattern on random ASCII, control characters included", () => {
-    const next = random(13);
+    const next = mulberry32(13);
     const ascii = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
     for (let i = 0; i < 3000; i++) {
       let s = "";
@@ -283,7 +274,7 @@ describe("pre-tokenizer", () => {
   });
 
   it("matches the o200k split pattern on random strings", () => {
-    const next = random(9);
+    const next = mulberry32(9);
     for (let i = 0; i < 4000; i++) {
       const parts: string[] = [];
       const length = 1 + Math.floor(next() * 40);
@@ -296,7 +287,7 @@ describe("pre-tokenizer", () => {
 
 describe("TokenIndex", () => {
   it("counts any range of a document exactly", () => {
-    const next = random(10);
+    const next = mulberry32(10);
     for (const text of [wiki.slice(0, 30_000), chat.slice(0, 20_000), chinese, emoji, crlf.slice(0, 20_000)]) {
       const index = new TokenIndex(text);
       expect(index.total).toBe(reference(text));
@@ -309,7 +300,7 @@ describe("TokenIndex", () => {
   });
 
   it("counts ranges of awkward strings exactly, surrogate halves and whitespace edges included", () => {
-    const next = random(11);
+    const next = mulberry32(11);
     for (let i = 0; i < 3000; i++) {
       const parts: string[] = [];
       const length = 1 + Math.floor(next() * 40);
@@ -397,7 +388,7 @@ describe("splitRecursive", () => {
   });
 
   it("keeps every invariant on random strings of awkward characters (lone surrogates included)", () => {
-    const next = random(12);
+    const next = mulberry32(12);
     for (let i = 0; i < 300; i++) {
       const parts: string[] = [];
       const length = 20 + Math.floor(next() * 400);
