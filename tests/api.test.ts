@@ -268,6 +268,12 @@ describe("POST /api/chunk with a URL", () => {
     expectErrorBody(await body(response), 400, "url_timeout");
   });
 
+  it("refuses a JSON body over 64 KB while reading it", async () => {
+    const response = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free", padding: "x".repeat(200_000) }), headers: { "content-type": "application/json" }, client: newClient() });
+    expect(response.status).toBe(413);
+    expectErrorBody(await body(response), 413, "body_too_large");
+  });
+
   it("validates the JSON body", async () => {
     const cases: [BodyInit, Record<string, string>, string][] = [
       ["{not json", { "content-type": "application/json" }, "invalid_json"],

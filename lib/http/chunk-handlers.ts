@@ -39,11 +39,23 @@ export async function handleUpload(services: Services, request: Request, endpoin
   return json(body, { headers });
 }
 
+/** The body as text, refused as soon as more than `maxBytes` have arrived rather than after buffering it all. */
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += part.length;
+    if (size > maxBytes) throw new ApiError(413, "body_too_large", `The JSON body is larger than ${maxBytes} bytes.`);
+    parts.push(part);
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+
 async function readJson(request: Request): Promise<unknown> {
   if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json"))
     throw badRequest("expected_json", "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.");
-  const text = await request.text();
-  if (text.length > JSON_BODY_LIMIT) throw new ApiError(413, "body_too_large", `The JSON body is larger than ${JSON_BODY_LIMIT} bytes.`);
+  const text = await readText(request, JSON_BODY_LIMIT);
   try {
     return JSON.parse(text);
   } catch {
