@@ -1,9 +1,39 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import type { NextConfig } from "next";
 
+/** Parsers the extraction worker (workers/extract-worker.mjs) imports at run time. */
+const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown"];
+
+/**
+ * The worker is started by path, so file tracing cannot see what it imports;
+ * list the parsers and everything they depend on (production dependencies,
+ * hoisted or nested) so a deployment (Vercel) ships them beside the worker.
+ */
+function dependencyClosure(names: string[]): string[] {
+  const found = new Set<string>();
+  const visit = (name: string, fromDir: string) => {
+    // Node's lookup: nested node_modules first, then up towards the project root.
+    for (let dir = fromDir; ; dir = path.dirname(dir)) {
+      const candidate = path.join(dir, "node_modules", name);
+      if (existsSync(path.join(candidate, "package.json"))) {
+        if (found.has(candidate)) return;
+        found.add(candidate);
+        const manifest = JSON.parse(readFileSync(path.join(candidate, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+        for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency, candidate);
+        return;
+      }
+      if (dir === path.dirname(dir) || dir === path.dirname(process.cwd())) return;
+    }
+  };
+  for (const name of names) visit(name, process.cwd());
+  return [...found].map((dir) => `./${path.relative(process.cwd(), dir)}/**`);
+}
+
 const nextConfig: NextConfig = {
-  // pdf.js and mammoth run in a worker thread from workers/extract-worker.mjs; keep them as plain node_modules.
-  serverExternalPackages: ["unpdf", "mammoth", "redis", "@redis/client"],
-  outputFileTracingIncludes: { "/api/**": ["./workers/**", "./node_modules/unpdf/**", "./node_modules/mammoth/**", "./node_modules/node-html-markdown/**", "./node_modules/node-html-parser/**"] },
+  // Loaded by the worker thread from node_modules, never bundled.
+  serverExternalPackages: [...WORKER_PACKAGES, "redis", "@redis/client"],
+  outputFileTracingIncludes: { "/api/**": ["./workers/**", ...dependencyClosure(WORKER_PACKAGES)] },
   poweredByHeader: false,
 };
 
