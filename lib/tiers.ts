@@ -66,8 +66,6 @@ export const TIERS: Record<TierId, Tier> = {
   },
 };
 
-export const isTierId = (value: string): value is TierId => (TIER_IDS as readonly string[]).includes(value);
-
 export const isPaid = (tier: Tier) => tier.priceBaseUnits > 0;
 
 /** USDC base units to the spec's USD display ("0.002"). */

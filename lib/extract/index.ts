@@ -6,9 +6,7 @@ import { extractPdf } from "@/lib/extract/pdf";
 import { isBlank } from "@/lib/extract/text";
 import { MEDIA_TYPES, type DocumentKind, type Extracted, type ExtractLimits } from "@/lib/extract/types";
 
-export type { Hint as ExtractHint } from "@/lib/extract/detect";
-export type { DocumentKind, Extracted, ExtractLimits, PageRange } from "@/lib/extract/types";
-export { MEDIA_TYPES } from "@/lib/extract/types";
+export type { Extracted, ExtractLimits } from "@/lib/extract/types";
 
 /** Characters that count as one page for documents without pages of their own. */
 export const CHARS_PER_PAGE = 3000;

@@ -16,7 +16,7 @@ const ENDPOINT_TIERS = new Map<string, TierId>(
   TIER_IDS.flatMap((id) => TIERS[id].endpoints.map((path) => [path.replace("/chunk/", ""), id] as const)),
 );
 
-export function tierForEndpoint(endpoint: string): TierId {
+function tierForEndpoint(endpoint: string): TierId {
   const tier = ENDPOINT_TIERS.get(endpoint);
   if (!tier) throw new ApiError(404, "unknown_endpoint", `No endpoint /api/chunk/${endpoint}. Tier endpoints: ${[...ENDPOINT_TIERS.keys()].map((e) => `/api/chunk/${e}`).join(", ")}.`);
   return tier;

@@ -5,7 +5,6 @@ import type { Store } from "@/lib/store/types";
 import { UpstashStore } from "@/lib/store/upstash";
 
 export type { Store } from "@/lib/store/types";
-export type { Clock } from "@/lib/store/memory";
 export { MemoryStore, RedisStore, UpstashStore };
 export { StoreClosedError } from "@/lib/store/errors";
 
