@@ -41,6 +41,13 @@ const EnvSchema = z.object({
   TRUST_PROXY_HEADERS: bool.optional(),
   VERCEL: optionalString,
 
+  EMBEDDINGS_BASE_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_MODEL: optionalString,
+  EMBEDDINGS_BATCH_SIZE: int(1, 2048).default(96),
+  EMBEDDINGS_CONCURRENCY: int(1, 64).default(4),
+  EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000),
+
   RESULT_TTL_SECONDS: int(1, 7 * 24 * 3600).default(3600),
   DEFAULT_MAX_TOKENS: int(32, 8192).default(512),
   DEFAULT_OVERLAP_TOKENS: int(0, 4096).default(64),
@@ -67,6 +74,10 @@ export interface Config {
   trustProxyHeaders: boolean;
   resultTtlSeconds: number;
   chunking: { defaultMaxTokens: number; defaultOverlapTokens: number; minMaxTokens: number; maxMaxTokens: number };
+  /** The semantic tier's embedder: the built-in local one unless an OpenAI-compatible endpoint is set. */
+  embeddings:
+    | { kind: "local" }
+    | { kind: "openai"; baseUrl: string; apiKey?: string; model: string; batchSize: number; concurrency: number; timeoutMs: number };
 }
 
 /**
@@ -101,6 +112,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("URL_FETCH_ALLOW_PRIVATE=true is for tests and is refused on mainnet.");
   if (e.SOLANA_NETWORK !== "solana-localnet" && !e.PAY_TO_ADDRESS)
     throw new ConfigError(`PAY_TO_ADDRESS is required on ${e.SOLANA_NETWORK}.`);
+  if (e.EMBEDDINGS_BASE_URL && !e.EMBEDDINGS_MODEL)
+    throw new ConfigError("EMBEDDINGS_MODEL is required when EMBEDDINGS_BASE_URL is set.");
   if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
     throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
 
@@ -122,5 +135,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? Boolean(e.VERCEL),
     resultTtlSeconds: e.RESULT_TTL_SECONDS,
     chunking: { defaultMaxTokens: e.DEFAULT_MAX_TOKENS, defaultOverlapTokens: e.DEFAULT_OVERLAP_TOKENS, minMaxTokens: 32, maxMaxTokens: 8192 },
+    embeddings: e.EMBEDDINGS_BASE_URL
+      ? { kind: "openai", baseUrl: e.EMBEDDINGS_BASE_URL.replace(/\/+$/, ""), apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL!, batchSize: e.EMBEDDINGS_BATCH_SIZE, concurrency: e.EMBEDDINGS_CONCURRENCY, timeoutMs: e.EMBEDDINGS_TIMEOUT_MS }
+      : { kind: "local" },
   };
 }

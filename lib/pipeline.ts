@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { chunkExtracted, methodFor } from "@/lib/chunking";
+import type { MethodContext } from "@/lib/chunking/types";
 import { badRequest } from "@/lib/errors";
 import { extract } from "@/lib/extract";
 import type { Extracted } from "@/lib/extract/types";
@@ -53,7 +54,7 @@ export interface ChunkingResult {
   success: true;
   tier: TierId;
   total_chunks: number;
-  metadata: { filename: string; content_type: string; size_bytes: number; estimated_pages: number; method: string; max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
+  metadata: { filename: string; content_type: string; size_bytes: number; estimated_pages: number; method: string; embedder?: string; max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
   chunks: unknown[];
   payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
 }
@@ -95,8 +96,8 @@ export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<
 }
 
 /** Chunking and formatting without HTTP, quota or payment: shared by the pipeline and the command-line entry. */
-export function buildResult(doc: Loaded, extracted: Extracted, tier: TierId, options: ResolvedOptions): Omit<ChunkingResult, "payment"> {
-  const chunks = chunkExtracted(extracted, tier, { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens });
+export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierId, options: ResolvedOptions, context: MethodContext): Promise<Omit<ChunkingResult, "payment">> {
+  const chunks = await chunkExtracted(extracted, tier, { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }, context);
   if (chunks.length === 0) throw badRequest("empty_document", "The document contains no text to chunk.");
   return {
     success: true,
@@ -108,6 +109,7 @@ export function buildResult(doc: Loaded, extracted: Extracted, tier: TierId, opt
       size_bytes: doc.bytes.length,
       estimated_pages: extracted.pageCount,
       method: methodFor(tier),
+      ...(tier === "semantic" ? { embedder: context.embedder.id } : {}),
       max_tokens: options.maxTokens,
       overlap_tokens: options.overlapTokens,
       output_format: options.outputFormat,
@@ -136,7 +138,7 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   const reservation = await quota.reserve(request.client, extracted.pageCount);
   try {
     const result: ChunkingResult = {
-      ...buildResult(doc, extracted, tier.id, options),
+      ...(await buildResult(doc, extracted, tier.id, options, services)),
       payment: { amount: 0, asset: "USDC", network: config.network, transaction: null },
     };
     const headers = rateLimitHeaders(reservation);

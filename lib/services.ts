@@ -1,5 +1,7 @@
 import { type Config, loadConfig } from "@/lib/config";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
+import { createEmbedder } from "@/lib/embeddings";
+import type { Embedder } from "@/lib/embeddings/types";
 import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
@@ -14,16 +16,18 @@ export interface Services {
   store: Store;
   quota: FreeQuota;
   results: ResultStore;
+  embedder: Embedder;
   fetchUrl(url: string): Promise<FetchedDocument>;
 }
 
-export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl">> = {}): Services {
+export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder">> = {}): Services {
   const store = overrides.store ?? createStore(config.store);
   return {
     config,
     store,
     quota: new FreeQuota(store, config.freePagesPerDay),
     results: new ResultStore(store, config.resultTtlSeconds),
+    embedder: overrides.embedder ?? createEmbedder(config.embeddings),
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
   };
 }

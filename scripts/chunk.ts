@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ChunkOptionsSchema, describeIssues } from "@/lib/api-schema";
 import { loadConfig } from "@/lib/config";
+import { createEmbedder } from "@/lib/embeddings";
 import { ApiError } from "@/lib/errors";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline";
 import { TIER_IDS } from "@/lib/tiers";
@@ -43,7 +44,7 @@ async function main(): Promise<number> {
   const bytes = new Uint8Array(await readFile(path));
   const doc = loaded({ bytes, filename: basename(path) });
   const extracted = await extractDocument(doc, config.limits);
-  const result = buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking));
+  const result = await buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking), { embedder: createEmbedder(config.embeddings) });
   process.stdout.write(`${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`);
   return 0;
 }

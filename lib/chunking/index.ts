@@ -1,18 +1,25 @@
 import type { Extracted, PageRange } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
 import { splitRecursive } from "./recursive";
-import type { Chunk, Span, SplitOptions } from "./types";
+import type { Chunk, MethodContext, Span, SplitOptions } from "./types";
+
+interface Method {
+  name: string;
+  split(extracted: Extracted, options: SplitOptions, context: MethodContext): Span[] | Promise<Span[]>;
+}
+
+const recursive: Method = { name: "recursive", split: (extracted, options) => splitRecursive(extracted.text, options) };
 
 /**
- * Which method each tier runs. Paid tiers use the recursive splitter until
- * their own methods land; `GET /api` says so through `methodFor`.
+ * Which method each tier runs. Tiers whose own method has not landed run the
+ * recursive splitter; `GET /api` says so through `methodFor`.
  */
-const METHODS: Record<TierId, { name: string; split: (text: string, options: SplitOptions) => Span[] }> = {
-  free: { name: "recursive", split: splitRecursive },
-  structure: { name: "recursive", split: splitRecursive },
-  semantic: { name: "recursive", split: splitRecursive },
-  ai: { name: "recursive", split: splitRecursive },
-  "ai-pro": { name: "recursive", split: splitRecursive },
+const METHODS: Record<TierId, Method> = {
+  free: recursive,
+  structure: recursive,
+  semantic: recursive,
+  ai: recursive,
+  "ai-pro": recursive,
 };
 
 export const methodFor = (tier: TierId) => METHODS[tier].name;
@@ -39,14 +46,15 @@ function countCodePoints(text: string): number {
   return text.length - surrogates;
 }
 
-export function chunkExtracted(extracted: Extracted, tier: TierId, options: SplitOptions): Chunk[] {
-  const spans = METHODS[tier].split(extracted.text, options);
+export async function chunkExtracted(extracted: Extracted, tier: TierId, options: SplitOptions, context: MethodContext): Promise<Chunk[]> {
+  const spans = await METHODS[tier].split(extracted, options, context);
   return spans.map((span, index) => {
-    const text = extracted.text.slice(span.start, span.end);
+    const text = span.text ?? extracted.text.slice(span.start, span.end);
     const chunk: Chunk = {
       text,
       metadata: { chunk_index: index, char_count: countCodePoints(text), start: span.start, end: span.end, token_count: span.tokenCount },
     };
+    if (span.headings) chunk.metadata.headings = span.headings;
     if (extracted.pages?.length) {
       chunk.metadata.page_start = pageAt(extracted.pages, span.start);
       chunk.metadata.page_end = pageAt(extracted.pages, span.end - 1);
