@@ -27,6 +27,15 @@ const EnvSchema = z.object({
   SOLANA_NETWORK: z.enum(NETWORKS).default("solana-localnet"),
   USDC_MINT: optionalString,
   PAY_TO_ADDRESS: optionalString,
+  SOLANA_RPC_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  SOLANA_WS_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  LOCAL_CHAIN_PORT: int(1, 65534).default(8899),
+  /** base58 of the 64-byte secret key that co-signs x402 payments as fee payer. */
+  FEE_PAYER_SECRET_KEY: optionalString,
+  X402_FACILITATOR_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  PAYMENT_MAX_AGE_SECONDS: int(10, 30 * 24 * 3600).default(3600),
+  PAYMENT_REQUIRE_REFERENCE: bool.default(false),
+  PAYMENT_CONFIRM_TIMEOUT_MS: int(0, 120_000).default(8000),
 
   FREE_PAGES_PER_DAY: int(0, 1_000_000).default(100),
   MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(25 * 1024 * 1024),
@@ -62,6 +71,21 @@ export interface Config {
   network: Network;
   usdcMint: string;
   payTo: string;
+  payments: {
+    rpcUrl: string;
+    /** Websocket endpoint for clients (wallets); the service itself polls. */
+    wsUrl: string;
+    /** Port of the embedded local chain (local mode only). */
+    localChainPort: number;
+    feePayerSecretKey?: string;
+    facilitatorUrl?: string;
+    /** A paid transaction older than this is refused. */
+    maxAgeSeconds: number;
+    /** Refuse transfers that do not carry the 402's `extra.reference` in a Memo. */
+    requireReference: boolean;
+    /** How long the signature path polls for a transaction not yet visible at `confirmed`. */
+    confirmTimeoutMs: number;
+  };
   freePagesPerDay: number;
   limits: {
     maxUploadBytes: number;
@@ -85,6 +109,22 @@ export interface Config {
  * own. TEST ONLY: sha256("chunkwise local test payTo"), a point nobody holds a key for.
  */
 const LOCAL_TEST_PAY_TO = "2xRnSxDacHMDmCdLKJrjoh2b6kxKbTy3BNiFGegwAvE1";
+
+const DEFAULT_RPC_URLS: Record<Network, (localPort: number) => string> = {
+  "solana-localnet": (port) => `http://127.0.0.1:${port}`,
+  "solana-devnet": () => "https://api.devnet.solana.com",
+  solana: () => "https://api.mainnet-beta.solana.com",
+};
+
+/**
+ * Solana's public endpoints and kit serve websockets on the RPC's own port;
+ * the local chain serves both that port and the next (web3.js's habit).
+ */
+function defaultWsUrl(rpcUrl: string): string {
+  const url = new URL(rpcUrl);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url.toString().replace(/\/$/, "");
+}
 
 export class ConfigError extends Error {}
 
@@ -117,12 +157,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
     throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
 
+  const rpcUrl = e.SOLANA_RPC_URL ?? DEFAULT_RPC_URLS[e.SOLANA_NETWORK](e.LOCAL_CHAIN_PORT);
+
   return {
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     store,
     network: e.SOLANA_NETWORK,
     usdcMint: e.USDC_MINT ?? (mainnet ? MAINNET_USDC_MINT : DEVNET_USDC_MINT),
     payTo: e.PAY_TO_ADDRESS ?? LOCAL_TEST_PAY_TO,
+    payments: {
+      rpcUrl,
+      wsUrl: e.SOLANA_WS_URL ?? defaultWsUrl(rpcUrl),
+      localChainPort: e.LOCAL_CHAIN_PORT,
+      feePayerSecretKey: e.FEE_PAYER_SECRET_KEY,
+      facilitatorUrl: e.X402_FACILITATOR_URL?.replace(/\/+$/, ""),
+      maxAgeSeconds: e.PAYMENT_MAX_AGE_SECONDS,
+      requireReference: e.PAYMENT_REQUIRE_REFERENCE,
+      confirmTimeoutMs: e.PAYMENT_CONFIRM_TIMEOUT_MS,
+    },
     freePagesPerDay: e.FREE_PAGES_PER_DAY,
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,

@@ -102,6 +102,24 @@ function storeContract(name: string, open: () => Promise<Subject>) {
       expect(await store.get(key("claim"))).toBe(`caller-${winner}`);
     });
 
+    it("delIfEquals removes the key only while it holds the expected value", async () => {
+      const key = keys();
+      await store.set(key("claim"), "mine", { ttlMs: 60_000 });
+      expect(await store.delIfEquals(key("claim"), "theirs")).toBe(false);
+      expect(await store.get(key("claim"))).toBe("mine");
+      expect(await store.delIfEquals(key("claim"), "mine")).toBe(true);
+      expect(await store.get(key("claim"))).toBeNull();
+      expect(await store.delIfEquals(key("claim"), "mine")).toBe(false);
+      expect(await store.delIfEquals(key("never"), "")).toBe(false);
+    });
+
+    it("delIfEquals lets one of 10 concurrent releases of the same claim win", async () => {
+      const key = keys();
+      await store.set(key("claim"), "token", { ttlMs: 60_000 });
+      const results = await Promise.all(Array.from({ length: 10 }, () => store.delIfEquals(key("claim"), "token")));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
     it("incrBy counts from zero, decrements with a negative step, and sets the TTL on creation", async () => {
       const key = keys();
       expect(await store.incrBy(key("n"), 5, { ttlMs: 60_000 })).toBe(5);

@@ -78,6 +78,12 @@ export class MemoryStore implements Store {
     this.#entries.delete(key);
   }
 
+  async delIfEquals(key: string, value: string): Promise<boolean> {
+    if (this.#live(key)?.value !== value) return false;
+    this.#entries.delete(key);
+    return true;
+  }
+
   async ping(): Promise<void> {
     this.#open();
   }

@@ -1,6 +1,6 @@
 import { createClient, ErrorReply } from "redis";
 import { assertIncrement, assertTtl, StoreClosedError, storeUnavailable } from "@/lib/store/errors";
-import { INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
+import { DEL_IF_EQUALS, INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
 import type { Store } from "@/lib/store/types";
 
 export interface RedisStoreOptions {
@@ -79,6 +79,11 @@ export class RedisStore implements Store {
 
   async del(key: string): Promise<void> {
     await this.#run((c) => c.del(key));
+  }
+
+  async delIfEquals(key: string, value: string): Promise<boolean> {
+    const reply = await this.#run((c) => c.eval(DEL_IF_EQUALS, { keys: [key], arguments: [value] }));
+    return reply === 1;
   }
 
   async ping(): Promise<void> {

@@ -13,6 +13,14 @@ end
 return n
 `;
 
+/** Compare-and-delete, so releasing a claim never removes a claim someone else took after ours expired. KEYS[1] key, ARGV[1] expected value. */
+export const DEL_IF_EQUALS = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
 /** PTTL's answer as the Store contract's: -2 absent; -1 (no expiry, never written by us) as Infinity. */
 export function pttlToMs(pttl: number): number | null {
   if (pttl === -2) return null;

@@ -1,6 +1,6 @@
 import { errors, Redis } from "@upstash/redis";
 import { assertIncrement, assertTtl, StoreClosedError, storeUnavailable } from "@/lib/store/errors";
-import { INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
+import { DEL_IF_EQUALS, INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
 import type { Store } from "@/lib/store/types";
 
 export interface UpstashStoreOptions {
@@ -61,6 +61,11 @@ export class UpstashStore implements Store {
 
   async del(key: string): Promise<void> {
     await this.#run(() => this.#redis.del(key));
+  }
+
+  async delIfEquals(key: string, value: string): Promise<boolean> {
+    const reply = await this.#run(() => this.#redis.eval<string[], unknown>(DEL_IF_EQUALS, [key], [value]));
+    return reply === 1;
   }
 
   async ping(): Promise<void> {
