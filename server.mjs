@@ -1,13 +1,51 @@
 // Serves the built app (`next build`) with Node's HTTP server, so the free
 // quota can key on the socket's peer address: Next.js itself only sees
 // headers, and a client can send any X-Forwarded-For it likes.
+// In local mode (the default network, no SOLANA_RPC_URL) it also runs the
+// embedded Solana chain beside the app; deployed functions never load it.
 import http from "node:http";
 import next from "next";
+import { tsImport } from "tsx/esm/api";
 
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 const PEER_HEADER = "x-chunkwise-peer";
 const port = Number.parseInt(process.env.PORT ?? "3000", 10);
 const host = process.env.HOST ?? "0.0.0.0";
+const load = (path) => tsImport(path, import.meta.url);
+
+const { loadConfig, ConfigError } = await load("./lib/config.ts");
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+let chain;
+if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
+  const { startLocalChain } = await load("./lib/localchain/index.ts");
+  chain = await startLocalChain({ port: config.payments.localChainPort });
+  // The app's config is read from the environment: point it at this chain and its generated test keys.
+  Object.assign(process.env, {
+    SOLANA_RPC_URL: chain.rpcUrl,
+    SOLANA_WS_URL: chain.wsUrl,
+    PAY_TO_ADDRESS: chain.payTo,
+    FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
+  });
+  console.log(`Local Solana chain (test USDC, no real money) on ${chain.rpcUrl}; payTo ${chain.payTo}`);
+} else if (config.network !== "solana-localnet") {
+  const { payToTokenAccounts } = await load("./lib/payments/pay-to-account.ts");
+  const accounts = await payToTokenAccounts(config).catch((error) => {
+    console.warn(`Could not check payTo's USDC account (${error.message}); /api/health reports the RPC.`);
+    return null;
+  });
+  if (accounts?.length === 0) {
+    console.error(`PAY_TO_ADDRESS ${config.payTo} has no USDC token account for mint ${config.usdcMint} on ${config.network}: create it before taking payments.`);
+    process.exit(1);
+  }
+}
 
 const app = next({ dev: false, dir: import.meta.dirname, hostname: "localhost", port });
 await app.prepare();
@@ -24,7 +62,7 @@ server.listen(port, host, () => {
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
-    server.close(() => process.exit(0));
+    server.close(() => chain ? chain.close().finally(() => process.exit(0)) : process.exit(0));
     setTimeout(() => process.exit(0), 5000).unref();
   });
 }

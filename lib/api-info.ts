@@ -1,13 +1,15 @@
 import type { Config } from "@/lib/config";
 import { methodFor } from "@/lib/chunking";
 import { OUTPUT_FORMATS } from "@/lib/formats";
+import { x402Network } from "@/lib/payments/requirements";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
 import { lifetimeText } from "@/lib/results";
 import { TIERS, TIER_IDS, isPaid, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";
 
 /** The body of `GET /api`: everything a client needs to choose a tier and call it, read from the tier table and config. */
-export function apiInfo(config: Config, apiBase: string) {
+export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: string } = {}) {
+  const local = config.network === "solana-localnet";
   return {
     name: "Chunkwise",
     version: packageJson.version,
@@ -26,12 +28,19 @@ export function apiInfo(config: Config, apiBase: string) {
         method: tier.method,
         good_for: tier.goodFor,
         mode: tier.mode,
-        // Paid tiers answer 402 but cannot be paid yet: payment verification is the next piece of work.
-        available: !paid,
+        available: true,
         running_method: methodFor(id),
-        ...(paid ? { note: "Payment verification is not enabled on this server yet: requests answer 402. Until this tier's own method lands it runs the recursive splitter." } : {}),
+        ...(paid && methodFor(id) === "recursive" ? { note: "This tier's own method has not landed yet: it runs the recursive splitter meanwhile." } : {}),
       };
     }),
+    payment: {
+      how: "Send a paid tier request without payment to get a 402 with paymentRequirements. Either transfer maxAmountRequired USDC base units to payTo (put extra.reference in a Memo instruction to bind the payment to that request) and repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client (scheme exact), which sends X-PAYMENT: <base64 payload> and gets X-PAYMENT-RESPONSE back.",
+      x402: payment.feePayer ? { x402Version: 1, scheme: "exact", network: x402Network(config.network), fee_payer: payment.feePayer } : null,
+      max_payment_age_seconds: config.payments.maxAgeSeconds,
+      reference_required: config.payments.requireReference,
+      one_payment_pays_for: "one request: one document (or URL) with one tier and one set of options; the same payment with the same request returns the same result again",
+    },
+    ...(local ? { localnet: { rpc_url: config.payments.rpcUrl, ws_url: config.payments.wsUrl, faucet_url: `${apiBase}/dev/faucet`, note: "A local test chain: test USDC at devnet's mint address, no real money. POST {\"address\": \"<base58>\"} to faucet_url for SOL and test USDC." } } : {}),
     url_endpoint: { path: `${apiBase}/chunk`, method: "POST", body: { url: "string (http or https)", tier: `one of ${TIER_IDS.join(", ")} (default structure)`, output_format: OUTPUT_FORMATS.join(" | "), max_tokens: "integer", overlap_tokens: "integer" } },
     defaults: { max_tokens: config.chunking.defaultMaxTokens, overlap_tokens: config.chunking.defaultOverlapTokens, output_format: "raw", tokenizer: "o200k_base" },
     limits: {

@@ -8,6 +8,7 @@ export const STATUS_NAMES = {
   402: "Payment Required",
   404: "Not Found",
   405: "Method Not Allowed",
+  409: "Conflict",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
   429: "Too Many Requests",

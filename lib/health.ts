@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Services } from "@/lib/services";
 
 const PING_TIMEOUT_MS = 2000;
@@ -19,13 +20,18 @@ async function check(probe: () => Promise<void>): Promise<{ ok: boolean; error?:
   }
 }
 
-/** `{status: "healthy", network}`, or "degraded" with the failing dependency named. */
+/** `{status: "healthy", network}`, or "degraded" with every dependency's check when one fails. */
 export async function checkHealth(services: Services) {
-  const store = await check(() => services.store.ping());
-  const healthy = store.ok;
+  const [store, chain] = await Promise.all([
+    check(() => services.store.ping()),
+    check(async () => {
+      await services.chain.call("getSlot", [{ commitment: "confirmed" }], z.number());
+    }),
+  ]);
+  const healthy = store.ok && chain.ok;
   return {
     status: healthy ? ("healthy" as const) : ("degraded" as const),
     network: services.config.network,
-    ...(healthy ? {} : { checks: { store: { kind: services.store.kind, ...store } } }),
+    ...(healthy ? {} : { checks: { store: { kind: services.store.kind, ...store }, chain: { rpc: "solana", ...chain } } }),
   };
 }

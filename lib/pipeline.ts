@@ -5,11 +5,10 @@ import { badRequest } from "@/lib/errors";
 import { extract } from "@/lib/extract";
 import type { Extracted } from "@/lib/extract/types";
 import { type OutputFormat, formatChunks } from "@/lib/formats";
-import { paymentRequired } from "@/lib/payments/requirements";
 import { rateLimitHeaders } from "@/lib/quota";
 import { lifetimeText, newResultId } from "@/lib/results";
 import type { Services } from "@/lib/services";
-import { TIERS, type TierId, isPaid } from "@/lib/tiers";
+import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 
@@ -119,17 +118,13 @@ export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierI
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
-  const { config, quota, results } = services;
   const tier = TIERS[request.tier];
-  const options = resolveOptions(request.options, config.chunking);
+  const options = resolveOptions(request.options, services.config.chunking);
+  return isPaid(tier) ? runPaid(services, request, tier, options) : runFree(services, request, tier, options);
+}
 
-  if (isPaid(tier)) {
-    // Verifying payments on chain arrives with the payments work; until then every paid request is asked to pay.
-    throw paymentRequired(config, tier, `${request.apiBase}${request.resourcePath}`, request.paymentHeader
-      ? { code: "payment_unverifiable", message: "This server cannot verify payments yet; the payment was not used. Use the free tier for now." }
-      : { code: "payment_required", message: `The ${tier.id} tier costs ${tier.priceBaseUnits} USDC base units per request: pay, then repeat the request with X-PAYMENT.` });
-  }
-
+async function runFree(services: Services, request: ChunkRequest, tier: Tier, options: ResolvedOptions): Promise<ChunkResponse> {
+  const { config, quota } = services;
   // Refuse an exhausted client before fetching or parsing anything.
   await quota.assertAvailable(request.client);
   const doc = await load(services, request.input);
@@ -137,22 +132,64 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   // The page count is known once extracted; the pages are taken before the chunking work and given back if it fails.
   const reservation = await quota.reserve(request.client, extracted.pageCount);
   try {
-    const result: ChunkingResult = {
-      ...(await buildResult(doc, extracted, tier.id, options, services)),
-      payment: { amount: 0, asset: "USDC", network: config.network, transaction: null },
-    };
-    const headers = rateLimitHeaders(reservation);
-    if (result.total_chunks < INLINE_CHUNK_LIMIT) return { body: { ...result }, headers };
-
-    const resultId = newResultId(tier.resultPrefix);
-    await results.save(resultId, { ...result, result_id: resultId });
-    const { chunks: _stored, ...summary } = result;
-    return {
-      body: { ...summary, result_id: resultId, download_url: `${request.apiBase}/results/${resultId}`, expires_in: lifetimeText(config.resultTtlSeconds) },
-      headers,
-    };
+    const payment = { amount: 0, asset: "USDC" as const, network: config.network, transaction: null };
+    return await respond(services, request, { doc, extracted, tier, options, payment }, rateLimitHeaders(reservation));
   } catch (error) {
     await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
     throw error;
   }
+}
+
+/** What a payment reference binds to: the uploaded bytes' hash, or the URL (known before fetching). */
+function documentBinding(input: DocumentInput): string {
+  return input.kind === "upload" ? `sha256:${createHash("sha256").update(input.bytes).digest("hex")}` : `url:${input.url}`;
+}
+
+async function runPaid(services: Services, request: ChunkRequest, tier: Tier, options: ResolvedOptions): Promise<ChunkResponse> {
+  const document = documentBinding(request.input);
+  const admission = await services.payments.admit({
+    tier,
+    document,
+    request: createHash("sha256").update(JSON.stringify([tier.id, document, options])).digest("hex"),
+    header: request.paymentHeader,
+    resource: `${request.apiBase}${request.resourcePath}`,
+  });
+  if (admission.kind === "replay") return admission.response;
+
+  const { receipt, claim } = admission;
+  try {
+    const doc = await load(services, request.input);
+    const extracted = await extractDocument(doc, services.config.limits);
+    const payment = { amount: Number(receipt.amount), asset: "USDC" as const, network: services.config.network, transaction: receipt.transaction };
+    const response = await respond(services, request, { doc, extracted, tier, options, payment }, receipt.headers);
+    await claim.complete(response);
+    return response;
+  } catch (error) {
+    // The work failed, so the payment bought nothing: free it for a retry.
+    await claim.release().catch((releaseError: unknown) => console.error("Payment release failed", releaseError));
+    throw error;
+  }
+}
+
+interface Work {
+  doc: Loaded;
+  extracted: Extracted;
+  tier: Tier;
+  options: ResolvedOptions;
+  payment: ChunkingResult["payment"];
+}
+
+/** Chunks, then answers inline or stores the result behind a `download_url`. */
+async function respond(services: Services, request: ChunkRequest, work: Work, headers: Record<string, string>): Promise<ChunkResponse> {
+  const { config, results } = services;
+  const result: ChunkingResult = { ...(await buildResult(work.doc, work.extracted, work.tier.id, work.options, services)), payment: work.payment };
+  if (result.total_chunks < INLINE_CHUNK_LIMIT) return { body: { ...result }, headers };
+
+  const resultId = newResultId(work.tier.resultPrefix);
+  await results.save(resultId, { ...result, result_id: resultId });
+  const { chunks: _stored, ...summary } = result;
+  return {
+    body: { ...summary, result_id: resultId, download_url: `${request.apiBase}/results/${resultId}`, expires_in: lifetimeText(config.resultTtlSeconds) },
+    headers,
+  };
 }

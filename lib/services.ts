@@ -2,6 +2,8 @@ import { type Config, loadConfig } from "@/lib/config";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
+import { type ChainRpc, createChainRpc } from "@/lib/payments/chain-rpc";
+import { PaymentGate } from "@/lib/payments/gate";
 import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
@@ -17,17 +19,22 @@ export interface Services {
   quota: FreeQuota;
   results: ResultStore;
   embedder: Embedder;
+  chain: ChainRpc;
+  payments: PaymentGate;
   fetchUrl(url: string): Promise<FetchedDocument>;
 }
 
-export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder">> = {}): Services {
+export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain">> = {}): Services {
   const store = overrides.store ?? createStore(config.store);
+  const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
   return {
     config,
     store,
     quota: new FreeQuota(store, config.freePagesPerDay),
     results: new ResultStore(store, config.resultTtlSeconds),
     embedder: overrides.embedder ?? createEmbedder(config.embeddings),
+    chain,
+    payments: new PaymentGate(config, store, chain),
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
   };
 }

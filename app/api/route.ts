@@ -6,8 +6,8 @@ import { getServices } from "@/lib/services";
 export const dynamic = "force-dynamic";
 
 export const GET = handle(async (request: Request) => {
-  const { config } = getServices();
-  return json(apiInfo(config, apiBase(request, config)));
+  const { config, payments } = getServices();
+  return json(apiInfo(config, apiBase(request, config), { feePayer: await payments.feePayer() }));
 });
 
 export const OPTIONS = preflight;

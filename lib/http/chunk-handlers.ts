@@ -1,6 +1,7 @@
 import { ChunkOptionsSchema, UrlChunkRequestSchema, describeIssues } from "@/lib/api-schema";
 import { ApiError, badRequest } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-address";
+import { readJson } from "@/lib/http/json-body";
 import { readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
@@ -9,8 +10,6 @@ import type { Services } from "@/lib/services";
 import { TIERS, TIER_IDS, type TierId } from "@/lib/tiers";
 
 /** Request parsing for the chunking routes: HTTP in, one `runChunkRequest` call, HTTP out. */
-
-const JSON_BODY_LIMIT = 64 * 1024;
 
 const ENDPOINT_TIERS = new Map<string, TierId>(
   TIER_IDS.flatMap((id) => TIERS[id].endpoints.map((path) => [path.replace("/chunk/", ""), id] as const)),
@@ -39,32 +38,8 @@ export async function handleUpload(services: Services, request: Request, endpoin
   return json(body, { headers });
 }
 
-/** The body as text, refused as soon as more than `maxBytes` have arrived rather than after buffering it all. */
-async function readText(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const part of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += part.length;
-    if (size > maxBytes) throw new ApiError(413, "body_too_large", `The JSON body is larger than ${maxBytes} bytes.`);
-    parts.push(part);
-  }
-  return Buffer.concat(parts).toString("utf8");
-}
-
-async function readJson(request: Request): Promise<unknown> {
-  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json"))
-    throw badRequest("expected_json", "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.");
-  const text = await readText(request, JSON_BODY_LIMIT);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw badRequest("invalid_json", "The body is not valid JSON.");
-  }
-}
-
 export async function handleUrl(services: Services, request: Request): Promise<Response> {
-  const parsed = UrlChunkRequestSchema.safeParse(await readJson(request));
+  const parsed = UrlChunkRequestSchema.safeParse(await readJson(request, "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead."));
   if (!parsed.success) throw badRequest("invalid_request", describeIssues(parsed.error));
   const { url, tier, ...options } = parsed.data;
   const { body, headers } = await runChunkRequest(services, {

@@ -17,13 +17,21 @@ export interface PaymentRequirement {
   resource: string;
   mimeType: string;
   maxTimeoutSeconds: number;
-  extra: Record<string, unknown>;
+  extra: {
+    name: "USDC";
+    decimals: 6;
+    tier: string;
+    /** The x402 fee payer that co-signs `exact` payloads; absent when this server does not settle x402 payments. */
+    feePayer?: string;
+    /** One-time reference to put in a Memo of the transfer, binding it to this request (see references.ts). */
+    reference?: string;
+  };
 }
 
 /** x402 v1 knows no local network; the local chain mirrors devnet (same USDC mint address), so x402 clients see devnet. */
-const x402Network = (network: Config["network"]) => (network === "solana-localnet" ? "solana-devnet" : network);
+export const x402Network = (network: Config["network"]) => (network === "solana-localnet" ? "solana-devnet" : network);
 
-export function paymentRequirement(config: Config, tier: Tier, resource: string): PaymentRequirement {
+export function paymentRequirement(config: Config, tier: Tier, resource: string, extra: { feePayer?: string; reference?: string } = {}): PaymentRequirement {
   return {
     x402Version: 1,
     scheme: "exact",
@@ -35,12 +43,11 @@ export function paymentRequirement(config: Config, tier: Tier, resource: string)
     resource,
     mimeType: "application/json",
     maxTimeoutSeconds: 120,
-    extra: { name: "USDC", decimals: 6, tier: tier.id },
+    extra: { name: "USDC", decimals: 6, tier: tier.id, ...extra },
   };
 }
 
-export function paymentRequired(config: Config, tier: Tier, resource: string, reason: { code: string; message: string }): ApiError {
-  const requirement = paymentRequirement(config, tier, resource);
+export function paymentRequiredError(requirement: PaymentRequirement, config: Config, reason: { code: string; message: string }): ApiError {
   return new ApiError(402, reason.code, reason.message, {
     body: {
       error: "Payment Required",

@@ -1,0 +1,42 @@
+import { isAddress } from "@solana/kit";
+import { z } from "zod";
+import { describeIssues } from "@/lib/api-schema";
+import { ApiError, badRequest } from "@/lib/errors";
+import type { Services } from "@/lib/services";
+
+/**
+ * Local mode only: funds an address with SOL and test USDC on the embedded
+ * chain, so anyone can try the paid tiers without real money. On any other
+ * network the endpoint does not exist.
+ */
+export const FaucetRequestSchema = z.object({
+  address: z.string().refine((value) => isAddress(value), "must be a base58 Solana address"),
+});
+
+const FaucetAnswer = z.object({
+  signatures: z.array(z.string()),
+  lamports: z.number(),
+  usdc_base_units: z.number(),
+  token_account: z.string(),
+});
+
+/** Throws the 404 every other network answers; called before the body is read. */
+export function assertFaucetAvailable(services: Services): void {
+  if (services.config.network !== "solana-localnet") throw new ApiError(404, "not_found", "The faucet exists only on the local test chain.");
+}
+
+export async function runFaucet(services: Services, body: unknown) {
+  assertFaucetAvailable(services);
+  const request = FaucetRequestSchema.safeParse(body);
+  if (!request.success) throw badRequest("invalid_request", describeIssues(request.error));
+  const funded = await services.chain.call("chunkwise_faucet", [request.data.address], FaucetAnswer);
+  return {
+    success: true,
+    address: request.data.address,
+    sol: funded.lamports / 1e9,
+    usdc: funded.usdc_base_units / 1e6,
+    token_account: funded.token_account,
+    signatures: funded.signatures,
+    network: services.config.network,
+  };
+}

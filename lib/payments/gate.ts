@@ -1,0 +1,132 @@
+import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
+import type { Config } from "@/lib/config";
+import { ApiError } from "@/lib/errors";
+import type { ChainRpc } from "@/lib/payments/chain-rpc";
+import { type Claim, PaymentLedger, type StoredResponse } from "@/lib/payments/ledger";
+import { PaymentReferences } from "@/lib/payments/references";
+import { type PaymentRequirement, paymentRequiredError, paymentRequirement, x402Network } from "@/lib/payments/requirements";
+import { paymentRejected, parseSignature, verifySignaturePayment } from "@/lib/payments/signature";
+import { cosignX402, parseX402Header, paymentResponseHeader, settleX402, verifyX402Payment, type X402Payment } from "@/lib/payments/x402";
+import type { Store } from "@/lib/store/types";
+import type { Tier } from "@/lib/tiers";
+
+/**
+ * Admission of paid requests: no header is a 402 with fresh requirements;
+ * a base58 signature is judged on chain (the spec's way); an x402 payload
+ * is verified, co-signed and settled by us (the x402 way). Either way the
+ * payment is claimed in the ledger before any work, under its on-chain
+ * signature, so one transfer can never pay twice whichever way it arrives.
+ */
+
+export interface PaidRequest {
+  tier: Tier;
+  /** What a reference binds to: `sha256:<hex>` of the uploaded bytes, or `url:<url>`. */
+  document: string;
+  /** Tier, document and options: the same payment with the same request gets the same answer again. */
+  request: string;
+  header?: string;
+  /** Full URL of the endpoint, for the requirement's `resource`. */
+  resource: string;
+}
+
+export interface Receipt {
+  transaction: string;
+  amount: bigint;
+  payer: string;
+  /** Headers the paid response carries (X-PAYMENT-RESPONSE on the x402 path). */
+  headers: Record<string, string>;
+}
+
+export type Admission = { kind: "replay"; response: StoredResponse } | { kind: "paid"; receipt: Receipt; claim: Claim };
+
+export class PaymentGate {
+  readonly #config: Config;
+  readonly #rpc: ChainRpc;
+  readonly #ledger: PaymentLedger;
+  readonly #references: PaymentReferences;
+  #feePayer: Promise<string | undefined> | undefined;
+
+  constructor(config: Config, store: Store, rpc: ChainRpc) {
+    this.#config = config;
+    this.#rpc = rpc;
+    const windowMs = config.payments.maxAgeSeconds * 1000;
+    this.#ledger = new PaymentLedger(store, windowMs + 24 * 3600 * 1000);
+    this.#references = new PaymentReferences(store, windowMs);
+  }
+
+  /** The fee payer's address, derived once from its secret key; undefined when x402 settlement is not configured. */
+  feePayer(): Promise<string | undefined> {
+    const secret = this.#config.payments.feePayerSecretKey;
+    this.#feePayer ??= secret ? createKeyPairSignerFromBytes(getBase58Encoder().encode(secret)).then((s) => s.address) : Promise.resolve(undefined);
+    return this.#feePayer;
+  }
+
+  async admit(request: PaidRequest): Promise<Admission> {
+    try {
+      if (!request.header) {
+        throw paymentRejected("payment_required", `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo (with extra.reference as a Memo), then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`);
+      }
+      const x402 = parseX402Header(request.header);
+      return x402 ? await this.#admitX402(x402, request) : await this.#admitSignature(parseSignature(request.header), request);
+    } catch (error) {
+      // Refusals get the full 402 body, with a fresh reference to pay with.
+      if (error instanceof ApiError && error.status === 402 && !error.body)
+        throw paymentRequiredError(await this.#requirement(request, true), this.#config, { code: error.code, message: error.message });
+      throw error;
+    }
+  }
+
+  async #requirement(request: PaidRequest, withReference: boolean): Promise<PaymentRequirement> {
+    const reference = withReference ? await this.#references.issue(request.tier.id, request.document) : undefined;
+    const feePayer = await this.feePayer();
+    return paymentRequirement(this.#config, request.tier, request.resource, { ...(feePayer ? { feePayer } : {}), ...(reference ? { reference } : {}) });
+  }
+
+  async #admitSignature(signature: string, request: PaidRequest): Promise<Admission> {
+    const bought = await this.#ledger.replay(signature, request.request);
+    if (bought) return { kind: "replay", response: bought };
+
+    const price = BigInt(request.tier.priceBaseUnits);
+    const { payments, payTo, usdcMint } = this.#config;
+    const transfer = await verifySignaturePayment(this.#rpc, signature, { payTo, mint: usdcMint, price, maxAgeSeconds: payments.maxAgeSeconds, confirmTimeoutMs: payments.confirmTimeoutMs });
+    const bound = await this.#references.find(transfer.memos);
+    if (bound && (bound.tier !== request.tier.id || bound.document !== request.document))
+      throw paymentRejected("payment_reference_mismatch", "This payment's Memo carries the reference of a different request (another document, URL or tier); it can pay only for that one.");
+    if (!bound && payments.requireReference)
+      throw paymentRejected("payment_reference_required", "This server accepts only transfers carrying the 402 answer's extra.reference in a Memo instruction.");
+
+    return this.#claim(signature, request, { transaction: signature, amount: transfer.amount, payer: transfer.payer, headers: {} });
+  }
+
+  async #admitX402(payment: X402Payment, request: PaidRequest): Promise<Admission> {
+    const secret = this.#config.payments.feePayerSecretKey;
+    const feePayer = await this.feePayer();
+    if (!secret || !feePayer)
+      throw paymentRejected("x402_unavailable", "This server does not settle x402 payments; pay with a USDC transfer and send its signature in X-PAYMENT.");
+    const verified = await verifyX402Payment(payment, await this.#requirement(request, false), feePayer);
+    const cosigned = await cosignX402(verified, secret);
+
+    const bought = await this.#ledger.replay(cosigned.signature, request.request);
+    if (bought) return { kind: "replay", response: bought };
+    const admission = await this.#claim(cosigned.signature, request, {
+      transaction: cosigned.signature,
+      amount: verified.amount,
+      payer: verified.payer,
+      headers: { "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: cosigned.signature, network: x402Network(this.#config.network), payer: verified.payer }) },
+    });
+    if (admission.kind === "paid") {
+      try {
+        await settleX402(this.#config.payments.rpcUrl, cosigned, { confirmTimeoutMs: Math.max(this.#config.payments.confirmTimeoutMs, 30_000) });
+      } catch (error) {
+        await admission.claim.release();
+        throw error;
+      }
+    }
+    return admission;
+  }
+
+  async #claim(paymentId: string, request: PaidRequest, receipt: Receipt): Promise<Admission> {
+    const claimed = await this.#ledger.claim(paymentId, request.request);
+    return "response" in claimed ? { kind: "replay", response: claimed.response } : { kind: "paid", receipt, claim: claimed.claim };
+  }
+}

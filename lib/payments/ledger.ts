@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { ApiError } from "@/lib/errors";
+import type { Store } from "@/lib/store/types";
+
+/**
+ * Which payment paid for which request, in the store so it survives restarts
+ * and is shared by every instance. One payment pays for one request:
+ * claimed atomically before the work, released when the work fails (so the
+ * client can retry with the same payment), and completed with the response,
+ * which the same payment and the same request get again instead of a refusal.
+ */
+
+export interface StoredResponse {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+const Entry = z.discriminatedUnion("state", [
+  z.object({ state: z.literal("claimed"), request: z.string(), token: z.string() }),
+  z.object({ state: z.literal("done"), request: z.string(), response: z.object({ body: z.record(z.string(), z.unknown()), headers: z.record(z.string(), z.string()) }) }),
+]);
+type Entry = z.infer<typeof Entry>;
+
+export interface Claim {
+  complete(response: StoredResponse): Promise<void>;
+  release(): Promise<void>;
+}
+
+const key = (paymentId: string) => `payment:${paymentId}`;
+
+export const paymentAlreadyUsed = () =>
+  new ApiError(402, "payment_already_used", "This payment has already paid for a different request. Each payment pays for one document with one set of options; send a new transfer.");
+
+export class PaymentLedger {
+  constructor(
+    private readonly store: Store,
+    /** Longer than the payment age window: an older payment is refused anyway, so its record may go. */
+    private readonly ttlMs: number,
+  ) {}
+
+  /** The response this payment already bought for this request; null when the payment is unused. Throws when it is used elsewhere or in flight. */
+  async replay(paymentId: string, request: string): Promise<StoredResponse | null> {
+    const stored = await this.store.get(key(paymentId));
+    return stored === null ? null : judge(Entry.parse(JSON.parse(stored)), request);
+  }
+
+  /** Claims the payment for this request, or returns what it already bought (a concurrent request may have finished first). */
+  async claim(paymentId: string, request: string): Promise<{ claim: Claim } | { response: StoredResponse }> {
+    const entry: Entry = { state: "claimed", request, token: randomUUID() };
+    const value = JSON.stringify(entry);
+    if (!(await this.store.setIfAbsent(key(paymentId), value, { ttlMs: this.ttlMs }))) {
+      const response = await this.replay(paymentId, request);
+      // Released between our two reads: the payment is free again, and the client may simply retry.
+      if (!response) throw inFlight();
+      return { response };
+    }
+    return {
+      claim: {
+        complete: (response) => this.store.set(key(paymentId), JSON.stringify({ state: "done", request, response } satisfies Entry), { ttlMs: this.ttlMs }),
+        release: async () => {
+          await this.store.delIfEquals(key(paymentId), value);
+        },
+      },
+    };
+  }
+}
+
+function judge(entry: Entry, request: string): StoredResponse {
+  if (entry.request !== request) throw paymentAlreadyUsed();
+  if (entry.state === "claimed") throw inFlight();
+  return entry.response;
+}
+
+const inFlight = () =>
+  new ApiError(409, "payment_in_progress", "A request with this payment is being processed right now; retry in a few seconds to get its result.", { headers: { "Retry-After": "2" } });

@@ -1,0 +1,53 @@
+import {
+  type Address,
+  type Blockhash,
+  type TransactionSigner,
+  address,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from "@solana/kit";
+import { getAddMemoInstruction } from "@solana-program/memo";
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
+
+/**
+ * The payment a client makes on the spec's path: a USDC TransferChecked
+ * from the payer's associated token account to `payTo`'s, with the 402's
+ * `extra.reference` in a Memo. Used by the agent example, the benchmark and
+ * the tests; the web page builds the same instructions in the browser.
+ */
+export interface UsdcTransfer {
+  payer: TransactionSigner;
+  mint: string;
+  payTo: string;
+  amount: bigint;
+  decimals?: number;
+  reference?: string;
+  blockhash: { blockhash: Blockhash; lastValidBlockHeight: bigint };
+}
+
+export const associatedTokenAccount = async (owner: string, mint: string): Promise<Address> =>
+  (await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+
+/** Returns the signed wire transaction (base64) and its signature. */
+export async function signUsdcTransfer(transfer: UsdcTransfer): Promise<{ signature: string; wireTransaction: string }> {
+  const source = await associatedTokenAccount(transfer.payer.address, transfer.mint);
+  const destination = await associatedTokenAccount(transfer.payTo, transfer.mint);
+  const instructions = [
+    getTransferCheckedInstruction({ source, mint: address(transfer.mint), destination, authority: transfer.payer, amount: transfer.amount, decimals: transfer.decimals ?? 6 }),
+    ...(transfer.reference ? [getAddMemoInstruction({ memo: transfer.reference })] : []),
+  ];
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(transfer.payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(transfer.blockhash, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  return { signature: getSignatureFromTransaction(signed), wireTransaction: getBase64EncodedWireTransaction(signed) };
+}

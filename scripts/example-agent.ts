@@ -1,0 +1,121 @@
+/**
+ * The spec's agent flow, end to end:
+ *   npm run example:agent -- <document url> [--tier structure] [--api http://localhost:3000/api]
+ *
+ * 1. POST /api/chunk {url, tier} without payment and read the 402's paymentRequirements.
+ * 2. Transfer maxAmountRequired USDC to payTo, with extra.reference in a Memo.
+ * 3. Repeat the same request with X-PAYMENT: <signature> (retrying while the
+ *    service answers payment_not_found, i.e. the transfer is not confirmed yet).
+ * 4. Fetch download_url when the result was stored rather than inlined.
+ *
+ * The payer is AGENT_SECRET_KEY (base58 of a 64-byte Solana secret key). On the
+ * local test chain, without one, a fresh keypair is funded by the faucet.
+ * SOLANA_RPC_URL overrides the RPC (default: the local chain's, from GET /api).
+ */
+import { parseArgs } from "node:util";
+import { createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner, getBase58Encoder, type Signature, type TransactionSigner } from "@solana/kit";
+import { z } from "zod";
+import { signUsdcTransfer } from "@/lib/payments/usdc-transfer";
+
+const Requirements = z.object({
+  paymentRequirements: z.object({
+    maxAmountRequired: z.string(),
+    asset: z.string(),
+    payTo: z.string(),
+    network: z.string(),
+    description: z.string(),
+    extra: z.object({ reference: z.string().optional(), decimals: z.number().default(6) }).loose(),
+  }),
+});
+const ApiInfo = z.object({ network: z.string(), localnet: z.object({ rpc_url: z.string(), faucet_url: z.string() }).optional() });
+
+const log = (line: string) => console.error(`[agent] ${line}`);
+
+async function payer(info: z.infer<typeof ApiInfo>): Promise<TransactionSigner> {
+  if (process.env.AGENT_SECRET_KEY) return createKeyPairSignerFromBytes(getBase58Encoder().encode(process.env.AGENT_SECRET_KEY));
+  if (!info.localnet) throw new Error("Set AGENT_SECRET_KEY to a funded wallet's secret key (base58): this service is not on the local test chain.");
+  const signer = await generateKeyPairSigner();
+  const funded = await fetch(info.localnet.faucet_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: signer.address }) });
+  if (!funded.ok) throw new Error(`Faucet answered ${funded.status}: ${await funded.text()}`);
+  log(`funded test wallet ${signer.address} from the local faucet`);
+  return signer;
+}
+
+async function waitForConfirmation(rpc: ReturnType<typeof createSolanaRpc>, signature: string): Promise<void> {
+  for (let attempt = 0; attempt < 60; attempt++) {
+    const { value } = await rpc.getSignatureStatuses([signature as Signature]).send();
+    const status = value[0];
+    if (status?.err) throw new Error(`The transfer failed on chain: ${JSON.stringify(status.err)}`);
+    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error("The transfer was not confirmed within 30 s.");
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { tier: { type: "string", default: "structure" }, api: { type: "string", default: process.env.CHUNKWISE_API ?? "http://localhost:3000/api" } },
+  });
+  const documentUrl = positionals[0];
+  if (!documentUrl) {
+    console.error("usage: npm run example:agent -- <document url> [--tier structure|semantic|ai|ai-pro] [--api http://localhost:3000/api]");
+    return 2;
+  }
+  const api = values.api!.replace(/\/+$/, "");
+  const request = (headers: Record<string, string> = {}) =>
+    fetch(`${api}/chunk`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ url: documentUrl, tier: values.tier }) });
+
+  // 1. Ask, and read the price.
+  const first = await request();
+  if (first.status !== 402) {
+    console.log(JSON.stringify(await first.json(), null, 2));
+    return first.ok ? 0 : 1;
+  }
+  const { paymentRequirements: req } = Requirements.parse(await first.json());
+  log(`402: ${req.description}; paying ${req.maxAmountRequired} base units to ${req.payTo}`);
+
+  // 2. Pay.
+  const info = ApiInfo.parse(await (await fetch(api)).json());
+  const rpcUrl = process.env.SOLANA_RPC_URL ?? info.localnet?.rpc_url;
+  if (!rpcUrl) throw new Error("Set SOLANA_RPC_URL to an RPC endpoint of the service's network.");
+  const rpc = createSolanaRpc(rpcUrl);
+  const signer = await payer(info);
+  const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+  const transfer = await signUsdcTransfer({ payer: signer, mint: req.asset, payTo: req.payTo, amount: BigInt(req.maxAmountRequired), decimals: req.extra.decimals, reference: req.extra.reference, blockhash });
+  await rpc.sendTransaction(transfer.wireTransaction as never, { encoding: "base64" }).send();
+  log(`sent transfer ${transfer.signature}`);
+  await waitForConfirmation(rpc, transfer.signature);
+
+  // 3. Repeat with X-PAYMENT; "not found yet" is worth a bounded retry.
+  let paid = await request({ "X-PAYMENT": transfer.signature });
+  for (let attempt = 0; paid.status === 402 && attempt < 5; attempt++) {
+    const body = (await paid.clone().json()) as { code?: string };
+    if (body.code !== "payment_not_found") break;
+    await new Promise((resolve) => setTimeout(resolve, 1000 * (attempt + 1)));
+    paid = await request({ "X-PAYMENT": transfer.signature });
+  }
+  const result = (await paid.json()) as { download_url?: string; total_chunks?: number };
+  if (!paid.ok) {
+    console.log(JSON.stringify(result, null, 2));
+    return 1;
+  }
+  log(`paid request answered ${paid.status} with ${result.total_chunks} chunks`);
+
+  // 4. Large results are stored; fetch them.
+  if (result.download_url) {
+    const stored = await fetch(result.download_url);
+    console.log(JSON.stringify(await stored.json(), null, 2));
+  } else {
+    console.log(JSON.stringify(result, null, 2));
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`[agent] ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
