@@ -114,7 +114,7 @@ function nextGraphemeBoundary(text: string, p: number): number {
   return p;
 }
 
-function previousGraphemeBoundary(text: string, p: number): number {
+export function previousGraphemeBoundary(text: string, p: number): number {
   while (!isGraphemeBoundary(text, p)) p--;
   return p;
 }

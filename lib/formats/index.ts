@@ -1,49 +1,55 @@
-import { v5 as uuidv5 } from "uuid";
-import type { Chunk } from "@/lib/chunking/types";
+import { type ChromaRecord, chromaRecord } from "./chroma";
+import type { DocumentRef, SourceChunk } from "./fields";
+import { type PineconeRecord, pineconeRecord } from "./pinecone";
+import { type QdrantPoint, qdrantPoint } from "./qdrant";
+import { type WeaviateObject, weaviateObject } from "./weaviate";
+
+export type { ChromaRecord } from "./chroma";
+export type { DocumentRef, Entity, SourceChunk } from "./fields";
+export type { PineconeRecord } from "./pinecone";
+export type { QdrantPoint } from "./qdrant";
+export type { WeaviateObject } from "./weaviate";
 
 export const OUTPUT_FORMATS = ["raw", "pinecone", "weaviate", "chroma", "qdrant"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export interface DocumentRef {
-  /** Stable id of the document (hash of its bytes or URL), so re-chunking the same document gives the same record ids. */
-  documentId: string;
-  filename: string;
-  tier: string;
-}
-
-// Fixed namespace for record UUIDs; changing it would change every id we ever gave out.
-const RECORD_NAMESPACE = "6f1c3c52-6a4e-4d2b-9a55-2f0c7a1d9e01";
-
-const recordUuid = (doc: DocumentRef, index: number) => uuidv5(`${doc.documentId}:${index}`, RECORD_NAMESPACE);
-
-/** Scalar metadata only: Chroma and Pinecone refuse nested objects, Chroma refuses arrays. */
-function flatMetadata(chunk: Chunk, doc: DocumentRef): Record<string, string | number> {
-  const { headings, ...rest } = chunk.metadata;
-  const out: Record<string, string | number> = { document_id: doc.documentId, filename: doc.filename, tier: doc.tier };
-  for (const [key, value] of Object.entries(rest)) if (typeof value === "number" || typeof value === "string") out[key] = value;
-  if (headings?.length) out.headings = headings.join(" > ");
-  return out;
+/** What one chunk becomes in each format. */
+export interface FormattedRecord {
+  raw: SourceChunk;
+  pinecone: PineconeRecord;
+  weaviate: WeaviateObject;
+  chroma: ChromaRecord;
+  qdrant: QdrantPoint;
 }
 
 /**
- * Records shaped for each store's official JS client. Vectors are left to the
- * caller (Chunkwise does not embed for storage):
- * - pinecone: integrated-embedding records for `index.upsertRecords()` (`_id`, `chunk_text`, flat fields);
- * - weaviate: `collection.data.insertMany()` objects `{id, properties}`;
- * - chroma: `{id, document, metadata}`, spread into `collection.add({ids, documents, metadatas})`;
- * - qdrant: points `{id, payload}` for `client.upsert()`, with UUID ids as Qdrant requires.
+ * Records shaped for each store's official JS client, with metadata only of
+ * the value types that store takes and within its size limits. Vectors are
+ * left to the caller (Chunkwise does not embed for storage). Field by field
+ * (README, "Output formats", has the same table):
+ *
+ * | field              | pinecone               | chroma                   | weaviate        | qdrant          |
+ * |--------------------|------------------------|--------------------------|-----------------|-----------------|
+ * | chunk text         | `chunk_text`           | `document`               | `text`          | `text`          |
+ * | id                 | record key             | record key               | UUID v5 of key  | UUID v5 of key  |
+ * | headings           | string[]               | "A > B" string           | text[]          | string[]        |
+ * | summary            | string                 | string                   | text            | string          |
+ * | entities           | ["type:text", …]       | JSON string              | object[]        | object[]        |
+ * | page_start/_end    | number, if known       | number, if known         | number, if known| number, if known|
+ * | truncated_fields   | string[], if any cut   | "a,b" string, if any cut | never cut       | never cut       |
+ *
+ * Absent values are left out, never null; empty lists are left out too.
+ * The record key and why it holds the chunking settings: see `./ids`.
  */
-export function formatChunks(chunks: Chunk[], format: OutputFormat, doc: DocumentRef): unknown[] {
-  switch (format) {
-    case "raw":
-      return chunks;
-    case "pinecone":
-      return chunks.map((c) => ({ _id: `${doc.documentId}#${c.metadata.chunk_index}`, chunk_text: c.text, ...flatMetadata(c, doc) }));
-    case "weaviate":
-      return chunks.map((c) => ({ id: recordUuid(doc, c.metadata.chunk_index), properties: { text: c.text, ...flatMetadata(c, doc) } }));
-    case "chroma":
-      return chunks.map((c) => ({ id: `${doc.documentId}#${c.metadata.chunk_index}`, document: c.text, metadata: flatMetadata(c, doc) }));
-    case "qdrant":
-      return chunks.map((c) => ({ id: recordUuid(doc, c.metadata.chunk_index), payload: { text: c.text, ...c.metadata, document_id: doc.documentId, filename: doc.filename, tier: doc.tier } }));
-  }
+const FORMATTERS: { [F in OutputFormat]: (chunk: SourceChunk, doc: DocumentRef) => FormattedRecord[F] } = {
+  raw: (chunk) => chunk,
+  pinecone: pineconeRecord,
+  weaviate: weaviateObject,
+  chroma: chromaRecord,
+  qdrant: qdrantPoint,
+};
+
+export function formatChunks<F extends OutputFormat>(chunks: readonly SourceChunk[], format: F, doc: DocumentRef): FormattedRecord[F][] {
+  const toRecord = FORMATTERS[format];
+  return chunks.map((chunk) => toRecord(chunk, doc));
 }

@@ -1,0 +1,68 @@
+import type { ChunkMetadata } from "@/lib/chunking/types";
+
+/** What the record ids and the document-level fields are made of. */
+export interface DocumentRef {
+  /** Stable id of the document (hash of its bytes), so re-chunking the same document gives the same record ids. */
+  documentId: string;
+  filename: string;
+  tier: string;
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+/** A named entity the ai-pro tier finds in a chunk. A type alias, not an interface, so it fits the clients' index-signature types (Weaviate's nested properties). */
+export type Entity = {
+  text: string;
+  type: string;
+};
+
+/**
+ * Chunk metadata as the formatter reads it: what chunks carry today plus what
+ * the ai-pro tier adds per chunk (DESIGN.md: `summary` and `entities`), so the
+ * store mappings exist before that tier does.
+ */
+export type SourceMetadata = ChunkMetadata & { summary?: string; entities?: Entity[] };
+export interface SourceChunk {
+  text: string;
+  metadata: SourceMetadata;
+}
+
+/** Scalars every store takes as they are; a type alias (not an interface) so it fits the clients' index-signature types. */
+export type ChunkScalars = {
+  document_id: string;
+  filename: string;
+  tier: string;
+  chunk_index: number;
+  char_count: number;
+  start: number;
+  end: number;
+  token_count: number;
+};
+
+/** One chunk's fields before a store's value rules apply. Absent values are left out, never null. */
+export interface ChunkFields {
+  scalars: ChunkScalars;
+  pages?: { page_start: number; page_end: number };
+  /** Non-empty when present. */
+  headings?: string[];
+  /** Non-empty when present. */
+  summary?: string;
+  /** Non-empty when present. */
+  entities?: Entity[];
+}
+
+export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
+  const { chunk_index, char_count, start, end, token_count, page_start, page_end, headings, summary, entities, ...unmapped } = chunk.metadata;
+  // A metadata field added to chunks must get a mapping for every store here (and in README's table) before this compiles.
+  const exhaustive: Record<string, never> = unmapped;
+  void exhaustive;
+
+  const fields: ChunkFields = {
+    scalars: { document_id: doc.documentId, filename: doc.filename, tier: doc.tier, chunk_index, char_count, start, end, token_count },
+  };
+  if (page_start !== undefined && page_end !== undefined) fields.pages = { page_start, page_end };
+  if (headings?.length) fields.headings = headings;
+  if (summary) fields.summary = summary;
+  if (entities?.length) fields.entities = entities;
+  return fields;
+}
