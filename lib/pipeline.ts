@@ -113,7 +113,7 @@ export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierI
       overlap_tokens: options.overlapTokens,
       output_format: options.outputFormat,
     },
-    chunks: formatChunks(chunks, options.outputFormat, { documentId: doc.documentId, filename: doc.filename, tier }),
+    chunks: formatChunks(chunks, options.outputFormat, { documentId: doc.documentId, filename: doc.filename, tier, maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }),
   };
 }
 
