@@ -12,7 +12,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from "@solana/kit";
-import { getAddMemoInstruction } from "@solana-program/memo";
+import { LEGACY_MEMO_PROGRAM_ADDRESS_V3, getAddMemoInstruction } from "@solana-program/memo";
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
 
 /**
@@ -31,6 +31,9 @@ export interface UsdcTransfer {
   blockhash: { blockhash: Blockhash; lastValidBlockHeight: bigint };
 }
 
+/** SPL Memo v2 (MemoSq4…), the one wallets, explorers and RPC parsers know; @solana-program/memo 0.15 defaults to a newer program. */
+export const memoInstruction = (text: string) => getAddMemoInstruction({ memo: text }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 });
+
 export const associatedTokenAccount = async (owner: string, mint: string): Promise<Address> =>
   (await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
 
@@ -40,7 +43,7 @@ export async function signUsdcTransfer(transfer: UsdcTransfer): Promise<{ signat
   const destination = await associatedTokenAccount(transfer.payTo, transfer.mint);
   const instructions = [
     getTransferCheckedInstruction({ source, mint: address(transfer.mint), destination, authority: transfer.payer, amount: transfer.amount, decimals: transfer.decimals ?? 6 }),
-    ...(transfer.reference ? [getAddMemoInstruction({ memo: transfer.reference })] : []),
+    ...(transfer.reference ? [memoInstruction(transfer.reference)] : []),
   ];
   const message = pipe(
     createTransactionMessage({ version: 0 }),

@@ -4,6 +4,7 @@ import * as chunkUrl from "@/app/api/chunk/route";
 import * as chunkUpload from "@/app/api/chunk/[endpoint]/route";
 import * as results from "@/app/api/results/[id]/route";
 import * as fallback from "@/app/api/[...path]/route";
+import * as faucet from "@/app/api/dev/faucet/route";
 import { PEER_HEADER } from "@/lib/http/client-address";
 
 export const ORIGIN = "http://chunkwise.test";
@@ -34,6 +35,7 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
+  if (first === "dev" && second === "faucet" && rest.length === 0) return { module: faucet, params: {} };
   return { module: fallback, params: {} };
 }
 

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/errors";
+import type { PaymentRequirement } from "@/lib/payments/requirements";
+import { type X402Payment, acceptedNetworks } from "@/lib/payments/x402";
+
+/**
+ * A remote x402 facilitator (`X402_FACILITATOR_URL`) instead of settling
+ * ourselves: POST /verify and /settle with `{x402Version, paymentPayload,
+ * paymentRequirements}`, as x402's own `useFacilitator` does. Its reason
+ * codes become this service's codes, so a client sees the same refusals
+ * either way.
+ */
+
+const VerifyResponseSchema = z.object({
+  isValid: z.boolean(),
+  invalidReason: z.string().nullish(),
+  invalidMessage: z.string().nullish(),
+  payer: z.string().nullish(),
+});
+
+const SettleResponseSchema = z.object({
+  success: z.boolean(),
+  errorReason: z.string().nullish(),
+  errorMessage: z.string().nullish(),
+  transaction: z.string(),
+  network: z.string(),
+  payer: z.string().nullish(),
+});
+
+/** The facilitator's reason codes (x402 1.x and @x402/svm), most specific first. */
+const REASON_CODES: [RegExp, number, string][] = [
+  [/network/, 402, "payment_wrong_network"],
+  [/amount_insufficient|insufficient_funds/, 402, "payment_insufficient"],
+  [/amount_mismatch/, 402, "payment_amount_mismatch"],
+  [/fee_payer/, 402, "payment_fee_payer_misuse"],
+  [/mint_mismatch|incorrect_asset/, 402, "payment_wrong_asset"],
+  [/recipient_mismatch|incorrect_ata|incorrect_payee/, 402, "payment_wrong_recipient"],
+  [/instruction/, 402, "payment_invalid_instructions"],
+  [/simulation_failed|ata_not_found/, 402, "payment_simulation_failed"],
+  [/block_height_exceeded|expired/, 402, "payment_expired"],
+  [/duplicate_settlement/, 402, "payment_already_used"],
+  [/confirmation_timed_out/, 503, "payment_unconfirmed"],
+  [/transaction_failed/, 402, "payment_failed"],
+];
+
+function refusal(reason: string | null | undefined, message: string | null | undefined, fallback: string): ApiError {
+  const text = reason ?? "";
+  const [, status, code] = REASON_CODES.find(([pattern]) => pattern.test(text)) ?? [/./, 402, fallback];
+  return new ApiError(status as 402 | 503, code, `The facilitator refused the payment (${text || "no reason given"}${message ? `: ${message}` : ""}).`);
+}
+
+function unavailable(cause: unknown): ApiError {
+  return new ApiError(503, "facilitator_unavailable", "The payment facilitator cannot be reached; nothing was charged. Try again shortly.", {
+    headers: { "Retry-After": "5" },
+    cause,
+  });
+}
+
+export interface FacilitatorSettlement {
+  signature: string;
+  payer: string;
+  network: string;
+}
+
+export class X402FacilitatorClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly options: { timeoutMs: number } = { timeoutMs: 30_000 },
+  ) {}
+
+  /** The requirement as the client paid it: x402 v1 names the local chain `solana-devnet`. */
+  private body(payment: X402Payment, requirement: PaymentRequirement) {
+    if (!acceptedNetworks(requirement.network).includes(payment.network))
+      throw new ApiError(402, "payment_wrong_network", `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`);
+    return { x402Version: payment.x402Version, paymentPayload: payment, paymentRequirements: { ...requirement, network: payment.network } };
+  }
+
+  private async post(path: string, body: unknown): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      // The reference facilitator answers a refusal with a non-200 status and the usual body.
+      return await response.json();
+    } catch (cause) {
+      throw unavailable(cause);
+    }
+  }
+
+  /** Resolves with the payer when the facilitator accepts the payment; a refusal is a 402 with this service's code. */
+  async verify(payment: X402Payment, requirement: PaymentRequirement): Promise<{ payer: string }> {
+    const parsed = VerifyResponseSchema.safeParse(await this.post("/verify", this.body(payment, requirement)));
+    if (!parsed.success) throw unavailable(parsed.error);
+    const answer = parsed.data;
+    if (!answer.isValid) throw refusal(answer.invalidReason, answer.invalidMessage, "payment_invalid");
+    if (!answer.payer) throw unavailable(new Error("verify answer without payer"));
+    return { payer: answer.payer };
+  }
+
+  /** Has the facilitator co-sign, send and confirm the payment. */
+  async settle(payment: X402Payment, requirement: PaymentRequirement): Promise<FacilitatorSettlement> {
+    const parsed = SettleResponseSchema.safeParse(await this.post("/settle", this.body(payment, requirement)));
+    if (!parsed.success) throw unavailable(parsed.error);
+    const answer = parsed.data;
+    if (!answer.success) throw refusal(answer.errorReason, answer.errorMessage, "payment_failed");
+    if (!answer.transaction) throw unavailable(new Error("settle answer without transaction"));
+    return { signature: answer.transaction, payer: answer.payer ?? "", network: answer.network };
+  }
+}

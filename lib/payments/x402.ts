@@ -1,0 +1,483 @@
+import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  ComputeBudgetInstruction,
+  identifyComputeBudgetInstruction,
+  parseSetComputeUnitLimitInstruction,
+  parseSetComputeUnitPriceInstruction,
+} from "@solana-program/compute-budget";
+import { LEGACY_MEMO_PROGRAM_ADDRESS_V3 } from "@solana-program/memo";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
+  AssociatedTokenInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+  TokenInstruction,
+  findAssociatedTokenPda,
+  identifyAssociatedTokenInstruction,
+  identifyTokenInstruction,
+  parseCreateAssociatedTokenIdempotentInstruction,
+  parseCreateAssociatedTokenInstruction,
+  parseTransferCheckedInstruction,
+} from "@solana-program/token";
+import {
+  type Address,
+  type Base64EncodedWireTransaction,
+  type Rpc,
+  type Signature,
+  type SolanaRpcApi,
+  type Transaction,
+  address,
+  assertIsFullySignedTransaction,
+  createKeyPairFromBytes,
+  createSolanaRpc,
+  decompileTransactionMessage,
+  getAddressFromPublicKey,
+  getBase58Encoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getPublicKeyFromAddress,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  isSolanaError,
+  partiallySignTransaction,
+  verifySignature,
+} from "@solana/kit";
+import { z } from "zod";
+import { ApiError } from "@/lib/errors";
+import type { PaymentRequirement } from "@/lib/payments/requirements";
+
+/**
+ * The x402 `exact` scheme on Solana, as the resource server that is its own
+ * facilitator: parse the X-PAYMENT payload, check the partially signed
+ * transfer by the current exact-SVM rules, co-sign it as fee payer, send it
+ * and wait for it. Every refusal is an ApiError with its own code, raised
+ * before anything reaches the chain.
+ */
+
+/** Token-2022 shares TransferChecked's layout with the classic token program; the spec allows both. */
+const TOKEN_2022_PROGRAM_ADDRESS = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
+/** Phantom and Solflare append guard instructions of this program; the spec allows them after the transfer. */
+export const LIGHTHOUSE_PROGRAM_ADDRESS = address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95");
+/** The spec's Memo program (SPL Memo v2); newer x402 clients add one with a random nonce. */
+export const MEMO_PROGRAM_ADDRESS = LEGACY_MEMO_PROGRAM_ADDRESS_V3;
+/** The spec's cap: 5 lamports per compute unit, so a payer cannot make the fee payer buy priority. */
+export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
+const MIN_INSTRUCTIONS = 3;
+const MAX_INSTRUCTIONS = 6;
+
+/** Solana's packet limit is 1232 bytes, 1644 characters of base64. */
+const MAX_TRANSACTION_BASE64 = 1644;
+const MAX_HEADER_CHARS = 8192;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+const X402PaymentSchema = z.object({
+  x402Version: z.literal(1, { error: "x402Version must be 1." }),
+  scheme: z.literal("exact", { error: "Only the exact scheme is accepted." }),
+  network: z.string().min(1).max(64),
+  payload: z.object({
+    transaction: z.string().max(MAX_TRANSACTION_BASE64, "The transaction is larger than a Solana transaction can be.").regex(BASE64, "The transaction must be base64."),
+  }),
+});
+
+/** The decoded X-PAYMENT header of an x402 client. */
+export type X402Payment = z.infer<typeof X402PaymentSchema>;
+
+/** A payment that passed every check and is ready for the fee payer's signature. */
+export interface VerifiedX402 {
+  /** Signed by the payer; the fee payer's slot is still empty. */
+  transaction: Transaction;
+  /** The wallet that signed the transfer (TransferChecked's authority). */
+  payer: Address;
+  amount: bigint;
+  feePayer: Address;
+  /** The network the payload named (what the client knows, e.g. `solana-devnet` on the local chain). */
+  network: string;
+  mint: Address;
+  source: Address;
+  destination: Address;
+  /** Texts of the optional Memo instructions, in order. */
+  memos: string[];
+}
+
+export interface CosignedX402 {
+  /** The fee payer's signature, which is the transaction's id: known before anything is sent. */
+  signature: string;
+  wireTransaction: string;
+}
+
+const refuse = (code: string, message: string) => new ApiError(402, code, message);
+const invalidInstructions = (message: string) => refuse("payment_invalid_instructions", message);
+
+function isPlainSignature(value: string): boolean {
+  if (value.length < 64 || value.length > 88 || !BASE58.test(value)) return false;
+  return getBase58Encoder().encode(value).length === 64;
+}
+
+/**
+ * `null` when the header is not an x402 payload (the signature path then
+ * reads it as the spec's base58 signature). Throws 402 `payment_invalid` when
+ * it is base64 JSON but not a valid x402 exact payload.
+ */
+export function parseX402Header(header: string): X402Payment | null {
+  const value = header.trim();
+  if (isPlainSignature(value)) return null;
+  if (!BASE64.test(value)) return null;
+  // Base64 JSON opens with "{" (maybe after whitespace); a look at the head is enough to tell it from anything else.
+  if (!Buffer.from(value.slice(0, 16), "base64").toString("utf8").trimStart().startsWith("{")) return null;
+  if (value.length > MAX_HEADER_CHARS) throw refuse("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
+  const text = Buffer.from(value, "base64").toString("utf8");
+
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw refuse("payment_invalid", "X-PAYMENT is base64 but not JSON: send an x402 payload or a base58 transaction signature.");
+  }
+  const parsed = X402PaymentSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw refuse("payment_invalid", `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`);
+  }
+  return parsed.data;
+}
+
+/** x402 v1 knows no local network: the 402 announces the local chain as devnet (see requirements.ts), so both names pay it. */
+export function acceptedNetworks(required: string): string[] {
+  return required === "solana-localnet" ? ["solana-localnet", "solana-devnet"] : [required];
+}
+
+function decodeTransaction(base64: string): Transaction {
+  try {
+    const bytes = getBase64Encoder().encode(base64);
+    const [transaction, end] = getTransactionDecoder().read(bytes, 0);
+    if (end !== bytes.length) throw new Error("trailing bytes");
+    return transaction;
+  } catch (cause) {
+    throw new ApiError(402, "payment_invalid", "The payload's transaction could not be decoded as a Solana transaction.", { cause });
+  }
+}
+
+type Instruction = ReturnType<typeof decompileTransactionMessage>["instructions"][number];
+type AccountsInstruction = Instruction & { accounts: NonNullable<Instruction["accounts"]>; data: NonNullable<Instruction["data"]> };
+
+function withAccountsAndData(instruction: Instruction, what: string): AccountsInstruction {
+  if (!instruction.accounts || !instruction.data) throw invalidInstructions(`The ${what} instruction lacks accounts or data.`);
+  return instruction as AccountsInstruction;
+}
+
+function checkComputeBudget(limit: Instruction | undefined, price: Instruction | undefined): void {
+  const isBudget = (ix: Instruction | undefined, kind: ComputeBudgetInstruction) => {
+    if (!ix || ix.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || !ix.data) return false;
+    try {
+      return identifyComputeBudgetInstruction(ix.data) === kind;
+    } catch {
+      return false;
+    }
+  };
+  if (!isBudget(limit, ComputeBudgetInstruction.SetComputeUnitLimit))
+    throw invalidInstructions("The first instruction must be ComputeBudget SetComputeUnitLimit.");
+  if (!isBudget(price, ComputeBudgetInstruction.SetComputeUnitPrice))
+    throw invalidInstructions("The second instruction must be ComputeBudget SetComputeUnitPrice.");
+  let microLamports: bigint;
+  try {
+    parseSetComputeUnitLimitInstruction(limit as AccountsInstruction);
+    microLamports = parseSetComputeUnitPriceInstruction(price as AccountsInstruction).data.microLamports;
+  } catch (cause) {
+    throw new ApiError(402, "payment_invalid_instructions", "A compute budget instruction is malformed.", { cause });
+  }
+  if (microLamports > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS)
+    throw invalidInstructions(`The compute unit price ${microLamports} µlamports is above the cap of ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}.`);
+}
+
+const isTokenProgram = (program: Address) => program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM_ADDRESS;
+
+function parseTransfer(instruction: Instruction | undefined) {
+  if (!instruction || !isTokenProgram(instruction.programAddress))
+    throw invalidInstructions("The transfer must be a TransferChecked of the token program, right after the compute budget (and an optional create-ATA).");
+  const ix = withAccountsAndData(instruction, "transfer");
+  let kind: TokenInstruction;
+  try {
+    kind = identifyTokenInstruction(ix.data);
+  } catch {
+    throw invalidInstructions("The token instruction is not recognised.");
+  }
+  if (kind !== TokenInstruction.TransferChecked) throw invalidInstructions("The token instruction must be TransferChecked.");
+  try {
+    return parseTransferCheckedInstruction(ix);
+  } catch (cause) {
+    throw new ApiError(402, "payment_invalid_instructions", "The TransferChecked instruction is malformed.", { cause });
+  }
+}
+
+/** The optional create-ATA before the transfer: only payTo's account for the asset, and it must be the transfer's destination. */
+function checkCreateAta(instruction: Instruction, expected: { owner: Address; mint: Address; ata: Address }): void {
+  const ix = withAccountsAndData(instruction, "create-ATA");
+  let parsed: ReturnType<typeof parseCreateAssociatedTokenInstruction>;
+  try {
+    const kind = identifyAssociatedTokenInstruction(ix.data);
+    if (kind === AssociatedTokenInstruction.CreateAssociatedToken) parsed = parseCreateAssociatedTokenInstruction(ix);
+    else if (kind === AssociatedTokenInstruction.CreateAssociatedTokenIdempotent) parsed = parseCreateAssociatedTokenIdempotentInstruction(ix);
+    else throw new Error("not a create instruction");
+  } catch (cause) {
+    throw new ApiError(402, "payment_invalid_instructions", "The associated-token instruction must create payTo's token account.", { cause });
+  }
+  if (parsed.accounts.mint.address !== expected.mint) throw refuse("payment_wrong_asset", "The create-ATA instruction is for another mint than the asset asked for.");
+  if (parsed.accounts.owner.address !== expected.owner || parsed.accounts.ata.address !== expected.ata)
+    throw refuse("payment_wrong_recipient", "The create-ATA instruction creates an account other than payTo's token account.");
+}
+
+async function checkSignatures(transaction: Transaction, feePayer: Address): Promise<void> {
+  for (const [signer, signature] of Object.entries(transaction.signatures)) {
+    if (signer === feePayer) continue;
+    if (!signature) throw refuse("payment_invalid_signature", `The transaction lacks the signature of ${signer}.`);
+    const key = await getPublicKeyFromAddress(address(signer));
+    if (!(await verifySignature(key, signature, transaction.messageBytes)))
+      throw refuse("payment_invalid_signature", `The signature of ${signer} does not match the transaction.`);
+  }
+}
+
+/**
+ * Checks an x402 payload against the requirement by the current exact-SVM
+ * rules, without touching the network: 3 to 6 instructions (compute unit
+ * limit, compute unit price within the cap, an optional create-ATA for
+ * payTo, TransferChecked of exactly the price of the asset to payTo's
+ * associated token account, then only Lighthouse or Memo), the fee payer
+ * being the transaction's fee payer and in no instruction's accounts, and
+ * every other signature present and valid. Account existence and balances are
+ * left to the simulation before sending.
+ */
+export async function verifyX402Payment(payment: X402Payment, requirement: PaymentRequirement, feePayer: string): Promise<VerifiedX402> {
+  if (!acceptedNetworks(requirement.network).includes(payment.network))
+    throw refuse("payment_wrong_network", `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`);
+  if (payment.scheme !== requirement.scheme) throw refuse("payment_invalid", `Only the ${requirement.scheme} scheme is accepted.`);
+  const feePayerAddress = address(feePayer);
+
+  const transaction = decodeTransaction(payment.payload.transaction);
+  let compiled: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
+  try {
+    compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  } catch (cause) {
+    throw new ApiError(402, "payment_invalid", "The transaction message could not be decoded.", { cause });
+  }
+  // Accounts behind a lookup table cannot be checked against the fee payer without the chain; x402 clients do not use them.
+  if ("addressTableLookups" in compiled && compiled.addressTableLookups && compiled.addressTableLookups.length > 0)
+    throw invalidInstructions("Address lookup tables are not accepted in an x402 payment.");
+  if (compiled.staticAccounts[0] !== feePayerAddress)
+    throw refuse("payment_fee_payer_misuse", `The transaction's fee payer must be ${feePayerAddress} (extra.feePayer).`);
+
+  let instructions: readonly Instruction[];
+  try {
+    instructions = decompileTransactionMessage(compiled).instructions;
+  } catch (cause) {
+    throw new ApiError(402, "payment_invalid", "The transaction message could not be decompiled.", { cause });
+  }
+  if (instructions.length < MIN_INSTRUCTIONS || instructions.length > MAX_INSTRUCTIONS)
+    throw invalidInstructions(`The transaction has ${instructions.length} instructions; an x402 exact payment has ${MIN_INSTRUCTIONS} to ${MAX_INSTRUCTIONS}.`);
+  // The fee payer signs whatever it co-signs: no instruction may use its account, whatever the program.
+  instructions.forEach((ix, index) => {
+    if (ix.accounts?.some((account) => account.address === feePayerAddress))
+      throw refuse("payment_fee_payer_misuse", `Instruction ${index} uses the fee payer's account; the fee payer only pays the fee.`);
+  });
+
+  checkComputeBudget(instructions[0], instructions[1]);
+
+  const mint = address(requirement.asset);
+  const payTo = address(requirement.payTo);
+  let next = 2;
+  const createAta = instructions[next]?.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS ? instructions[next++] : undefined;
+  const transfer = parseTransfer(instructions[next++]);
+  if (transfer.accounts.mint.address !== mint) throw refuse("payment_wrong_asset", `The transfer moves mint ${transfer.accounts.mint.address}; the asset asked for is ${mint}.`);
+  const [payToTokenAccount] = await findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: transfer.programAddress });
+  if (transfer.accounts.destination.address !== payToTokenAccount)
+    throw refuse("payment_wrong_recipient", `The transfer goes to ${transfer.accounts.destination.address}, not to payTo's token account ${payToTokenAccount}.`);
+  if (createAta) checkCreateAta(createAta, { owner: payTo, mint, ata: payToTokenAccount });
+
+  const price = BigInt(requirement.maxAmountRequired);
+  const amount = transfer.data.amount;
+  if (amount < price) throw refuse("payment_insufficient", `The transfer is ${amount} base units; the price is ${price}.`);
+  if (amount !== price) throw refuse("payment_amount_mismatch", `The transfer is ${amount} base units; the exact scheme pays exactly ${price}.`);
+
+  const memos: string[] = [];
+  for (const [offset, ix] of instructions.slice(next).entries()) {
+    if (ix.programAddress === MEMO_PROGRAM_ADDRESS) memos.push(new TextDecoder().decode(ix.data ?? new Uint8Array()));
+    else if (ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS)
+      throw invalidInstructions(`Instruction ${next + offset} calls ${ix.programAddress}; after the transfer only Lighthouse and Memo are allowed.`);
+  }
+
+  await checkSignatures(transaction, feePayerAddress);
+
+  return {
+    transaction,
+    payer: transfer.accounts.authority.address,
+    amount,
+    feePayer: feePayerAddress,
+    network: payment.network,
+    mint,
+    source: transfer.accounts.source.address,
+    destination: transfer.accounts.destination.address,
+    memos,
+  };
+}
+
+/** Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). */
+export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: string): Promise<CosignedX402> {
+  let keyPair: CryptoKeyPair;
+  try {
+    keyPair = await createKeyPairFromBytes(getBase58Encoder().encode(feePayerSecretKey.trim()));
+  } catch (cause) {
+    throw new ApiError(500, "fee_payer_misconfigured", "FEE_PAYER_SECRET_KEY is not the base58 of a 64-byte Solana secret key.", { cause });
+  }
+  const keyAddress = await getAddressFromPublicKey(keyPair.publicKey);
+  if (keyAddress !== verified.feePayer)
+    throw new ApiError(500, "fee_payer_misconfigured", `FEE_PAYER_SECRET_KEY belongs to ${keyAddress}, but payments name ${verified.feePayer} as fee payer.`);
+  const signed = await partiallySignTransaction([keyPair], verified.transaction);
+  try {
+    assertIsFullySignedTransaction(signed);
+  } catch (cause) {
+    throw new ApiError(402, "payment_invalid_signature", "The transaction still lacks a signature after the fee payer's.", { cause });
+  }
+  return { signature: getSignatureFromTransaction(signed), wireTransaction: getBase64EncodedWireTransaction(signed) };
+}
+
+const SignatureStatusesSchema = z.object({
+  value: z
+    .array(
+      z
+        .object({
+          confirmationStatus: z.enum(["processed", "confirmed", "finalized"]).nullable().optional(),
+          err: z.unknown().nullable(),
+        })
+        .nullable(),
+    )
+    .length(1),
+});
+type SignatureStatus = NonNullable<z.infer<typeof SignatureStatusesSchema>["value"][number]>;
+
+const SimulationSchema = z.object({
+  value: z.object({ err: z.unknown().nullable(), logs: z.array(z.string()).nullable().optional() }),
+});
+
+export interface SettleOptions {
+  /** How long to wait for `confirmed` after sending. */
+  confirmTimeoutMs: number;
+  /** Bound on each RPC call. */
+  requestTimeoutMs?: number;
+}
+
+const isConfirmed = (status: SignatureStatus) => status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized";
+const describe = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** JSON-RPC errors carry negative codes; transport failures (refused, timed out, HTTP 5xx) do not. */
+const isRpcAnswer = (error: unknown) => isSolanaError(error) && error.context.__code < 0;
+
+function chainUnavailable(cause: unknown): ApiError {
+  return new ApiError(503, "chain_unavailable", "The Solana RPC cannot be reached; nothing was charged. Try again shortly.", { headers: { "Retry-After": "5" }, cause });
+}
+
+function failedOnChain(err: unknown): ApiError {
+  return refuse("payment_failed", `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`);
+}
+
+class ChainClient {
+  constructor(
+    private readonly rpc: Rpc<SolanaRpcApi>,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  private signal() {
+    return { abortSignal: AbortSignal.timeout(this.requestTimeoutMs) };
+  }
+
+  async status(signature: Signature): Promise<SignatureStatus | null> {
+    try {
+      const answer = await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send(this.signal());
+      return SignatureStatusesSchema.parse(answer).value[0] ?? null;
+    } catch (error) {
+      throw chainUnavailable(error);
+    }
+  }
+
+  async simulate(wire: Base64EncodedWireTransaction) {
+    try {
+      const answer = await this.rpc
+        .simulateTransaction(wire, { encoding: "base64", sigVerify: true, replaceRecentBlockhash: false, commitment: "confirmed" })
+        .send(this.signal());
+      return SimulationSchema.parse(answer).value;
+    } catch (error) {
+      throw chainUnavailable(error);
+    }
+  }
+
+  /** `false` when the RPC answered with an error (the transaction was refused); transport failures are a 503. */
+  async send(wire: Base64EncodedWireTransaction): Promise<{ accepted: true } | { accepted: false; error: unknown }> {
+    try {
+      await this.rpc.sendTransaction(wire, { encoding: "base64", skipPreflight: true }).send(this.signal());
+      return { accepted: true };
+    } catch (error) {
+      if (isRpcAnswer(error)) return { accepted: false, error };
+      throw chainUnavailable(error);
+    }
+  }
+}
+
+/** Polls with a growing delay until the transaction is confirmed, has failed, or the time is up. */
+async function awaitConfirmation(chain: ChainClient, signature: Signature, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 50;
+  for (;;) {
+    const status = await chain.status(signature);
+    if (status?.err) throw failedOnChain(status.err);
+    if (status && isConfirmed(status)) return;
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    await sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, 1000);
+  }
+  throw new ApiError(
+    503,
+    "payment_unconfirmed",
+    `Payment ${signature} was sent but is not confirmed yet. Repeat the same request with the same X-PAYMENT: it will not be charged twice.`,
+    { headers: { "Retry-After": "2" } },
+  );
+}
+
+/**
+ * Sends a co-signed payment and waits until it is confirmed. Simulates first
+ * and sends nothing when the simulation fails. A payment already on chain (a
+ * retry after the work failed) is not sent again. The RPC being unreachable is
+ * a 503 `chain_unavailable`; a transaction that fails on chain is a 402
+ * `payment_failed`.
+ */
+export async function settleX402(rpcUrl: string, cosigned: CosignedX402, options: SettleOptions): Promise<void> {
+  const chain = new ChainClient(createSolanaRpc(rpcUrl), options.requestTimeoutMs ?? 10_000);
+  const signature = cosigned.signature as Signature;
+  const wire = cosigned.wireTransaction as Base64EncodedWireTransaction;
+
+  const known = await chain.status(signature);
+  if (known) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+
+  const simulation = await chain.simulate(wire);
+  if (simulation.err === "BlockhashNotFound")
+    throw refuse("payment_expired", "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.");
+  // Landed between the status check and the simulation: wait for it like any retry.
+  if (simulation.err === "AlreadyProcessed") return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+  if (simulation.err) {
+    const logs = (simulation.logs ?? []).slice(-3).join(" | ");
+    throw refuse("payment_simulation_failed", `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`);
+  }
+
+  const sent = await chain.send(wire);
+  if (!sent.accepted) {
+    // A concurrent sender may have landed it first; otherwise the chain refused it.
+    if (await chain.status(signature)) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+    throw new ApiError(402, "payment_failed", "The chain refused the payment transaction; no USDC moved. Create a new payment.", { cause: sent.error });
+  }
+  return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+}
+
+/** The X-PAYMENT-RESPONSE header: base64 JSON `{success, transaction, network, payer}`. */
+export function paymentResponseHeader(receipt: { signature: string; network: string; payer: string }): string {
+  const body = { success: true, transaction: receipt.signature, network: receipt.network, payer: receipt.payer };
+  return Buffer.from(JSON.stringify(body), "utf8").toString("base64");
+}
