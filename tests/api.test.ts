@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { fetchDocument } from "@/lib/fetch/safe-fetch";
+import { type LocalChain, startLocalChain } from "@/lib/localchain";
 import { type Services, createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
@@ -14,6 +15,7 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "fixtures", name)));
 
 let redis: RedisServer;
+let chain: LocalChain;
 let store: RedisStore;
 let documents: http.Server;
 let docBase: string;
@@ -21,7 +23,7 @@ const served = { requests: 0 };
 
 /** Fresh services on the shared real Redis, with settings for one test; each test uses its own client address. */
 function useServices(env: Record<string, string> = {}, overrides: Partial<Pick<Services, "store" | "fetchUrl">> = {}): Services {
-  const config = loadConfig({ REDIS_URL: redis.url, URL_FETCH_ALLOW_PRIVATE: "true", ...env });
+  const config = loadConfig({ REDIS_URL: redis.url, URL_FETCH_ALLOW_PRIVATE: "true", SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo, ...env });
   const services = createServices(config, { store, ...overrides });
   setServices(services);
   return services;
@@ -43,6 +45,7 @@ function expectErrorBody(payload: Record<string, any>, status: number, code: str
 
 beforeAll(async () => {
   redis = await startRedisServer();
+  chain = await startLocalChain({ port: 0 });
   store = new RedisStore({ url: redis.url });
   documents = http.createServer((req, res) => {
     served.requests++;
@@ -75,6 +78,7 @@ afterAll(async () => {
   documents?.closeAllConnections();
   await new Promise((resolve) => documents?.close(resolve));
   await store?.close();
+  await chain?.close();
   await redis?.stop();
 });
 

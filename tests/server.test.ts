@@ -1,4 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,42 +12,56 @@ import { freePort } from "./helpers/redis-server";
  * `npm start` with no environment variables at all: the embedded defaults.
  */
 const root = join(import.meta.dirname, "..");
-let server: ChildProcess;
-let base: string;
-let output = "";
 
-beforeAll(async () => {
+interface Server {
+  base: string;
+  process: ChildProcess;
+  output: () => string;
+}
+
+/** `npm start`'s server.mjs with exactly this environment (plus PATH to find node), ready once /api/health answers. */
+async function startServer(env: Record<string, string>): Promise<Server> {
   if (!existsSync(join(root, ".next", "BUILD_ID"))) throw new Error("No build found: run `npm run build` first (`npm test` does).");
   const port = await freePort();
-  server = spawn(process.execPath, ["server.mjs"], {
+  const child = spawn(process.execPath, ["server.mjs"], {
     cwd: root,
-    // Nothing but PATH (to find node) and PORT (to run beside other tests): the embedded defaults.
-    env: { PATH: process.env.PATH, PORT: String(port) } as Record<string, string | undefined> as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, PORT: String(port), ...env } as Record<string, string | undefined> as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  base = `http://127.0.0.1:${port}`;
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
     try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
+      if ((await fetch(`${base}/api/health`)).ok) return { base, process: child, output: () => output };
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`server did not become healthy within 30 s:\n${output}`);
-});
+}
 
-afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGTERM");
-    await exited;
-  }
-});
+async function stopServer(server: Server | undefined): Promise<void> {
+  if (!server || server.process.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.process.once("exit", resolve));
+  server.process.kill("SIGTERM");
+  await exited;
+}
+
+let defaults: Server;
+let base: string;
+
+beforeAll(async () => {
+  // Nothing but PORT (to run beside other tests): the embedded defaults, local chain on 8899 included.
+  defaults = await startServer({});
+  base = defaults.base;
+}, 40_000);
+
+afterAll(() => stopServer(defaults));
 
 describe("npm start with no environment", () => {
   it("serves GET /api, /api/health and the front page", async () => {
@@ -54,6 +70,7 @@ describe("npm start with no environment", () => {
     expect(((await info.json()) as { network: string }).network).toBe("solana-localnet");
     const health = await fetch(`${base}/api/health`);
     expect(await health.json()).toEqual({ status: "healthy", network: "solana-localnet" });
+    expect(((await (await fetch(`${base}/api`)).json()) as { localnet: { rpc_url: string } }).localnet.rpc_url).toBe("http://127.0.0.1:8899");
     const page = await fetch(base);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Chunkwise");
@@ -78,4 +95,40 @@ describe("npm start with no environment", () => {
     expect(forged.status).toBe(429);
     expect(forged.headers.get("retry-after")).toMatch(/^\d+$/);
   });
+});
+
+describe("a second instance with its own local chain, and the agent example paying it", () => {
+  let second: Server | undefined;
+  let documents: http.Server;
+  afterAll(async () => {
+    await stopServer(second);
+    documents?.closeAllConnections();
+    await new Promise((resolve) => documents?.close(resolve));
+  });
+
+  it("runs beside the first on LOCAL_CHAIN_PORT, and `npm run example:agent` pays for a URL and gets chunks", async () => {
+    const chainPort = await freePort();
+    // Only loopback documents exist in tests, so this instance may fetch private addresses.
+    second = await startServer({ LOCAL_CHAIN_PORT: String(chainPort), URL_FETCH_ALLOW_PRIVATE: "true" });
+    const info = (await (await fetch(`${second.base}/api`)).json()) as { localnet: { rpc_url: string }; payTo: string };
+    expect(info.localnet.rpc_url).toBe(`http://127.0.0.1:${chainPort}`);
+
+    documents = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/markdown" });
+      res.end(`# Agent test\n\n${prose(2)}`);
+    });
+    await new Promise<void>((resolve) => documents.listen(0, "127.0.0.1", resolve));
+    const docUrl = `http://127.0.0.1:${(documents.address() as AddressInfo).port}/doc.md`;
+
+    const agent = spawnSync(process.execPath, ["--import", "tsx", "scripts/example-agent.ts", docUrl, "--tier", "structure", "--api", `${second.base}/api`], {
+      cwd: root,
+      env: { PATH: process.env.PATH } as Record<string, string | undefined> as NodeJS.ProcessEnv,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(agent.status, agent.stderr).toBe(0);
+    const result = JSON.parse(agent.stdout) as { success: boolean; tier: string; payment: { amount: number; transaction: string } };
+    expect(result).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000 } });
+    expect(agent.stderr).toContain(result.payment.transaction);
+  }, 90_000);
 });

@@ -1,0 +1,301 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type TransactionSigner, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, generateKeyPairSigner, getAddressEncoder, getBase58Decoder } from "@solana/kit";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wrapFetchWithPayment, createSigner, decodeXPaymentResponse } from "x402-fetch";
+import { loadConfig } from "@/lib/config";
+import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
+import { createServices, setServices, type Services } from "@/lib/services";
+import { RedisStore } from "@/lib/store";
+import { call, ORIGIN, prose, upload } from "./helpers/api";
+import { type Rpc, createOtherMint, transferToken } from "./helpers/chain";
+import { type RedisServer, startRedisServer, freePort } from "./helpers/redis-server";
+
+/**
+ * Paying for the paid tiers, through the route handlers, against the real
+ * Solana runtime (the project's local chain) and a real redis-server.
+ */
+
+let redis: RedisServer;
+let store: RedisStore;
+let chain: LocalChain;
+let rpc: Rpc;
+
+const PRICE = 2000n; // structure tier
+const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "fixtures", name)));
+
+function useServices(env: Record<string, string> = {}): Services {
+  const config = loadConfig({
+    REDIS_URL: redis.url,
+    SOLANA_RPC_URL: chain.rpcUrl,
+    PAY_TO_ADDRESS: chain.payTo,
+    FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
+    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
+    ...env,
+  });
+  const services = createServices(config, { store });
+  setServices(services);
+  return services;
+}
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  store = new RedisStore({ url: redis.url });
+  chain = await startLocalChain({ port: 0 });
+  rpc = createSolanaRpc(chain.rpcUrl);
+  useServices();
+}, 30_000);
+
+afterAll(async () => {
+  setServices(undefined);
+  await chain?.close();
+  await store?.close();
+  await redis?.stop();
+});
+
+let documentCounter = 0;
+/** A distinct small document per call, so each test's requests are its own. */
+const newDocument = () => `# Report ${++documentCounter}\n\n${prose(1, documentCounter)}`;
+
+async function json(response: Response): Promise<Record<string, any>> {
+  return (await response.json()) as Record<string, any>;
+}
+
+async function advanceClock(seconds: number): Promise<void> {
+  const response = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_advanceClock", params: [seconds] }) });
+  expect(await response.json()).not.toHaveProperty("error");
+}
+
+async function funded(signer?: TransactionSigner): Promise<TransactionSigner> {
+  signer ??= await generateKeyPairSigner();
+  const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: signer.address }), headers: { "content-type": "application/json" } });
+  expect(response.status).toBe(200);
+  return signer;
+}
+
+const send = (document: string, headers: Record<string, string> = {}, endpoint = "standard") =>
+  call("POST", `/api/chunk/${endpoint}`, { body: upload(document, "report.md"), headers });
+
+async function ask(document: string): Promise<Record<string, any>> {
+  const response = await send(document);
+  expect(response.status).toBe(402);
+  return json(response);
+}
+
+
+async function usdcBalance(owner: string): Promise<bigint> {
+  const account = await associatedTokenAccount(owner, chain.usdcMint);
+  const { value } = await rpc.getTokenAccountBalance(account).send();
+  return BigInt(value.amount);
+}
+
+async function pay(payer: TransactionSigner, options: { amount?: bigint; reference?: string; owner?: string; mint?: string; skipPreflight?: boolean } = {}): Promise<string> {
+  return transferToken(
+    rpc,
+    payer,
+    { owner: options.owner ?? chain.payTo, mint: options.mint ?? chain.usdcMint, amount: options.amount ?? PRICE, memo: options.reference ? memoInstruction(options.reference) : undefined },
+    { skipPreflight: options.skipPreflight },
+  );
+}
+
+describe("the signature path (the spec's agent flow)", () => {
+  it("serves a paid request once the transfer is confirmed, and returns the same result for the same payment and request", async () => {
+    const document = newDocument();
+    const required = await ask(document);
+    expect(required.code).toBe("payment_required");
+    expect(required.paymentRequirements).toMatchObject({ payTo: chain.payTo, asset: chain.usdcMint, maxAmountRequired: "2000", network: "solana-localnet" });
+    expect(required.paymentRequirements.extra.reference).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(required.accepts[0].extra.feePayer).toBe(chain.feePayer.address);
+
+    const payer = await funded();
+    const before = await usdcBalance(chain.payTo);
+    const signature = await pay(payer, { reference: required.paymentRequirements.extra.reference });
+    expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+
+    const served = await send(document, { "X-PAYMENT": signature });
+    const result = await json(served);
+    expect(served.status).toBe(200);
+    expect(result).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000, asset: "USDC", network: "solana-localnet", transaction: signature } });
+    expect(result.chunks.length).toBeGreaterThan(0);
+
+    const again = await send(document, { "X-PAYMENT": signature });
+    expect(again.status).toBe(200);
+    expect(await json(again)).toEqual(result);
+  });
+
+  it("refuses a used signature for a different document", async () => {
+    const payer = await funded();
+    const signature = await pay(payer);
+    expect((await send(newDocument(), { "X-PAYMENT": signature })).status).toBe(200);
+    const reused = await send(newDocument(), { "X-PAYMENT": signature });
+    expect(reused.status).toBe(402);
+    const body = await json(reused);
+    expect(body.code).toBe("payment_already_used");
+    // Every refusal is a full 402 a client can pay from.
+    expect(body.paymentRequirements.payTo).toBe(chain.payTo);
+  });
+
+  it("gives each bad payment a 402 with its own code", async () => {
+    const payer = await funded();
+    const stranger = await generateKeyPairSigner();
+    const otherMint = await createOtherMint(rpc, payer, 1_000_000n);
+    const cases: Array<[string, string]> = [
+      ["payment_insufficient", await pay(payer, { amount: PRICE - 1n })],
+      ["payment_wrong_asset", await pay(payer, { mint: otherMint })],
+      ["payment_wrong_recipient", await pay(payer, { owner: stranger.address })],
+      ["payment_failed", await pay(payer, { amount: 10_000_000_000n, skipPreflight: true })],
+      ["payment_invalid", "not-a-signature"],
+      ["payment_invalid", "3".repeat(100)],
+      ["payment_not_found", getBase58Decoder().decode(randomBytes(64))],
+    ];
+    for (const [code, header] of cases) {
+      const response = await send(newDocument(), { "X-PAYMENT": header });
+      expect({ header, status: response.status, code: (await json(response)).code }).toEqual({ header, status: 402, code });
+    }
+  });
+
+  it("refuses a transaction older than the payment window", async () => {
+    const payer = await funded();
+    // The chain's clock runs two hours behind while this payment lands, so it is two hours old now.
+    await advanceClock(-7200);
+    const signature = await pay(payer).finally(() => advanceClock(7200));
+    const response = await send(newDocument(), { "X-PAYMENT": signature });
+    expect(response.status).toBe(402);
+    expect((await json(response)).code).toBe("payment_expired");
+  });
+
+  it("lets exactly one of 10 concurrent requests with one fresh payment for 10 documents through", async () => {
+    const payer = await funded();
+    const signature = await pay(payer);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => send(newDocument(), { "X-PAYMENT": signature })));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    const refusals = await Promise.all(responses.filter((r) => r.status !== 200).map(json));
+    expect(refusals.map((r) => r.code)).toEqual(Array(9).fill("payment_already_used"));
+  });
+
+  it("binds a payment carrying a reference to the document it was asked for", async () => {
+    const documentA = newDocument();
+    const documentB = newDocument();
+    const reference = (await ask(documentA)).paymentRequirements.extra.reference;
+    const payer = await funded();
+    const signature = await pay(payer, { reference });
+
+    const forB = await send(documentB, { "X-PAYMENT": signature });
+    expect(forB.status).toBe(402);
+    expect((await json(forB)).code).toBe("payment_reference_mismatch");
+    // A reference binds the tier too.
+    const otherTier = await send(documentA, { "X-PAYMENT": signature }, "semantic");
+    expect(otherTier.status).toBe(402);
+
+    expect((await send(documentA, { "X-PAYMENT": signature })).status).toBe(200);
+  });
+
+  it("refuses memo-less payments when configured strict", async () => {
+    useServices({ PAYMENT_REQUIRE_REFERENCE: "true" });
+    try {
+      const payer = await funded();
+      const signature = await pay(payer);
+      const response = await send(newDocument(), { "X-PAYMENT": signature });
+      expect(response.status).toBe(402);
+      expect((await json(response)).code).toBe("payment_reference_required");
+    } finally {
+      useServices();
+    }
+  });
+
+  it("leaves the payment usable when the work fails after payment", async () => {
+    const payer = await funded();
+    const signature = await pay(payer);
+    const broken = await call("POST", "/api/chunk/standard", { body: upload(fixture("corrupted.pdf"), "broken.pdf"), headers: { "X-PAYMENT": signature } });
+    expect(broken.status).toBe(400);
+    const retried = await send(newDocument(), { "X-PAYMENT": signature });
+    expect(retried.status).toBe(200);
+    expect((await json(retried)).payment.transaction).toBe(signature);
+  });
+
+  it("answers 503 with the payment untouched while the RPC is down", async () => {
+    const payer = await funded();
+    const signature = await pay(payer);
+    const document = newDocument();
+    useServices({ SOLANA_RPC_URL: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const down = await send(document, { "X-PAYMENT": signature });
+      expect(down.status).toBe(503);
+      expect(await json(down)).toMatchObject({ success: false, code: "chain_unavailable" });
+      const health = await call("GET", "/api/health");
+      expect(health.status).toBe(503);
+      expect((await json(health)).checks.chain.ok).toBe(false);
+    } finally {
+      useServices();
+    }
+    expect((await send(document, { "X-PAYMENT": signature })).status).toBe(200);
+  });
+
+  it("pays through POST /api/chunk with a URL too, binding the reference to the URL", async () => {
+    const body = (url: string) => JSON.stringify({ url, tier: "structure" });
+    const headers = { "content-type": "application/json" };
+    const asked = await call("POST", "/api/chunk", { body: body("http://127.0.0.1:9/a.txt"), headers });
+    expect(asked.status).toBe(402);
+    const reference = (await json(asked)).paymentRequirements.extra.reference;
+    const payer = await funded();
+    const signature = await pay(payer, { reference });
+    const other = await call("POST", "/api/chunk", { body: body("http://127.0.0.1:9/b.txt"), headers: { ...headers, "X-PAYMENT": signature } });
+    expect((await json(other)).code).toBe("payment_reference_mismatch");
+  });
+});
+
+describe("the x402 path", () => {
+  it("an unmodified x402-fetch client pays and gets its result with X-PAYMENT-RESPONSE", async () => {
+    // x402's createSigner takes a base58 64-byte secret key (seed, then public key); kit signers keep theirs unexportable.
+    const seed = randomBytes(32);
+    const payer = await funded(await createKeyPairSignerFromPrivateKeyBytes(seed));
+    const secret = getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)]));
+    const signer = await createSigner("solana-devnet", secret);
+    // x402-fetch calls this fetch; it dispatches to the route handlers in process.
+    const inProcessFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
+    }) as typeof fetch;
+    const payingFetch = wrapFetchWithPayment(inProcessFetch, signer, 100_000n, undefined, { svmConfig: { rpcUrl: chain.rpcUrl } });
+
+    const before = await usdcBalance(chain.payTo);
+    const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, { method: "POST", body: upload(newDocument(), "x402.md") });
+    const result = await json(response);
+    expect(response.status).toBe(200);
+    const settlement = decodeXPaymentResponse(response.headers.get("x-payment-response")!);
+    expect(settlement).toMatchObject({ success: true, network: "solana-devnet", payer: payer.address });
+    expect(result.payment).toMatchObject({ amount: 2000, transaction: settlement.transaction });
+    expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+
+    // The settled transaction's signature cannot pay a second time through the signature path.
+    const reuse = await send(newDocument(), { "X-PAYMENT": settlement.transaction });
+    expect((await json(reuse)).code).toBe("payment_already_used");
+  });
+});
+
+describe("local mode", () => {
+  it("GET /api shows the local chain and the faucet; other networks have neither", async () => {
+    const info = await json(await call("GET", "/api"));
+    expect(info.localnet).toMatchObject({ rpc_url: chain.rpcUrl, faucet_url: `${ORIGIN}/api/dev/faucet` });
+    expect(info.payment.x402.fee_payer).toBe(chain.feePayer.address);
+
+    useServices({ SOLANA_NETWORK: "solana-devnet", PAY_TO_ADDRESS: chain.payTo });
+    try {
+      expect((await json(await call("GET", "/api"))).localnet).toBeUndefined();
+      const faucet = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: chain.payTo }), headers: { "content-type": "application/json" } });
+      expect(faucet.status).toBe(404);
+    } finally {
+      useServices();
+    }
+  });
+
+  it("the faucet refuses a bad address", async () => {
+    const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: "nope" }), headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(400);
+    expect((await json(response)).code).toBe("invalid_request");
+  });
+});
