@@ -33,6 +33,8 @@ const EnvSchema = z.object({
   /** base58 of the 64-byte secret key that co-signs x402 payments as fee payer. */
   FEE_PAYER_SECRET_KEY: optionalString,
   X402_FACILITATOR_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  /** The facilitator's fee payer, announced as `extra.feePayer` when a facilitator settles x402 payments. */
+  X402_FACILITATOR_FEE_PAYER: optionalString,
   PAYMENT_MAX_AGE_SECONDS: int(10, 30 * 24 * 3600).default(3600),
   PAYMENT_REQUIRE_REFERENCE: bool.default(false),
   PAYMENT_CONFIRM_TIMEOUT_MS: int(0, 120_000).default(8000),
@@ -78,7 +80,8 @@ export interface Config {
     /** Port of the embedded local chain (local mode only). */
     localChainPort: number;
     feePayerSecretKey?: string;
-    facilitatorUrl?: string;
+    /** When set, x402 payments are verified and settled by this facilitator, whose fee payer is `facilitatorFeePayer`. */
+    facilitator?: { url: string; feePayer: string };
     /** A paid transaction older than this is refused. */
     maxAgeSeconds: number;
     /** Refuse transfers that do not carry the 402's `extra.reference` in a Memo. */
@@ -152,6 +155,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("URL_FETCH_ALLOW_PRIVATE=true is for tests and is refused on mainnet.");
   if (e.SOLANA_NETWORK !== "solana-localnet" && !e.PAY_TO_ADDRESS)
     throw new ConfigError(`PAY_TO_ADDRESS is required on ${e.SOLANA_NETWORK}.`);
+  if (e.X402_FACILITATOR_URL && !e.X402_FACILITATOR_FEE_PAYER)
+    throw new ConfigError("X402_FACILITATOR_FEE_PAYER (the facilitator's fee payer address) is required with X402_FACILITATOR_URL.");
   if (e.EMBEDDINGS_BASE_URL && !e.EMBEDDINGS_MODEL)
     throw new ConfigError("EMBEDDINGS_MODEL is required when EMBEDDINGS_BASE_URL is set.");
   if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
@@ -170,7 +175,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       wsUrl: e.SOLANA_WS_URL ?? defaultWsUrl(rpcUrl),
       localChainPort: e.LOCAL_CHAIN_PORT,
       feePayerSecretKey: e.FEE_PAYER_SECRET_KEY,
-      facilitatorUrl: e.X402_FACILITATOR_URL?.replace(/\/+$/, ""),
+      facilitator: e.X402_FACILITATOR_URL ? { url: e.X402_FACILITATOR_URL.replace(/\/+$/, ""), feePayer: e.X402_FACILITATOR_FEE_PAYER! } : undefined,
       maxAgeSeconds: e.PAYMENT_MAX_AGE_SECONDS,
       requireReference: e.PAYMENT_REQUIRE_REFERENCE,
       confirmTimeoutMs: e.PAYMENT_CONFIRM_TIMEOUT_MS,

@@ -11,6 +11,7 @@ import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { call, ORIGIN, prose, upload } from "./helpers/api";
 import { type Rpc, createOtherMint, transferToken } from "./helpers/chain";
+import { startReferenceFacilitator } from "./helpers/facilitator";
 import { type RedisServer, startRedisServer, freePort } from "./helpers/redis-server";
 
 /**
@@ -248,32 +249,57 @@ describe("the signature path (the spec's agent flow)", () => {
 });
 
 describe("the x402 path", () => {
-  it("an unmodified x402-fetch client pays and gets its result with X-PAYMENT-RESPONSE", async () => {
-    // x402's createSigner takes a base58 64-byte secret key (seed, then public key); kit signers keep theirs unexportable.
+  /** A funded payer whose secret x402's createSigner can take (base58 of seed then public key); kit keeps its own unexportable. */
+  async function x402Payer() {
     const seed = randomBytes(32);
     const payer = await funded(await createKeyPairSignerFromPrivateKeyBytes(seed));
     const secret = getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)]));
-    const signer = await createSigner("solana-devnet", secret);
-    // x402-fetch calls this fetch; it dispatches to the route handlers in process.
-    const inProcessFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-      const headers = Object.fromEntries(new Headers(init?.headers).entries());
-      return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
-    }) as typeof fetch;
-    const payingFetch = wrapFetchWithPayment(inProcessFetch, signer, 100_000n, undefined, { svmConfig: { rpcUrl: chain.rpcUrl } });
+    return { payer, signer: await createSigner("solana-devnet", secret) };
+  }
 
-    const before = await usdcBalance(chain.payTo);
+  /** x402-fetch calls this fetch; it dispatches to the route handlers in process. */
+  const inProcessFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
+  }) as typeof fetch;
+
+  async function payWithX402Fetch(): Promise<{ response: Response; result: Record<string, any>; settlement: ReturnType<typeof decodeXPaymentResponse>; payer: string }> {
+    const { payer, signer } = await x402Payer();
+    const payingFetch = wrapFetchWithPayment(inProcessFetch, signer, 100_000n, undefined, { svmConfig: { rpcUrl: chain.rpcUrl } });
     const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, { method: "POST", body: upload(newDocument(), "x402.md") });
     const result = await json(response);
-    expect(response.status).toBe(200);
-    const settlement = decodeXPaymentResponse(response.headers.get("x-payment-response")!);
-    expect(settlement).toMatchObject({ success: true, network: "solana-devnet", payer: payer.address });
+    expect(response.status, JSON.stringify(result)).toBe(200);
+    return { response, result, settlement: decodeXPaymentResponse(response.headers.get("x-payment-response")!), payer: payer.address };
+  }
+
+  it("an unmodified x402-fetch client pays and gets its result with X-PAYMENT-RESPONSE", async () => {
+    const before = await usdcBalance(chain.payTo);
+    const { result, settlement, payer } = await payWithX402Fetch();
+    expect(settlement).toMatchObject({ success: true, network: "solana-devnet", payer });
     expect(result.payment).toMatchObject({ amount: 2000, transaction: settlement.transaction });
     expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
 
     // The settled transaction's signature cannot pay a second time through the signature path.
     const reuse = await send(newDocument(), { "X-PAYMENT": settlement.transaction });
     expect((await json(reuse)).code).toBe("payment_already_used");
+  });
+
+  it("settles through a configured facilitator (X402_FACILITATOR_URL) when the service holds no fee-payer key", async () => {
+    const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
+    useServices({ FEE_PAYER_SECRET_KEY: "", X402_FACILITATOR_URL: facilitator.url, X402_FACILITATOR_FEE_PAYER: chain.feePayer.address });
+    try {
+      const before = await usdcBalance(chain.payTo);
+      const { result, settlement } = await payWithX402Fetch();
+      expect(facilitator.requests).toEqual(["/verify", "/settle"]);
+      expect(result.payment.transaction).toBe(settlement.transaction);
+      expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+      const reuse = await send(newDocument(), { "X-PAYMENT": settlement.transaction });
+      expect((await json(reuse)).code).toBe("payment_already_used");
+    } finally {
+      await facilitator.close();
+      useServices();
+    }
   });
 });
 

@@ -36,7 +36,6 @@ import {
   getTransferCheckedInstruction,
 } from "@solana-program/token";
 import { createPaymentHeader } from "x402/client";
-import { settle as referenceSettle, verify as referenceVerify } from "x402/facilitator";
 import type { PaymentRequirements as X402Requirements } from "x402/types";
 import { decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -45,6 +44,7 @@ import { ApiError } from "@/lib/errors";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
 import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
+import { startReferenceFacilitator } from "./helpers/facilitator";
 import {
   LIGHTHOUSE_PROGRAM_ADDRESS,
   MEMO_PROGRAM_ADDRESS,
@@ -517,32 +517,12 @@ describe("settlement", () => {
   });
 });
 
-/** x402 1.2.0's own facilitator functions behind the facilitator HTTP API, fee payer = the local chain's. */
-async function startReferenceFacilitator(rpcUrl: string): Promise<{ url: string; close(): Promise<void> }> {
-  const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(feePayerSecret));
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const { paymentPayload, paymentRequirements } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    const config = { svmConfig: { rpcUrl } };
-    const answer =
-      req.url === "/verify"
-        ? await referenceVerify(signer, paymentPayload, paymentRequirements, config)
-        : await referenceSettle(signer, paymentPayload, paymentRequirements, config);
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(answer));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
 describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's reference one", () => {
   let facilitator: Awaited<ReturnType<typeof startReferenceFacilitator>>;
   let client: X402FacilitatorClient;
 
   beforeAll(async () => {
-    facilitator = await startReferenceFacilitator(chain.rpcUrl);
+    facilitator = await startReferenceFacilitator(chain.rpcUrl, feePayerSecret);
     client = new X402FacilitatorClient(facilitator.url, { timeoutMs: 30_000 });
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
+import { createKeyPairSignerFromBytes, getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
@@ -6,7 +6,8 @@ import { type Claim, PaymentLedger, type StoredResponse } from "@/lib/payments/l
 import { PaymentReferences } from "@/lib/payments/references";
 import { type PaymentRequirement, paymentRequiredError, paymentRequirement, x402Network } from "@/lib/payments/requirements";
 import { paymentRejected, parseSignature, verifySignaturePayment } from "@/lib/payments/signature";
-import { cosignX402, parseX402Header, paymentResponseHeader, settleX402, verifyX402Payment, type X402Payment } from "@/lib/payments/x402";
+import { type VerifiedX402, cosignX402, parseX402Header, paymentResponseHeader, settleX402, verifyX402Payment, type X402Payment } from "@/lib/payments/x402";
+import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
 
@@ -44,20 +45,28 @@ export class PaymentGate {
   readonly #rpc: ChainRpc;
   readonly #ledger: PaymentLedger;
   readonly #references: PaymentReferences;
+  readonly #store: Store;
+  readonly #ledgerTtlMs: number;
   #feePayer: Promise<string | undefined> | undefined;
 
   constructor(config: Config, store: Store, rpc: ChainRpc) {
     this.#config = config;
     this.#rpc = rpc;
     const windowMs = config.payments.maxAgeSeconds * 1000;
-    this.#ledger = new PaymentLedger(store, windowMs + 24 * 3600 * 1000);
+    this.#store = store;
+    this.#ledgerTtlMs = windowMs + 24 * 3600 * 1000;
+    this.#ledger = new PaymentLedger(store, this.#ledgerTtlMs);
     this.#references = new PaymentReferences(store, windowMs);
   }
 
-  /** The fee payer's address, derived once from its secret key; undefined when x402 settlement is not configured. */
+  /** The x402 fee payer: the facilitator's, or ours derived once from its secret key; undefined when x402 settlement is not configured. */
   feePayer(): Promise<string | undefined> {
-    const secret = this.#config.payments.feePayerSecretKey;
-    this.#feePayer ??= secret ? createKeyPairSignerFromBytes(getBase58Encoder().encode(secret)).then((s) => s.address) : Promise.resolve(undefined);
+    const { facilitator, feePayerSecretKey } = this.#config.payments;
+    this.#feePayer ??= facilitator
+      ? Promise.resolve(facilitator.feePayer)
+      : feePayerSecretKey
+        ? createKeyPairSignerFromBytes(getBase58Encoder().encode(feePayerSecretKey)).then((s) => s.address)
+        : Promise.resolve(undefined);
     return this.#feePayer;
   }
 
@@ -99,12 +108,15 @@ export class PaymentGate {
   }
 
   async #admitX402(payment: X402Payment, request: PaidRequest): Promise<Admission> {
-    const secret = this.#config.payments.feePayerSecretKey;
+    const { facilitator, feePayerSecretKey } = this.#config.payments;
     const feePayer = await this.feePayer();
-    if (!secret || !feePayer)
+    if (!feePayer)
       throw paymentRejected("x402_unavailable", "This server does not settle x402 payments; pay with a USDC transfer and send its signature in X-PAYMENT.");
-    const verified = await verifyX402Payment(payment, await this.#requirement(request, false), feePayer);
-    const cosigned = await cosignX402(verified, secret);
+    const requirement = await this.#requirement(request, false);
+    // Our own rules first, even with a facilitator: a refused payload never leaves this process.
+    const verified = await verifyX402Payment(payment, requirement, feePayer);
+    if (facilitator) return this.#admitThroughFacilitator(new X402FacilitatorClient(facilitator.url), payment, requirement, verified, request);
+    const cosigned = await cosignX402(verified, feePayerSecretKey!);
 
     const bought = await this.#ledger.replay(cosigned.signature, request.request);
     if (bought) return { kind: "replay", response: bought };
@@ -125,8 +137,45 @@ export class PaymentGate {
     return admission;
   }
 
+  /**
+   * The facilitator co-signs, so the transaction's id is known only once it
+   * has settled. The settlement is recorded under the payer's own signature,
+   * so a retry of the same payload (after failed work) is not settled twice;
+   * from then on the payment is claimed under its transaction id like any other.
+   */
+  async #admitThroughFacilitator(client: X402FacilitatorClient, payment: X402Payment, requirement: PaymentRequirement, verified: VerifiedX402, request: PaidRequest): Promise<Admission> {
+    const settledKey = `x402-settled:${payerSignature(verified)}`;
+    let transaction = await this.#store.get(settledKey);
+    if (!transaction) {
+      await client.verify(payment, requirement);
+      const lock = `x402-settling:${payerSignature(verified)}`;
+      if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 }))) throw new ApiError(409, "payment_in_progress", "This payment is being settled right now; retry in a few seconds.", { headers: { "Retry-After": "2" } });
+      try {
+        transaction = (await client.settle(payment, requirement)).signature;
+        await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
+      } finally {
+        await this.#store.del(lock);
+      }
+    }
+    const bought = await this.#ledger.replay(transaction, request.request);
+    if (bought) return { kind: "replay", response: bought };
+    const network = x402Network(this.#config.network);
+    return this.#claim(transaction, request, {
+      transaction,
+      amount: verified.amount,
+      payer: verified.payer,
+      headers: { "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: transaction, network, payer: verified.payer }) },
+    });
+  }
+
   async #claim(paymentId: string, request: PaidRequest, receipt: Receipt): Promise<Admission> {
     const claimed = await this.#ledger.claim(paymentId, request.request);
     return "response" in claimed ? { kind: "replay", response: claimed.response } : { kind: "paid", receipt, claim: claimed.claim };
   }
+}
+
+function payerSignature(verified: VerifiedX402): string {
+  const bytes = verified.transaction.signatures[verified.payer];
+  if (!bytes) throw paymentRejected("payment_invalid", "The payload is not signed by its payer.");
+  return getBase58Decoder().decode(bytes);
 }
