@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { existsSync } from "node:fs";
@@ -43,6 +43,16 @@ async function startServer(env: Record<string, string>): Promise<Server> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`server did not become healthy within 30 s:\n${output}`);
+}
+
+/** A child process to completion (bounded), with its output. */
+function run(command: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd: root, env: { PATH: process.env.PATH }, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") reject(error);
+      else resolve({ status: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
 }
 
 async function stopServer(server: Server | undefined): Promise<void> {
@@ -120,13 +130,9 @@ describe("a second instance with its own local chain, and the agent example payi
     await new Promise<void>((resolve) => documents.listen(0, "127.0.0.1", resolve));
     const docUrl = `http://127.0.0.1:${(documents.address() as AddressInfo).port}/doc.md`;
 
-    const agent = spawnSync(process.execPath, ["--import", "tsx", "scripts/example-agent.ts", docUrl, "--tier", "structure", "--api", `${second.base}/api`], {
-      cwd: root,
-      env: { PATH: process.env.PATH } as Record<string, string | undefined> as NodeJS.ProcessEnv,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(agent.status, agent.stderr).toBe(0);
+    // Asynchronously: the document server lives in this process and must keep answering.
+    const agent = await run(process.execPath, ["--import", "tsx", "scripts/example-agent.ts", docUrl, "--tier", "structure", "--api", `${second.base}/api`]);
+    expect(agent.status, `${agent.stderr}\n${agent.stdout}`).toBe(0);
     const result = JSON.parse(agent.stdout) as { success: boolean; tier: string; payment: { amount: number; transaction: string } };
     expect(result).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000 } });
     expect(agent.stderr).toContain(result.payment.transaction);
