@@ -48,9 +48,10 @@ async function startServer(env: Record<string, string>): Promise<Server> {
 /** A child process to completion (bounded), with its output. */
 function run(command: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd: root, env: { PATH: process.env.PATH }, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) => {
+    const env = { PATH: process.env.PATH } as Record<string, string | undefined> as NodeJS.ProcessEnv;
+    execFile(command, args, { cwd: root, env, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) => {
       if (error && typeof error.code !== "number") reject(error);
-      else resolve({ status: error ? (error.code as number) : 0, stdout, stderr });
+      else resolve({ status: error ? Number(error.code) : 0, stdout, stderr });
     });
   });
 }
