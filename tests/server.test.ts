@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyPairSigner } from "@solana/kit";
+import { startLocalChain } from "@/lib/localchain";
 import { prose, upload } from "./helpers/api";
 import { freePort } from "./helpers/redis-server";
 
@@ -138,4 +140,43 @@ describe("a second instance with its own local chain, and the agent example payi
     expect(result).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000 } });
     expect(agent.stderr).toContain(result.payment.transaction);
   }, 90_000);
+});
+
+describe("start-up refusals", () => {
+  /** server.mjs with this environment, expected to exit on its own before serving. */
+  function startExpectingExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ["server.mjs"], {
+        cwd: root,
+        env: { PATH: process.env.PATH, PORT: "0", ...env } as Record<string, string | undefined> as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      });
+    });
+  }
+
+  it("refuses mainnet on the memory store", async () => {
+    const { code, output } = await startExpectingExit({ SOLANA_NETWORK: "solana", PAY_TO_ADDRESS: "11111111111111111111111111111111" });
+    expect(code).toBe(1);
+    expect(output).toContain("Refusing to run on mainnet with the memory store");
+  });
+
+  it("refuses a payTo that has no USDC token account on its network", async () => {
+    const chain = await startLocalChain({ port: 0 });
+    try {
+      const stranger = await generateKeyPairSigner();
+      const { code, output } = await startExpectingExit({ SOLANA_NETWORK: "solana-devnet", SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: stranger.address });
+      expect(code).toBe(1);
+      expect(output).toContain(`PAY_TO_ADDRESS ${stranger.address} has no USDC token account`);
+    } finally {
+      await chain.close();
+    }
+  }, 40_000);
 });
