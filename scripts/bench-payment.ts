@@ -14,7 +14,7 @@
  * signature path, 4 or more for x402).
  */
 import { randomBytes } from "node:crypto";
-import { createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, getAddressEncoder, getBase58Decoder, type TransactionSigner } from "@solana/kit";
+import { type Base64EncodedWireTransaction, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, getAddressEncoder, getBase58Decoder, type TransactionSigner } from "@solana/kit";
 import { z } from "zod";
 import { createPaymentHeader } from "x402/client";
 import { createSigner } from "x402/types";
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
 
       const { value: blockhash } = await rpc.getLatestBlockhash().send();
       const transfer = await signUsdcTransfer({ payer, mint: chain.usdcMint, payTo: chain.payTo, amount: 2000n, blockhash });
-      await rpc.sendTransaction(transfer.wireTransaction as never, { encoding: "base64" }).send();
+      await rpc.sendTransaction(transfer.wireTransaction as Base64EncodedWireTransaction, { encoding: "base64" }).send();
       signaturePath.push(await timed(() => admit(transfer.signature)));
 
       const requirement = { ...(await paymentRequirementsFor(services)), network: "solana-devnet" };

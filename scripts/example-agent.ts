@@ -13,7 +13,7 @@
  * SOLANA_RPC_URL overrides the RPC (default: the local chain's, from GET /api).
  */
 import { parseArgs } from "node:util";
-import { createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner, getBase58Encoder, type Signature, type TransactionSigner } from "@solana/kit";
+import { type Base64EncodedWireTransaction, createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner, getBase58Encoder, type Signature, type TransactionSigner } from "@solana/kit";
 import { z } from "zod";
 import { signUsdcTransfer } from "@/lib/payments/usdc-transfer";
 
@@ -83,7 +83,7 @@ async function main(): Promise<number> {
   const signer = await payer(info);
   const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
   const transfer = await signUsdcTransfer({ payer: signer, mint: req.asset, payTo: req.payTo, amount: BigInt(req.maxAmountRequired), decimals: req.extra.decimals, reference: req.extra.reference, blockhash });
-  await rpc.sendTransaction(transfer.wireTransaction as never, { encoding: "base64" }).send();
+  await rpc.sendTransaction(transfer.wireTransaction as Base64EncodedWireTransaction, { encoding: "base64" }).send();
   log(`sent transfer ${transfer.signature}`);
   await waitForConfirmation(rpc, transfer.signature);
 

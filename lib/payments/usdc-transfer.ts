@@ -1,6 +1,7 @@
 import {
   type Address,
   type Blockhash,
+  type Instruction,
   type TransactionSigner,
   address,
   appendTransactionMessageInstructions,
@@ -45,10 +46,15 @@ export async function signUsdcTransfer(transfer: UsdcTransfer): Promise<{ signat
     getTransferCheckedInstruction({ source, mint: address(transfer.mint), destination, authority: transfer.payer, amount: transfer.amount, decimals: transfer.decimals ?? 6 }),
     ...(transfer.reference ? [memoInstruction(transfer.reference)] : []),
   ];
+  return signInstructions(transfer.payer, instructions, transfer.blockhash);
+}
+
+/** A v0 transaction of these instructions, paid and signed by `payer` (and any signer the instructions name). */
+export async function signInstructions(payer: TransactionSigner, instructions: Instruction[], blockhash: UsdcTransfer["blockhash"]): Promise<{ signature: string; wireTransaction: string }> {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(transfer.payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(transfer.blockhash, m),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const signed = await signTransactionMessageWithSigners(message);

@@ -1,19 +1,4 @@
-import {
-  type Instruction,
-  type Signature,
-  type TransactionSigner,
-  address,
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from "@solana/kit";
+import { type Base64EncodedWireTransaction, type Instruction, type Signature, type TransactionSigner, address, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
 import { getCreateAccountInstruction } from "@solana-program/system";
 import {
   TOKEN_PROGRAM_ADDRESS,
@@ -22,22 +7,15 @@ import {
   getMintToCheckedInstruction,
   getTransferCheckedInstruction,
 } from "@solana-program/token";
-import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
+import { associatedTokenAccount, signInstructions } from "@/lib/payments/usdc-transfer";
 
 /** Real transactions on the project's local chain, for tests that need payments of every kind. */
 export type Rpc = ReturnType<typeof createSolanaRpc>;
 
 export async function sendInstructions(rpc: Rpc, payer: TransactionSigner, instructions: Instruction[], options: { skipPreflight?: boolean } = {}): Promise<string> {
   const { value: blockhash } = await rpc.getLatestBlockhash().send();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: "base64", skipPreflight: options.skipPreflight ?? false }).send();
-  const signature = getSignatureFromTransaction(signed);
+  const { signature, wireTransaction } = await signInstructions(payer, instructions, blockhash);
+  await rpc.sendTransaction(wireTransaction as Base64EncodedWireTransaction, { encoding: "base64", skipPreflight: options.skipPreflight ?? false }).send();
   await waitForStatus(rpc, signature);
   return signature;
 }
