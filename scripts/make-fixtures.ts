@@ -105,6 +105,156 @@ async function makeEncryptedPdf(): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false });
 }
 
+/**
+ * What structured.pdf's pages hold, top to bottom. Lines are given as set, so
+ * the hyphenated breaks ("equip-", "well-") are where the tests expect them;
+ * makeStructuredPdf checks that every line but a paragraph's last fills the
+ * measure, as a typesetter's would.
+ */
+type StructuredBlock =
+  | { heading: string; size: number }
+  | { paragraph: string[]; indent?: number; spaced?: boolean }
+  | { bold: string }
+  | { items: { marker: string; lines: string[]; level?: number }[] }
+  | { code: string[] }
+  | { fixedAt: number; text: string; size: number };
+
+const STRUCTURED_PAGES: StructuredBlock[][] = [
+  [
+    { heading: "Coastal Survey Handbook", size: 22 },
+    {
+      paragraph: [
+        "This handbook explains how volunteer teams survey the shore, from the first equip-",
+        "ment check to the final report. Every team follows the same steps, so that the well-",
+        "known problems of earlier surveys, such as counts that cannot be compared from one",
+        "year to the next, do not come back.",
+      ],
+    },
+    { heading: "1 Equipment", size: 16 },
+    { paragraph: ["Pack the following before every survey:"] },
+    {
+      items: [
+        { marker: "\u2022", lines: ["Binoculars and a spotting scope with its tripod"] },
+        { marker: "\u2022", lines: ["A waterproof notebook and two pencils, because ink runs in the rain while", "a notebook written in pencil stays readable even when it gets soaked"] },
+        { marker: "\u2022", lines: ["Tide tables for the season"] },
+        { marker: "\u2013", lines: ["printed on paper, not kept on a phone"], level: 1 },
+      ],
+    },
+    { heading: "1.1 Checks before leaving", size: 13 },
+    {
+      items: [
+        { marker: "1.", lines: ["Check the weather forecast and the times of high and low water"] },
+        { marker: "2.", lines: ["Tell the coordinator where the team is going and when it will be back"] },
+        { marker: "3.", lines: ["Charge the radio and test it with the base station, so that help can always", "be called from anywhere on the shore"] },
+      ],
+    },
+    { paragraph: ["Teams that skip these checks are not covered by the survey's insurance."] },
+  ],
+  [
+    // Looks like a running header but is on this page only: it stays.
+    { fixedAt: 790, text: "Draft for review", size: 9 },
+    { heading: "2 Counting birds", size: 16 },
+    // Paragraphs told apart by a first-line indent alone, no space between them.
+    {
+      paragraph: [
+        "Count at high tide, when the birds crowd together onto the last dry ground and",
+        "can be seen from the sea wall. Walk slowly, stop often, and count each flock",
+        "twice, once from each end.",
+      ],
+      indent: 18,
+    },
+    { paragraph: ["Write the count down at once. Memory is a poor instrument on a cold, wet", "morning, and a number written later is a guess."], indent: 18, spaced: false },
+    { bold: "Tide tables" },
+    { paragraph: ["Spring tides push the birds closest to the wall; neap tides spread them out."] },
+    {
+      items: [
+        { marker: "a)", lines: ["Note the height of the tide at the start of the count"] },
+        { marker: "b)", lines: ["Note it again at the end"] },
+      ],
+    },
+  ],
+  [
+    { heading: "3 Reporting", size: 16 },
+    { paragraph: ["Reports follow the well-known format of the national scheme. Send them from", "the command line with the survey tool:"] },
+    { code: ["survey submit --site north-spit --date 2025-05-01", '    --observer "A. N. Other" --count 214'] },
+    { paragraph: ["The tool checks each record before it is sent and prints what it rejected."] },
+    // A bare number near the foot of one page only: not a page number.
+    { fixedAt: 95, text: "Nests found on the north spit:", size: 11 },
+    { fixedAt: 80, text: "7", size: 11 },
+  ],
+];
+
+/**
+ * Headings at three sizes and a bold one at body size, wrapped paragraphs
+ * (spaced, or told apart by a first-line indent), bulleted, nested, numbered
+ * and lettered lists, a code example in Courier, and on every page a running
+ * header with the page number and a "Page N of 3" footer.
+ */
+async function makeStructuredPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setCreationDate(FIXED_DATE);
+  doc.setModificationDate(FIXED_DATE);
+  doc.setProducer("chunkwise scripts/make-fixtures.ts");
+  const regular = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const mono = await doc.embedFont(StandardFonts.Courier);
+  const [left, right, body, leading] = [60, 480, 11, 15];
+  const fills = (line: string, x: number) => {
+    const width = regular.widthOfTextAtSize(line, body);
+    if (width > right - x || width < 0.85 * (right - x)) throw new Error(`structured.pdf: "${line}" is ${width.toFixed(0)} pt wide, not a full line of ${right - x}`);
+  };
+
+  STRUCTURED_PAGES.forEach((blocks, index) => {
+    const page = doc.addPage([595, 842]);
+    const number = String(index + 1);
+    page.drawText("Coastal Survey Handbook", { x: left, y: 806, size: 9, font: regular });
+    page.drawText(number, { x: right - regular.widthOfTextAtSize(number, 9), y: 806, size: 9, font: regular });
+    const footer = `Page ${number} of ${STRUCTURED_PAGES.length}`;
+    page.drawText(footer, { x: (595 - regular.widthOfTextAtSize(footer, 9)) / 2, y: 30, size: 9, font: regular });
+
+    let y = 770;
+    for (const block of blocks) {
+      if ("fixedAt" in block) {
+        page.drawText(block.text, { x: left, y: block.fixedAt, size: block.size, font: regular });
+      } else if ("heading" in block) {
+        y -= 8;
+        page.drawText(block.heading, { x: left, y, size: block.size, font: bold });
+        y -= block.size + 12;
+      } else if ("bold" in block) {
+        page.drawText(block.bold, { x: left, y, size: body, font: bold });
+        y -= leading;
+      } else if ("paragraph" in block) {
+        if (block.spaced === false) y += 12;
+        block.paragraph.forEach((line, i) => {
+          const x = i === 0 ? left + (block.indent ?? 0) : left;
+          if (i < block.paragraph.length - 1) fills(line, x);
+          page.drawText(line, { x, y, size: body, font: regular });
+          y -= leading;
+        });
+        y -= 12;
+      } else if ("items" in block) {
+        for (const item of block.items) {
+          const x = left + 12 + (item.level ?? 0) * 22;
+          page.drawText(item.marker, { x, y, size: body, font: regular });
+          item.lines.forEach((line, i) => {
+            if (i < item.lines.length - 1) fills(line, x + 16);
+            page.drawText(line, { x: x + 16, y, size: body, font: regular });
+            y -= leading;
+          });
+        }
+        y -= 12;
+      } else {
+        for (const line of block.code) {
+          page.drawText(line, { x: left + 20, y, size: 10, font: mono });
+          y -= 13;
+        }
+        y -= 12;
+      }
+    }
+  });
+  return doc.save({ useObjectStreams: false });
+}
+
 function wrap(text: string, width: (s: string) => number, max: number): string[] {
   const lines: string[] = [];
   let line = "";
@@ -444,6 +594,7 @@ async function main() {
     "garbled.pdf": garble(multipage),
     "no-text.pdf": await makeNoTextPdf(),
     "encrypted.pdf": await makeEncryptedPdf(),
+    "structured.pdf": await makeStructuredPdf(),
     "report.docx": await makeDocx(),
     "zip-bomb.docx": bomb,
     "zip-bomb-lying.docx": lieAboutSize(bomb, "word/document.xml", 4096),

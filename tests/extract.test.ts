@@ -4,6 +4,8 @@ import { strToU8, zipSync } from "fflate";
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { chunkExtracted } from "@/lib/chunking";
+import type { MethodContext } from "@/lib/chunking/types";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";
@@ -119,7 +121,8 @@ describe("PDF", () => {
     expect(pages.at(-1)?.end).toBe(result.text.length);
     pages.forEach((page, i) => {
       const text = result.text.slice(page.start, page.end);
-      expect(text.startsWith(TITLES[i] ?? "?")).toBe(true);
+      // Each page's title is set large: it comes back as a Markdown heading.
+      expect(text.startsWith(`# ${TITLES[i]}\n\n`)).toBe(true);
       expect(text).toContain(PHRASES[i]);
       // No other page's text leaks into this range.
       TITLES.filter((_, j) => j !== i).forEach((other) => expect(text).not.toContain(other));
@@ -173,6 +176,93 @@ describe("PDF", () => {
 
   it("gives up on a document that takes longer than the timeout with 400 document_too_complex", async () => {
     await expectRefused(extract(fixture("multipage.pdf"), {}, { ...LIMITS, timeoutMs: 1 }), 400, "document_too_complex");
+  });
+});
+
+describe("PDF layout", () => {
+  // What tests/fixtures/structured.pdf shows a reader, page by page (scripts/make-fixtures.ts, STRUCTURED_PAGES).
+  const PAGES = [
+    [
+      "# Coastal Survey Handbook",
+      "This handbook explains how volunteer teams survey the shore, from the first equipment check to the final report. Every team follows the same steps, so that the well-known problems of earlier surveys, such as counts that cannot be compared from one year to the next, do not come back.",
+      "## 1 Equipment",
+      "Pack the following before every survey:",
+      [
+        "- Binoculars and a spotting scope with its tripod",
+        "- A waterproof notebook and two pencils, because ink runs in the rain while a notebook written in pencil stays readable even when it gets soaked",
+        "- Tide tables for the season",
+        "  - printed on paper, not kept on a phone",
+      ].join("\n"),
+      "### 1.1 Checks before leaving",
+      [
+        "1. Check the weather forecast and the times of high and low water",
+        "2. Tell the coordinator where the team is going and when it will be back",
+        "3. Charge the radio and test it with the base station, so that help can always be called from anywhere on the shore",
+      ].join("\n"),
+      "Teams that skip these checks are not covered by the survey's insurance.",
+    ],
+    [
+      "Draft for review",
+      "## 2 Counting birds",
+      "Count at high tide, when the birds crowd together onto the last dry ground and can be seen from the sea wall. Walk slowly, stop often, and count each flock twice, once from each end.",
+      "Write the count down at once. Memory is a poor instrument on a cold, wet morning, and a number written later is a guess.",
+      "#### Tide tables",
+      "Spring tides push the birds closest to the wall; neap tides spread them out.",
+      "- a) Note the height of the tide at the start of the count\n- b) Note it again at the end",
+    ],
+    [
+      "## 3 Reporting",
+      "Reports follow the well-known format of the national scheme. Send them from the command line with the survey tool:",
+      '```\nsurvey submit --site north-spit --date 2025-05-01\n    --observer "A. N. Other" --count 214\n```',
+      "The tool checks each record before it is sent and prints what it rejected.",
+      "Nests found on the north spit: 7",
+    ],
+  ].map((blocks) => blocks.join("\n\n"));
+
+  let doc: Extracted;
+  const pageText = (n: number) => {
+    const page = doc.pages?.find((p) => p.number === n);
+    return page ? doc.text.slice(page.start, page.end) : "";
+  };
+  beforeAll(async () => {
+    doc = await extract(fixture("structured.pdf"), {}, LIMITS);
+  });
+
+  it("recovers headings by size, paragraphs from wrapped lines, lists and code as Markdown", () => {
+    expect(doc.pageCount).toBe(3);
+    expect([1, 2, 3].map(pageText)).toEqual(PAGES);
+  });
+
+  it("drops the running header, the footer and the page numbers on every page, and keeps lines that occur once", () => {
+    // The header's title survives once: as page 1's heading, set large.
+    expect(doc.text.match(/Coastal Survey Handbook/g)).toEqual(["Coastal Survey Handbook"]);
+    expect(doc.text).not.toMatch(/Page \d of 3/);
+    [1, 2, 3].forEach((n) => expect(pageText(n)).not.toMatch(new RegExp(`(^|\\s)${n}$`, "m")));
+    expect(pageText(2).startsWith("Draft for review\n\n")).toBe(true);
+    expect(pageText(3).endsWith("north spit: 7")).toBe(true);
+  });
+
+  // A method that never embeds: these tiers do not ask for vectors.
+  const context: MethodContext = { embedder: { id: "none", embed: () => Promise.reject(new Error("no embedding in this test")) } };
+
+  it.each(["free", "structure"] as const)("gives each %s chunk the pages its text comes from", async (tier) => {
+    const chunks = await chunkExtracted(doc, tier, { maxTokens: 40, overlapTokens: 0 }, context);
+    expect(chunks.length).toBeGreaterThan(6);
+    const pages = doc.pages ?? [];
+    // Counted here without the chunker's search: pages that start at or before an offset.
+    const pageOf = (offset: number) => pages.filter((p) => p.start <= offset).length;
+    for (const { text, metadata } of chunks) {
+      expect({ text, page_start: metadata.page_start, page_end: metadata.page_end }).toEqual({ text, page_start: pageOf(metadata.start), page_end: pageOf(metadata.end - 1) });
+    }
+    const from = (phrase: string) => chunks.find((c) => c.text.includes(phrase))?.metadata;
+    expect(from("Count at high tide")).toMatchObject({ page_start: 2, page_end: 2 });
+    expect(from("Reports follow the well-known format")).toMatchObject({ page_start: 3, page_end: 3 });
+    expect(from("Pack the following")).toMatchObject({ page_start: 1, page_end: 1 });
+  });
+
+  it("gives a chunk that runs over a page break both pages", async () => {
+    const chunks = await chunkExtracted(doc, "free", { maxTokens: 2000, overlapTokens: 0 }, context);
+    expect(chunks.map((c) => [c.metadata.page_start, c.metadata.page_end])).toEqual([[1, 3]]);
   });
 });
 

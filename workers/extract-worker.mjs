@@ -16,10 +16,11 @@ const handlers = {
     return { pageCount: pdfDocument.numPages };
   },
 
-  async "pdf-text"() {
-    const { extractText } = await load("unpdf");
-    const { text } = await extractText(pdfDocument, { mergePages: false });
-    return { pages: text };
+  // Positioned text, not plain text: lib/extract/pdf-layout.ts recovers
+  // headings, paragraphs and lists from sizes and positions.
+  async "pdf-items"() {
+    const numbers = Array.from({ length: pdfDocument.numPages }, (_, i) => i + 1);
+    return { pages: await Promise.all(numbers.map(pageItems)) };
   },
 
   async "docx-html"({ data }) {
@@ -39,6 +40,48 @@ const handlers = {
     return { markdown: segments.map((segment) => converter.translate(segment)) };
   },
 };
+
+/**
+ * One page's text items as columns: their strings, five numbers each in one
+ * Float64Array (x, y, size, width, upright as 1 or 0), and an index into the
+ * page's font names. Typed arrays cross to the main thread as plain copies.
+ */
+async function pageItems(number) {
+  const page = await pdfDocument.getPage(number);
+  const { items, styles } = await page.getTextContent();
+  const text = [];
+  const font = [];
+  const geometry = [];
+  const fonts = [];
+  const fontIndex = new Map();
+  for (const item of items) {
+    // Marked-content entries carry no text; empty strings only mark line ends, which positions tell anyway.
+    if (typeof item.str !== "string" || item.str === "") continue;
+    const [a, b, c, d, x, y] = item.transform;
+    const size = Math.hypot(c, d) || item.height;
+    // A degenerate matrix in a damaged file: the text cannot be placed.
+    if (![x, y, size, item.width].every(Number.isFinite)) continue;
+    const upright = a > 0 && Math.abs(b) <= 0.01 * a && Math.abs(c) <= 0.01 * Math.abs(d);
+    let index = fontIndex.get(item.fontName);
+    if (index === undefined) {
+      index = fonts.length;
+      fonts.push(String(item.fontName));
+      fontIndex.set(item.fontName, index);
+    }
+    text.push(item.str);
+    font.push(index);
+    geometry.push(x, y, size, item.width, upright ? 1 : 0);
+  }
+  page.cleanup();
+  return {
+    box: page.view,
+    text,
+    font: Uint32Array.from(font),
+    geometry: Float64Array.from(geometry),
+    fonts,
+    monospace: fonts.filter((name) => styles[name]?.fontFamily === "monospace"),
+  };
+}
 
 /** A library that fails to load is our fault, not the document's: `stage` tells the two apart. */
 class LoadError extends Error {}

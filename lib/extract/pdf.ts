@@ -1,10 +1,14 @@
 import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
-import { normalizeNewlines } from "@/lib/extract/text";
+import { layoutPages, type PdfPageContent } from "@/lib/extract/pdf-layout";
 import type { ExtractLimits, PageRange } from "@/lib/extract/types";
 import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
 
-/** PDF text, page by page, read by unpdf (pdf.js) in a worker thread. */
+/**
+ * PDF text, page by page, as Markdown: unpdf (pdf.js) reads positioned text
+ * in a worker thread, lib/extract/pdf-layout.ts turns it into headings,
+ * paragraphs and lists without running headers, footers and page numbers.
+ */
 export interface PdfText {
   text: string;
   pages: PageRange[];
@@ -14,7 +18,25 @@ export interface PdfText {
 export const PAGE_SEPARATOR = "\n\n";
 
 const Opened = z.object({ ok: z.literal(true), pageCount: z.number().int().nonnegative() });
-const Read = z.object({ ok: z.literal(true), pages: z.array(z.string()) });
+/** One page from the worker's "pdf-items": per text item a string, five numbers (x, y, size, width, upright) and a font index. */
+const PageItems = z
+  .object({
+    box: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+    text: z.array(z.string()),
+    geometry: z.instanceof(Float64Array),
+    font: z.instanceof(Uint32Array),
+    fonts: z.array(z.string()),
+    monospace: z.array(z.string()),
+  })
+  .refine(
+    (page) =>
+      page.geometry.length === page.text.length * 5 &&
+      page.font.length === page.text.length &&
+      page.font.every((index) => index < page.fonts.length) &&
+      page.geometry.every(Number.isFinite),
+    "text items whose columns disagree",
+  );
+const Items = z.object({ ok: z.literal(true), pages: z.array(PageItems) });
 
 export function extractPdf(bytes: Uint8Array, limits: Pick<ExtractLimits, "maxPages" | "timeoutMs">): Promise<PdfText> {
   return withWorker({ timeoutMs: limits.timeoutMs, damaged: failures.corruptedPdf }, async (worker) => {
@@ -22,12 +44,12 @@ export function extractPdf(bytes: Uint8Array, limits: Pick<ExtractLimits, "maxPa
     if (!opened.ok) throw refusal(opened);
     // Before reading any text: counting pages is cheap, reading thousands of them is not.
     if (opened.pageCount > limits.maxPages) throw failures.tooManyPages(opened.pageCount, limits.maxPages);
-    const read = await worker.call({ op: "pdf-text" }, Read);
+    const read = await worker.call({ op: "pdf-items" }, Items);
     if (!read.ok) throw refusal(read);
     if (read.pages.length !== opened.pageCount) {
       throw failures.extractorUnavailable(new Error(`worker read ${read.pages.length} pages of ${opened.pageCount}`));
     }
-    const texts = read.pages.map(cleanPage);
+    const texts = layoutPages(read.pages.map(toPageContent));
     if (texts.every((t) => t === "")) throw failures.noText();
     return { ...joinPages(texts), pageCount: opened.pageCount };
   });
@@ -38,15 +60,13 @@ function refusal(failure: DocumentFailure) {
   return failure.name === "PasswordException" ? failures.encryptedPdf() : failures.corruptedPdf();
 }
 
-/**
- * pdf.js ends lines with "\n" and pads with spaces where glyphs were spaced
- * out; trailing blanks and NULs (unmapped glyphs) only add noise to chunks.
- */
-function cleanPage(raw: string): string {
-  return normalizeNewlines(raw)
-    .replace(/\u0000/g, "")
-    .replace(/[^\S\n]+$/gm, "")
-    .replace(/^\n+|\n+$/g, "");
+function toPageContent(page: z.infer<typeof PageItems>): PdfPageContent {
+  const { text, geometry: g, font, fonts } = page;
+  return {
+    box: page.box,
+    items: text.map((str, i) => ({ text: str, x: g[i * 5]!, y: g[i * 5 + 1]!, size: g[i * 5 + 2]!, width: g[i * 5 + 3]!, upright: g[i * 5 + 4] === 1, font: fonts[font[i]!]! })),
+    monospaceFonts: page.monospace,
+  };
 }
 
 /** Joins page texts with PAGE_SEPARATOR; page `n` covers exactly its own text, the separators belong to no page. */

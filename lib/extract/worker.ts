@@ -17,7 +17,7 @@ import { failures } from "@/lib/extract/failures";
  */
 export type WorkerRequest =
   | { op: "pdf-open"; data: Uint8Array }
-  | { op: "pdf-text" }
+  | { op: "pdf-items" }
   | { op: "docx-html"; data: Uint8Array }
   | { op: "markdown"; segments: string[]; options: Partial<NodeHtmlMarkdownOptions> };
 
