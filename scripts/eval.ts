@@ -1,0 +1,124 @@
+/**
+ * `npm run eval`: chunk quality of our tiers against LangChain and Chonkie at
+ * the same token budget, on annotated question/excerpt corpora and a
+ * topic-segmentation set. Method and corpora: docs/eval.md.
+ *
+ *   npm run eval [-- --budgets 400,200,800] [--methods structure,langchain-recursive]
+ *                [--corpora chroma,markdown,pdf,segmentation] [--chroma-dir DIR] [--no-docs]
+ *
+ * A full default run rewrites the results section of docs/eval.md. The exit
+ * code is 0 whether or not the bars hold (this is a report), 1 if a method or
+ * corpus failed.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "@/lib/config";
+import { createEmbedder } from "@/lib/embeddings";
+import { loadChromaDev, type QaDocument } from "@/eval/corpora";
+import { evaluateMethod } from "@/eval/evaluate";
+import { createMethods } from "@/eval/methods";
+import { loadOwnCorpora, segmentationSources } from "@/eval/own-corpora";
+import { type Row, barLines, bars, corpusTable, mainTable } from "@/eval/report";
+import { DEFAULT_SEGMENTATION, type SegmentationSample, buildSegmentationSet } from "@/eval/segmentation";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const DEFAULT_CHROMA_DIR = path.resolve(ROOT, "../shared/eval-data/chroma-dev");
+const DOCS = path.join(ROOT, "docs", "eval.md");
+const MAIN_BUDGET = 400;
+const DEFAULT_BUDGETS = [MAIN_BUDGET, 200, 800];
+const CORPORA = ["chroma", "markdown", "pdf", "segmentation"] as const;
+const RESULTS_START = "<!-- results:start -->";
+const RESULTS_END = "<!-- results:end -->";
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      budgets: { type: "string" },
+      methods: { type: "string" },
+      corpora: { type: "string" },
+      "chroma-dir": { type: "string", default: DEFAULT_CHROMA_DIR },
+      "no-docs": { type: "boolean", default: false },
+    },
+  });
+  const budgets = values.budgets ? values.budgets.split(",").map((b) => Number.parseInt(b, 10)) : DEFAULT_BUDGETS;
+  if (budgets.some((b) => !Number.isInteger(b) || b < 32 || b > 8192)) throw new Error("--budgets: integers between 32 and 8192");
+  const corpora = values.corpora ? values.corpora.split(",") : [...CORPORA];
+  const unknownCorpus = corpora.find((c) => !(CORPORA as readonly string[]).includes(c));
+  if (unknownCorpus) throw new Error(`--corpora: unknown ${unknownCorpus}; known: ${CORPORA.join(", ")}`);
+
+  const started = performance.now();
+  const config = loadConfig();
+  // The local embedder whatever the environment says: the evaluation needs no network.
+  const embedder = createEmbedder({ kind: "local" });
+  const allMethods = createMethods(embedder);
+  const methods = values.methods ? values.methods.split(",").map((id) => {
+    const m = allMethods.find((x) => x.id === id);
+    if (!m) throw new Error(`--methods: unknown ${id}; known: ${allMethods.map((x) => x.id).join(", ")}`);
+    return m;
+  }) : allMethods;
+
+  const documents: QaDocument[] = [];
+  if (corpora.includes("chroma")) documents.push(...(await loadChromaDev(values["chroma-dir"], config.limits)));
+  const own = await loadOwnCorpora(config.limits, { markdown: corpora.includes("markdown"), pdf: corpora.includes("pdf") });
+  documents.push(...own);
+  let samples: SegmentationSample[] = [];
+  if (corpora.includes("segmentation")) {
+    const sources = segmentationSources(values["chroma-dir"]);
+    samples = await buildSegmentationSet(sources, DEFAULT_SEGMENTATION, config.limits);
+  }
+  const excerptCount = documents.reduce((n, d) => n + d.excerpts.length, 0);
+  const corpusLine =
+    `${documents.length} annotated documents (${[...new Set(documents.map((d) => d.corpus))].join(", ")}), ${excerptCount} excerpts; ` +
+    `${samples.length} segmentation samples (${samples.reduce((n, s) => n + s.boundaries.length + 1, 0)} sections)`;
+  console.log(corpusLine);
+
+  const sections: string[] = [];
+  let failed = false;
+  for (const budget of budgets) {
+    const rows: Row[] = [];
+    for (const method of methods) {
+      try {
+        const scores = await evaluateMethod(method, budget, documents, samples);
+        rows.push({ id: method.id, label: method.label(), outcome: { kind: "scores", scores } });
+        console.error(`  ${budget} ${method.id}: ${scores.seconds.toFixed(1)} s`);
+      } catch (error) {
+        failed = true;
+        console.error(`ERROR ${method.id} at ${budget} tokens:`, error);
+        rows.push({ id: method.id, label: method.label(), outcome: { kind: "error", message: error instanceof Error ? error.message : String(error) } });
+      }
+    }
+    let section = `### max_tokens ${budget}, overlap 0\n\n${mainTable(rows)}\n`;
+    if (budget === MAIN_BUDGET) {
+      section += `\nPer corpus:\n\n${corpusTable(rows)}\n`;
+      section += `\nBars (issue 4):\n\n${barLines(bars(rows))}\n`;
+    }
+    console.log(`\n${section}`);
+    sections.push(section);
+  }
+
+  const seconds = (performance.now() - started) / 1000;
+  const methodNotes = methods.map((m) => `- **${m.label()}**: ${m.note}`).join("\n");
+  const isFullRun = !values.budgets && !values.methods && !values.corpora && values["chroma-dir"] === DEFAULT_CHROMA_DIR;
+  const results =
+    `Measured ${new Date().toISOString().slice(0, 10)} with node ${process.version}; \`npm run eval\` took ${seconds.toFixed(0)} s.\n` +
+    `Data: ${corpusLine}.\n\n${methodNotes}\n\n${sections.join("\n")}`;
+  console.log(`npm run eval: ${seconds.toFixed(1)} s`);
+  if (isFullRun && !values["no-docs"] && !failed) {
+    const docs = fs.readFileSync(DOCS, "utf8");
+    const from = docs.indexOf(RESULTS_START);
+    const to = docs.indexOf(RESULTS_END);
+    if (from === -1 || to < from) throw new Error(`${DOCS}: missing ${RESULTS_START} / ${RESULTS_END} markers`);
+    fs.writeFileSync(DOCS, `${docs.slice(0, from + RESULTS_START.length)}\n${results}\n${docs.slice(to)}`);
+    console.log(`results written to ${path.relative(ROOT, DOCS)}`);
+  }
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
