@@ -1,5 +1,6 @@
 import type { Config } from "@/lib/config";
 import { methodFor } from "@/lib/chunking";
+import { embedderId } from "@/lib/embeddings";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import { x402Network } from "@/lib/payments/requirements";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
@@ -30,6 +31,7 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
         mode: tier.mode,
         available: true,
         running_method: methodFor(id),
+        ...(id === "semantic" ? { embedder: embedderId(config.embeddings) } : {}),
         ...(paid && methodFor(id) === "recursive" ? { note: "This tier's own method has not landed yet: it runs the recursive splitter meanwhile." } : {}),
       };
     }),

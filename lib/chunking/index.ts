@@ -1,6 +1,8 @@
 import type { Extracted, PageRange } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
 import { splitRecursive } from "./recursive";
+import { splitSemantic } from "./semantic";
+import { splitExtractedStructure } from "./structure";
 import type { Chunk, MethodContext, Span, SplitOptions } from "./types";
 
 interface Method {
@@ -16,8 +18,8 @@ const recursive: Method = { name: "recursive", split: (extracted, options) => sp
  */
 const METHODS: Record<TierId, Method> = {
   free: recursive,
-  structure: recursive,
-  semantic: recursive,
+  structure: { name: "structure", split: splitExtractedStructure },
+  semantic: { name: "semantic", split: (extracted, options, context) => splitSemantic(extracted.text, options, context.embedder) },
   ai: recursive,
   "ai-pro": recursive,
 };

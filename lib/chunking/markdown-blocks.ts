@@ -1,0 +1,141 @@
+/**
+ * The block structure of a Markdown document, from the real parser
+ * (mdast-util-from-markdown with GFM: tables, task lists, footnotes), as the
+ * document's top-level nodes, every block node's `position.start.offset` /
+ * `position.end.offset` being an offset in the original text.
+ *
+ * Two things keep parsing affordable (micromark reads about half a megabyte
+ * a second here, and some of its resolvers rewrite the whole event list each
+ * time they fire, e.g. once per setext heading, which is quadratic on a long
+ * document):
+ * - the parser reads a skeleton of the document (markdown-skeleton.ts), so
+ *   inline content in the tree is mangled and line/column numbers are the
+ *   skeleton's: use block offsets only, and read text from the original;
+ * - the skeleton is parsed in pieces of a few kilobytes, cut before a line
+ *   that starts at column 0 with a letter or `#` after a blank line. Such a
+ *   line ends every open block (a list item, a quote, an indented code block,
+ *   a table, a paragraph: none continues across a blank line without
+ *   indentation) except a fenced code block or an HTML block of the kinds
+ *   that run to an end marker (`<script>`, `<!--`...). A piece whose last
+ *   block is one of those, still open, is parsed again together with the
+ *   next piece. Tests compare the result with a parse of the whole document.
+ */
+import type { Nodes, Root, RootContent } from "mdast";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfm } from "micromark-extension-gfm";
+import { markdownSkeleton } from "./markdown-skeleton";
+
+export interface MarkdownParseOptions {
+  /**
+   * Plain text and PDF text: indentation is layout there, not an indented
+   * code block, so that construct is turned off.
+   */
+  plain?: boolean;
+}
+
+/** Skeleton characters per piece, at least (pieces end at the next safe place). */
+const PIECE_CHARS = 8192;
+/** A blank line followed by a line starting at column 0 with a letter (any non-ASCII character starts a paragraph too) or `#`. */
+const SAFE_CUT = /\n[ \t]*\n(?=[#A-Za-z\u0080-\uffff])/g;
+
+/** Nodes whose children are inline content: below them positions are left as the skeleton's. */
+const INLINE_PARENTS = new Set(["paragraph", "heading", "tableCell"]);
+
+// Any indentation: with indented code turned off (plain text), these may start after 4 spaces or more.
+const OPENING_FENCE = /^[ \t]*(`{3,}|~{3,})/;
+/** HTML blocks that run until an end marker, blank lines included (CommonMark kinds 1 to 5), with that marker. */
+const HTML_UNTIL_MARKER: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/^[ \t]*<(?:script|pre|style|textarea)(?=[\s>]|$)/i, /<\/(?:script|pre|style|textarea)>/i],
+  [/^[ \t]*<!--/, /-->/],
+  [/^[ \t]*<\?/, /\?>/],
+  [/^[ \t]*<![A-Za-z]/, />/],
+  [/^[ \t]*<!\[CDATA\[/, /\]\]>/],
+];
+
+function start(node: Nodes): number {
+  return node.position?.start.offset ?? 0;
+}
+
+function end(node: Nodes): number {
+  return node.position?.end.offset ?? 0;
+}
+
+/** Whether a piece's last top-level block would go on past the piece: a fenced code block or a marker-ended HTML block not closed yet. */
+function endsOpen(piece: string, last: RootContent | undefined, plain: boolean): boolean {
+  if (!last) return false;
+  const source = piece.slice(start(last), end(last));
+  if (last.type === "code") {
+    const fence = OPENING_FENCE.exec(source)?.[1];
+    if (!fence) return false; // indented code ends at the column-0 line
+    const lines = source.split("\n");
+    // A closing fence is indented at most 3 spaces, unless indented code is off (plain text).
+    const indent = plain ? "[ \\t]*" : "[ \\t]{0,3}";
+    const closing = new RegExp(`^${indent}${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*\\r?$`);
+    return lines.length < 2 || !closing.test(lines[lines.length - 1]!);
+  }
+  if (last.type === "html") {
+    const firstLine = source.slice(0, source.indexOf("\n") >>> 0);
+    const kind = HTML_UNTIL_MARKER.find(([opening]) => opening.test(firstLine));
+    // The marker may sit on the opening line itself (after the opening), as in `<!-- note -->`.
+    return kind !== undefined && !kind[1].test(source.slice(firstLine.search(/</) + 2));
+  }
+  return false;
+}
+
+/** The end of the piece starting at `from`: just after a safe cut at least PIECE_CHARS on, or the text's end. */
+function pieceEnd(text: string, from: number): number {
+  SAFE_CUT.lastIndex = from + PIECE_CHARS;
+  const m = SAFE_CUT.exec(text);
+  return m ? m.index + m[0].length : text.length;
+}
+
+/** Top-level nodes of `text`, parsed piece by piece, with offsets in `text`. */
+function parsePieces(text: string, plain: boolean): RootContent[] {
+  const extensions = [gfm()];
+  if (plain) extensions.push({ disable: { null: ["codeIndented"] } });
+  // GFM's only tree transform turns URLs in text into links: inline work this module has no use for (a third of the parse time).
+  const mdastExtensions = gfmFromMarkdown().map((extension) => ({ ...extension, transforms: [] }));
+  const nodes: RootContent[] = [];
+  for (let from = 0; from < text.length; ) {
+    let to = pieceEnd(text, from);
+    let piece = text.slice(from, to);
+    let tree = fromMarkdown(piece, { extensions, mdastExtensions });
+    while (to < text.length && endsOpen(piece, tree.children[tree.children.length - 1], plain)) {
+      to = pieceEnd(text, to);
+      piece = text.slice(from, to);
+      tree = fromMarkdown(piece, { extensions, mdastExtensions });
+    }
+    const shift = (node: Nodes) => {
+      const position = node.position;
+      if (position?.start.offset !== undefined) position.start.offset += from;
+      if (position?.end.offset !== undefined) position.end.offset += from;
+      if ("children" in node && !INLINE_PARENTS.has(node.type)) for (const child of node.children) shift(child);
+    };
+    for (const node of tree.children) {
+      shift(node);
+      nodes.push(node);
+    }
+    from = to;
+  }
+  return nodes;
+}
+
+export function parseMarkdown(text: string, options: MarkdownParseOptions = {}): Root {
+  const skeleton = markdownSkeleton(text);
+  const map = skeleton.originalOffset;
+  const children = parsePieces(skeleton.text, options.plain ?? false);
+  const toOriginal = (node: Nodes) => {
+    const position = node.position;
+    if (position?.start.offset !== undefined) position.start.offset = map[position.start.offset]!;
+    if (position?.end.offset !== undefined) position.end.offset = map[position.end.offset]!;
+    if ("children" in node && !INLINE_PARENTS.has(node.type)) for (const child of node.children) toOriginal(child);
+  };
+  for (const node of children) toOriginal(node);
+  return { type: "root", children };
+}
+
+/** A block node's range in the original text. */
+export function blockRange(node: Nodes): { start: number; end: number } {
+  return { start: start(node), end: end(node) };
+}

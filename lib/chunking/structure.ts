@@ -1,0 +1,709 @@
+/**
+ * The structure tier's splitter: chunks that follow a document's Markdown
+ * structure, sized in exact o200k tokens.
+ *
+ * 1. Blocks. The text is parsed once with the real Markdown parser (GFM), or,
+ *    for plain and PDF text, with indented code turned off and heading lines
+ *    recognised inside paragraphs ("1.2 Title", "Chapter 3", ALL-CAPS lines;
+ *    see headings.ts). Headings start sections; every other block belongs to
+ *    the section of the last heading above it.
+ *
+ * 2. Units. Each block becomes one unit if it fits in `maxTokens`, else the
+ *    smallest pieces its kind allows, each with the cost of a chunk boundary
+ *    before it:
+ *    - prose: sentences (sentences.ts); a sentence longer than the budget is
+ *      split by the recursive splitter (lines, words, and graphemes only for
+ *      a single word longer than the budget). A sentence that ends a line is
+ *      a cheaper place to cut than one inside a line.
+ *    - fenced code: lines, the fences glued to the first and last line; a
+ *      piece that starts or ends a chunk gets the opening fence line
+ *      (language tag included) or a closing fence added, so every chunk is
+ *      valid Markdown. Blank lines are cheaper to cut at than other lines.
+ *    - tables: the header row with the separator line, then rows; a chunk
+ *      starting at a row gets the header row and separator line repeated.
+ *    - lists: items, top-level ones first; an item too big alone is split
+ *      into its own blocks (its text, nested lists: between their items
+ *      first, ...). Only an item whose own text exceeds the budget is cut
+ *      inside, at sentences, then lines and words: there is no other way to
+ *      keep within `maxTokens`.
+ *    - block quotes and footnote definitions: their blocks; anything else
+ *      (HTML, a heading longer than a chunk): as prose.
+ *    Prose of fitting paragraphs is split into sentences too, so chunks can
+ *    be filled evenly; cutting a paragraph between two sentences costs as
+ *    much as one more chunk, cutting where a sentence ends a line much less.
+ *
+ * 3. Packing. Units are packed into chunks by an optimal partition
+ *    (packing.ts): each chunk costs 1, each boundary its cost (a section
+ *    change nothing, a paragraph little, a sentence more, a word much), and a
+ *    small penalty for unfilled chunks evens out sizes. So small neighbours
+ *    merge up to `maxTokens`, and a long section is cut where it hurts least.
+ *    Rules the costs enforce: no chunk ends with a heading and no body (a
+ *    boundary after a heading costs more than any alternative, so it is taken
+ *    only when the block after it fits alone but not with the heading, such as
+ *    a code block of nearly `maxTokens`: code is never split while it fits;
+ *    a first sentence too long to join its heading is cut at words instead);
+ *    a chunk that spans a section change starts where its first section
+ *    starts, so whole short sections share chunks (and the last may lead into
+ *    the start of the next section), but the tail of a section never shares a
+ *    chunk with what follows it. Such a chunk's `headings` are its first
+ *    section's.
+ *
+ * 4. Spans. `start`/`end` are offsets in the text; a chunk's text is
+ *    `text.slice(start, end)`, or, when a code fence or table header was
+ *    added, `Span.text`. `headings` is the section path of the chunk's first
+ *    unit. `tokenCount` is the exact count of the chunk's text.
+ *
+ * Overlap: `overlapTokens` applies only between two chunks cut inside the
+ * prose of one section; the later chunk starts with the last words of the
+ * earlier one (from a sentence start when one lies within the budget). Code,
+ * table and list pieces are never repeated, nor is text across a section
+ * change. Chunks that receive overlap are packed with room for it.
+ *
+ * Sizes stay exact without re-counting: the document is pre-tokenized once
+ * (`TokenIndex`), candidate chunks are estimated from its prefix sums, those
+ * near the limit are counted exactly, and every final chunk is counted
+ * exactly (a chunk over the limit, possible only through an estimate gone
+ * wrong, is re-packed greedily with exact counts).
+ *
+ * Speed: ~0.6 MB/s on a 1 MB Markdown document here, nearly all of it the
+ * Markdown parser, made affordable by markdown-blocks.ts.
+ */
+import type { Code, Heading, List, ListItem, Nodes, Paragraph, RootContent, Table } from "mdast";
+import type { Extracted } from "@/lib/extract/types";
+import { countTokens, TokenIndex } from "@/lib/tokens";
+import { HeadingPath, markdownHeadingTitles, numberedChapterLevel, plainHeadingLevel, type SectionHeading } from "./headings";
+import { blockRange, parseMarkdown } from "./markdown-blocks";
+import { pack } from "./packing";
+import { splitRecursive } from "./recursive";
+import { sentenceStarts } from "./sentences";
+import type { Span, SplitOptions } from "./types";
+
+export interface StructureOptions extends SplitOptions {
+  /**
+   * "markdown" (default): Markdown, and the Markdown made from HTML and DOCX.
+   * "plain": plain text and PDF text, Markdown or not: heading lines are
+   * recognised without Markdown markers, and indentation is not code.
+   */
+  flavor?: "markdown" | "plain";
+}
+
+// ---------------------------------------------------------------------------
+// Costs of chunk boundaries, relative to the cost of one more chunk (1)
+// ---------------------------------------------------------------------------
+
+const CHUNK = 1;
+const BREAK = {
+  section: 0,
+  block: 0.05,
+  /** Between the blocks inside a block quote or a list item. */
+  inner: 0.12,
+  /** Between list items at depth 0; deeper ones add `itemDepth` per level. */
+  item: 0.15,
+  itemDepth: 0.08,
+  row: 0.2,
+  codeBlank: 0.2,
+  codeLine: 0.45,
+  /** A sentence that ends a line. */
+  lineSentence: 0.15,
+  sentence: 1,
+  /** Inside a sentence (words), a table row or a code line: only when it alone is too big. */
+  word: 4,
+  /** After a heading or an opening fence, before a closing fence: only when nothing else fits. */
+  glue: 40,
+} as const;
+/** Weight of the squared unfilled share of a chunk: evens out sizes, second to boundary quality. */
+const UNFILLED = 0.25;
+/** Per section change inside a chunk. */
+const SECTION_MIX = 0.3;
+
+/** Tokens a unit keeps free for the few that joining texts can add (a fence or header added, edges re-scanned). */
+const JOIN_SLACK = 2;
+/** Estimates this far under the limit are taken to fit; between NEAR and FAR they are counted exactly. */
+const NEAR = 8;
+const FAR = 24;
+/** Fewest tokens `maxTokens` may be: a re-fenced line needs room next to its fences, a heading next to its body. */
+const MIN_MAX_TOKENS = 16;
+/** The recursive splitter's smallest budget (a code point can take 4 tokens). */
+const MIN_PIECE_TOKENS = 4;
+
+type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
+
+interface Unit {
+  start: number;
+  end: number;
+  kind: UnitKind;
+  /** Cost of a chunk boundary right before this unit. */
+  breakBefore: number;
+  /** Index into the section paths. */
+  section: number;
+  /** Added before the unit's text when it starts a chunk (a code fence line, a table header). */
+  prefix?: string;
+  /** Added after the unit's text when it ends a chunk (a closing fence). */
+  suffix?: string;
+  /** The suffix instead, when the chunk started inside the same code block (with its `prefix`). */
+  reopenedSuffix?: string;
+  /** Which code block a piece of code belongs to. */
+  block?: number;
+  prefixTokens: number;
+  /** Tokens of the longer suffix. */
+  suffixTokens: number;
+}
+
+type Additions = Partial<Pick<Unit, "prefix" | "suffix" | "reopenedSuffix" | "block">>;
+type NewUnit = Pick<Unit, "start" | "end" | "kind" | "breakBefore"> & Additions;
+
+const SPACE = /\s/;
+const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || (code > 127 && SPACE.test(String.fromCharCode(code)));
+
+/** Turns blocks into units, tracking sections. */
+class UnitBuilder {
+  readonly units: Unit[] = [];
+  /** Section paths; units point into it. Section 0 is the text before any heading. */
+  readonly sections: string[][] = [[]];
+  private readonly path = new HeadingPath();
+  private readonly addedTokens = new Map<string, number>();
+  private codeBlocks = 0;
+
+  constructor(
+    readonly text: string,
+    readonly index: TokenIndex,
+    /** Largest unit: `maxTokens` less the join slack. */
+    readonly budget: number,
+    /** Largest prose unit that may receive overlap: `budget` less the overlap. */
+    readonly proseBudget: number,
+  ) {}
+
+  private tokensOf(s: string): number {
+    let n = this.addedTokens.get(s);
+    if (n === undefined) this.addedTokens.set(s, (n = countTokens(s)));
+    return n;
+  }
+
+  private push(unit: NewUnit): void {
+    if (unit.end <= unit.start) return;
+    const previous = this.units[this.units.length - 1];
+    // No chunk ends with a heading: the boundary after one costs the most.
+    const breakBefore = previous?.kind === "heading" ? Math.max(unit.breakBefore, BREAK.glue) : unit.breakBefore;
+    this.units.push({
+      ...unit,
+      breakBefore,
+      section: this.sections.length - 1,
+      prefixTokens: unit.prefix ? this.tokensOf(unit.prefix) : 0,
+      suffixTokens: Math.max(unit.suffix ? this.tokensOf(unit.suffix) : 0, unit.reopenedSuffix ? this.tokensOf(unit.reopenedSuffix) : 0),
+    });
+  }
+
+  private trim(start: number, end: number): [number, number] {
+    const text = this.text;
+    while (start < end && isSpace(text.charCodeAt(start))) start++;
+    while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+    return [start, end];
+  }
+
+  private count(start: number, end: number): number {
+    return this.index.count(start, end);
+  }
+
+  // -- sections --------------------------------------------------------------
+
+  heading(start: number, end: number, heading: SectionHeading): void {
+    this.path.enter(heading);
+    this.sections.push(this.path.titles());
+    if (this.count(start, end) <= this.budget) this.push({ start, end, kind: "heading", breakBefore: BREAK.section });
+    else this.prose(start, end, BREAK.section, "other", this.budget);
+  }
+
+  insideChapter(): boolean {
+    return this.path.hasChapter();
+  }
+
+  // -- blocks ----------------------------------------------------------------
+
+  /** Any block node; `from` overrides its start (a list item's first block starts at the item's marker). */
+  block(node: Nodes, breakBefore: number, depth: number, kind: UnitKind, from?: number): void {
+    const range = blockRange(node);
+    const start = from ?? range.start;
+    switch (node.type) {
+      case "paragraph":
+      case "heading":
+        return this.prose(start, range.end, breakBefore, kind, kind === "prose" ? this.proseBudget : this.budget);
+      case "code":
+        return this.code(node, start, breakBefore);
+      case "table":
+        return this.table(node, start, breakBefore);
+      case "list":
+        return this.list(node, start, breakBefore, depth);
+      case "listItem":
+        return this.listItem(node, start, breakBefore, depth);
+      case "blockquote":
+      case "footnoteDefinition":
+        return this.container(node.children, start, range.end, breakBefore, depth);
+      default:
+        return this.prose(start, range.end, breakBefore, "other", this.budget);
+    }
+  }
+
+  /**
+   * Prose: sentences. Paragraphs of the document's own prose are cut into
+   * sentences even when they fit, so that packing can fill chunks; any other
+   * text (a list item's, a quote's, HTML) only when it does not fit.
+   */
+  prose(from: number, to: number, breakBefore: number, kind: UnitKind, budget: number): void {
+    const [start, end] = this.trim(from, to);
+    if (start >= end) return;
+    if (kind !== "prose" && this.count(start, end) <= budget) {
+      this.push({ start, end, kind, breakBefore });
+      return;
+    }
+    const boundaries = sentenceStarts(this.text, start, end);
+    boundaries.push(end);
+    let sentenceStart = start;
+    let cost = breakBefore;
+    for (const boundary of boundaries) {
+      const [s, e] = this.trim(sentenceStart, boundary);
+      // A heading must share its chunk with some of its body: a first sentence too long for that is cut at words.
+      const heading = sentenceStart === start ? this.headingTokens() : 0;
+      if (heading > 0 && budget - heading >= MIN_PIECE_TOKENS && this.count(s, e) + heading > budget) this.pieces(s, e, cost, kind, budget - heading);
+      else this.sentence(s, e, cost, kind, budget);
+      cost = endsLine(this.text, e, boundary) ? BREAK.lineSentence : BREAK.sentence;
+      sentenceStart = boundary;
+    }
+  }
+
+  /** Tokens of the headings that end the units so far (0 if the last unit is not a heading), with a token per join. */
+  private headingTokens(): number {
+    let total = 0;
+    for (let k = this.units.length - 1; k >= 0 && this.units[k]!.kind === "heading"; k--) total += this.count(this.units[k]!.start, this.units[k]!.end) + 1;
+    return total;
+  }
+
+  /** One sentence; the recursive splitter cuts one longer than the budget (lines, words, graphemes). */
+  private sentence(start: number, end: number, breakBefore: number, kind: UnitKind, budget: number): void {
+    if (start >= end) return;
+    if (this.count(start, end) <= budget) {
+      this.push({ start, end, kind, breakBefore });
+      return;
+    }
+    this.pieces(start, end, breakBefore, kind, budget);
+  }
+
+  /** [start, end) cut by the recursive splitter into pieces of at most `budget`, boundaries between them costing a word's. */
+  private pieces(start: number, end: number, breakBefore: number, kind: UnitKind, budget: number, extra: Additions = {}, firstExtra = extra): void {
+    const spans = splitRecursive(this.text.slice(start, end), { maxTokens: budget, overlapTokens: 0 });
+    spans.forEach((span, i) => {
+      this.push({ start: start + span.start, end: start + span.end, kind, breakBefore: i === 0 ? breakBefore : BREAK.word, ...(i === 0 ? firstExtra : extra) });
+    });
+  }
+
+  private code(node: Code, start: number, breakBefore: number): void {
+    const { start: fenceAt, end } = blockRange(node);
+    if (this.count(start, end) <= this.budget) {
+      this.push({ start, end, kind: "code", breakBefore });
+      return;
+    }
+    const text = this.text;
+    // Lines of the block; the first runs from `start` (a list item's marker, when the block opens the item).
+    const lines: Array<[number, number]> = [];
+    for (let s = start; s < end; ) {
+      const e = Math.min(lineEnd(text, s), end);
+      lines.push([s, e]);
+      s = e + 1;
+    }
+    const fence = /^(`{3,}|~{3,})/.exec(text.slice(fenceAt, fenceAt + 256))?.[1];
+    let fences: Fences | undefined;
+    let contentFrom = 0;
+    let contentTo = lines.length;
+    if (fence) {
+      fences = codeFences(text, fenceAt, fence);
+      contentFrom = 1;
+      const last = lines[lines.length - 1]!;
+      const closing = new RegExp(`^[ \\t>]*${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*\\r?$`);
+      if (lines.length > 1 && closing.test(text.slice(last[0], last[1]))) contentTo = lines.length - 1;
+      // Fences that would take over half a chunk (a tiny budget, a huge info string): the block is cut as plain lines.
+      if (this.tokensOf(fences.open) + Math.max(this.tokensOf(fences.close), this.tokensOf(fences.reopenedClose)) > this.budget / 2) {
+        fences = undefined;
+        contentFrom = 0;
+        contentTo = lines.length;
+      }
+    }
+    const block = ++this.codeBlocks;
+    const open = fences && { prefix: fences.open, block };
+    const close = fences && { suffix: fences.close, reopenedSuffix: fences.reopenedClose, block };
+    if (fences) this.push({ start: lines[0]![0], end: lines[0]![1], kind: "code", breakBefore, ...close });
+    const lineBudget = this.budget - (fences ? this.tokensOf(fences.open) + Math.max(this.tokensOf(fences.close), this.tokensOf(fences.reopenedClose)) : 0);
+    let blank = false;
+    for (let k = contentFrom; k < contentTo; k++) {
+      const [s, rawEnd] = lines[k]!;
+      let e = rawEnd;
+      while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
+      if (text.slice(s, e).replace(/^[ \t>]*/, "") === "") {
+        blank = true;
+        continue;
+      }
+      const cost = k === contentFrom ? (fences ? BREAK.glue : breakBefore) : blank ? BREAK.codeBlank : BREAK.codeLine;
+      if (this.count(s, e) <= lineBudget) this.push({ start: s, end: e, kind: "code", breakBefore: cost, ...open, ...close });
+      else this.pieces(s, e, cost, "code", lineBudget, { ...open, ...close });
+      blank = false;
+    }
+    if (fences && contentTo < lines.length) {
+      const last = lines[lines.length - 1]!;
+      this.push({ start: last[0], end: last[1], kind: "code", breakBefore: BREAK.glue, ...open });
+    }
+  }
+
+  private table(node: Table, start: number, breakBefore: number): void {
+    const end = blockRange(node).end;
+    if (this.count(start, end) <= this.budget || node.children.length < 2) {
+      if (this.count(start, end) <= this.budget) this.push({ start, end, kind: "table", breakBefore });
+      else this.prose(start, end, breakBefore, "table", this.budget);
+      return;
+    }
+    const text = this.text;
+    // The header row and the separator line: from the table's start to the end of the line after the header row.
+    const headerEnd = lineEnd(text, blockRange(node.children[0]!).end);
+    const separatorEnd = lineEnd(text, Math.min(end, headerEnd + 1));
+    let prefix: string | undefined = `${text.slice(start, separatorEnd)}\n`;
+    // A header too big to repeat: rows go without it rather than not fitting.
+    if (this.tokensOf(prefix) > this.budget / 2) prefix = undefined;
+    if (this.count(start, separatorEnd) <= this.budget) this.push({ start, end: separatorEnd, kind: "table", breakBefore });
+    else this.prose(start, separatorEnd, breakBefore, "table", this.budget);
+    const rowBudget = this.budget - (prefix ? this.tokensOf(prefix) : 0);
+    node.children.slice(1).forEach((row, k) => {
+      const [s, e] = this.trim(blockRange(row).start, blockRange(row).end);
+      const cost = k === 0 ? BREAK.glue : BREAK.row;
+      if (this.count(s, e) <= rowBudget) this.push({ start: s, end: e, kind: "table", breakBefore: cost, prefix });
+      // A row bigger than a chunk: cut inside it (words), the header before its first piece only.
+      else this.pieces(s, e, cost, "table", rowBudget, {}, { prefix });
+    });
+  }
+
+  private list(node: List, start: number, breakBefore: number, depth: number): void {
+    const end = blockRange(node).end;
+    if (this.count(start, end) <= this.budget) {
+      this.push({ start, end, kind: "list", breakBefore });
+      return;
+    }
+    node.children.forEach((item, k) => {
+      this.listItem(item, k === 0 ? start : blockRange(item).start, k === 0 ? breakBefore : BREAK.item + depth * BREAK.itemDepth, depth);
+    });
+  }
+
+  private listItem(node: ListItem, start: number, breakBefore: number, depth: number): void {
+    const end = blockRange(node).end;
+    if (this.count(start, end) <= this.budget) {
+      this.push({ start, end, kind: "list", breakBefore });
+      return;
+    }
+    // Too big for one chunk: its own blocks, nested lists between their items. Only a block of
+    // the item that alone exceeds the budget is cut inside (prose: sentences, then lines and
+    // words), the one way left to keep within maxTokens.
+    node.children.forEach((child, k) => {
+      this.block(child, k === 0 ? breakBefore : BREAK.inner + depth * BREAK.itemDepth, depth + 1, "list", k === 0 ? start : undefined);
+    });
+  }
+
+  private container(children: RootContent[], start: number, end: number, breakBefore: number, depth: number): void {
+    if (this.count(start, end) <= this.budget || children.length === 0) {
+      if (this.count(start, end) <= this.budget) this.push({ start, end, kind: "other", breakBefore });
+      else this.prose(start, end, breakBefore, "other", this.budget);
+      return;
+    }
+    children.forEach((child, k) => this.block(child, k === 0 ? breakBefore : BREAK.inner, depth, "other", k === 0 ? start : undefined));
+  }
+}
+
+/**
+ * Whether the gap [end, next) after a sentence holds a line break, or the
+ * sentence ends with one written out as "\n" (text serialised as JSON or a
+ * Python literal, such as exported chat logs, where it separates paragraphs).
+ */
+function endsLine(text: string, end: number, next: number): boolean {
+  if (text.slice(end, next).includes("\n")) return true;
+  return text.charCodeAt(end - 1) === 110 /* n */ && text.charCodeAt(end - 2) === 92 /* \ */;
+}
+
+/** End of the line holding `offset` (the offset of its "\n", or the text's end). */
+function lineEnd(text: string, offset: number): number {
+  const newline = text.indexOf("\n", offset);
+  return newline < 0 ? text.length : newline;
+}
+
+interface Fences {
+  /** The opening fence line, language tag included, for a piece that starts a chunk. */
+  open: string;
+  /** The closing fence, for a piece that ends a chunk which holds the block's opening line. */
+  close: string;
+  /** The closing fence, for a piece that ends a chunk opened with `open`. */
+  reopenedClose: string;
+}
+
+/**
+ * Fence lines for the pieces of a code block whose fence starts at `at`. A
+ * block inside a list item or a quote keeps that container in the chunks
+ * that hold the container's marker: the closing fence must then sit at the
+ * item's indentation, or after the quote's `>`. A chunk that starts inside
+ * the block has no list marker: its fence is indented at most 3 spaces
+ * (4 would make an indented code block of it), and quotes keep their `>`.
+ */
+function codeFences(text: string, at: number, fence: string): Fences {
+  const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+  const container = text.slice(lineStart, at).replace(/[-+*]|\d{1,9}[.)]/g, (marker) => " ".repeat(marker.length));
+  const reopened = container.includes(">") ? container : " ".repeat(Math.min(container.length, 3));
+  const openLine = text.slice(at, lineEnd(text, at)).replace(/\r$/, "");
+  return { open: `${reopened}${openLine}\n`, close: `\n${container}${fence}`, reopenedClose: `\n${reopened}${fence}` };
+}
+
+/** Whether any non-whitespace follows `offset`. */
+function textFollows(text: string, offset: number): boolean {
+  for (let i = offset; i < text.length; i++) if (!isSpace(text.charCodeAt(i))) return true;
+  return false;
+}
+
+/** A plain-text paragraph: heading lines in it start sections, the lines between them are prose. */
+function plainParagraph(builder: UnitBuilder, node: Paragraph): void {
+  const text = builder.text;
+  const { start, end } = blockRange(node);
+  const lines: Array<[number, number]> = [];
+  for (let s = start; s < end; ) {
+    const e = Math.min(lineEnd(text, s), end);
+    lines.push([s, e]);
+    s = e + 1;
+  }
+  const followedByText = textFollows(text, end);
+  let proseStart = start;
+  let previousIsHeading = false;
+  lines.forEach(([s, e], k) => {
+    const line = text.slice(s, e);
+    const level = plainHeadingLevel(
+      line,
+      {
+        previous: k > 0 ? text.slice(lines[k - 1]![0], lines[k - 1]![1]) : undefined,
+        previousIsHeading,
+        next: k + 1 < lines.length ? text.slice(lines[k + 1]![0], lines[k + 1]![1]) : undefined,
+        followedByText,
+      },
+      builder.insideChapter(),
+    );
+    previousIsHeading = level !== undefined;
+    if (level === undefined) return;
+    builder.prose(proseStart, s, BREAK.block, "prose", builder.proseBudget);
+    const [hs, he] = [s + (line.length - line.trimStart().length), e - (line.length - line.trimEnd().length)];
+    builder.heading(hs, he, { level, title: text.slice(hs, he) });
+    proseStart = e;
+  });
+  builder.prose(proseStart, end, BREAK.block, "prose", builder.proseBudget);
+}
+
+/** A one-item ordered list "1. Title" on one line, followed by a block numbered under it ("## 1.1 ..."): a chapter heading. */
+function isNumberedChapter(text: string, list: List, next: RootContent | undefined): boolean {
+  if (!list.ordered || list.children.length !== 1 || !next) return false;
+  const { start, end } = blockRange(list);
+  const line = text.slice(start, end);
+  if (line.includes("\n")) return false;
+  const nextStart = blockRange(next).start;
+  const nextLine = text.slice(nextStart, lineEnd(text, nextStart)).replace(/^[ \t]*#{1,6}[ \t]+/, "");
+  return numberedChapterLevel(line, nextLine) !== undefined;
+}
+
+/** Splits a Markdown (or plain) text along its structure; see the module comment. */
+export function splitStructure(text: string, options: StructureOptions): Span[] {
+  const { maxTokens, overlapTokens } = options;
+  if (!Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS)
+    throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);
+  if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens >= maxTokens)
+    throw new RangeError("overlapTokens must be an integer from 0 to maxTokens - 1");
+  const plain = options.flavor === "plain";
+  const index = new TokenIndex(text);
+  const budget = maxTokens - JOIN_SLACK;
+  // Overlap takes at most half a chunk, whatever was asked (the API allows no more).
+  const reserve = Math.min(overlapTokens, Math.floor(maxTokens / 2), budget - MIN_PIECE_TOKENS);
+  const builder = new UnitBuilder(text, index, budget, budget - reserve);
+
+  const root = parseMarkdown(text, { plain });
+  const headings = root.children.filter((n): n is Heading => n.type === "heading");
+  const titles = markdownHeadingTitles(text, headings);
+  let headingIndex = 0;
+  root.children.forEach((node, k) => {
+    if (node.type === "heading") {
+      const { start, end } = blockRange(node);
+      builder.heading(start, end, { level: node.depth, title: titles[headingIndex++]! });
+    } else if (plain && node.type === "paragraph") plainParagraph(builder, node);
+    else if (plain && node.type === "list" && isNumberedChapter(text, node, root.children[k + 1])) {
+      const { start, end } = blockRange(node);
+      builder.heading(start, end, { level: 1, title: text.slice(start, end).trim() });
+    } else builder.block(node, BREAK.block, 0, "prose");
+  });
+  return packUnits(text, index, builder, { maxTokens, reserve });
+}
+
+/** The structure tier's method: plain and PDF text are read as "plain" (heading lines without markers), the rest as Markdown. */
+export function splitExtractedStructure(extracted: Extracted, options: SplitOptions): Span[] {
+  return splitStructure(extracted.text, { ...options, flavor: extracted.kind === "text" || extracted.kind === "pdf" ? "plain" : "markdown" });
+}
+
+interface Packer {
+  text: string;
+  index: TokenIndex;
+  units: Unit[];
+  maxTokens: number;
+  reserve: number;
+}
+
+/** Whether the chunk starting at unit i receives overlap from the chunk before. */
+function takesOverlap(p: Packer, i: number): boolean {
+  if (p.reserve <= 0 || i === 0) return false;
+  const before = p.units[i - 1]!;
+  const unit = p.units[i]!;
+  return before.kind === "prose" && unit.kind === "prose" && before.section === unit.section;
+}
+
+/** Exact tokens of units i .. j-1 as one chunk, fence or header added. */
+function exactTokens(p: Packer, i: number, j: number): number {
+  const first = p.units[i]!;
+  const last = p.units[j - 1]!;
+  if (!first.prefix && !last.suffix) return p.index.count(first.start, last.end);
+  return countTokens(chunkText(p, i, j, first.start));
+}
+
+function chunkText(p: Packer, i: number, j: number, start: number): string {
+  const first = p.units[i]!;
+  const last = p.units[j - 1]!;
+  const reopened = first.prefix !== undefined && first.block !== undefined && first.block === last.block;
+  return (first.prefix ?? "") + p.text.slice(start, last.end) + ((reopened ? last.reopenedSuffix : undefined) ?? last.suffix ?? "");
+}
+
+function packUnits(text: string, index: TokenIndex, builder: UnitBuilder, options: { maxTokens: number; reserve: number }): Span[] {
+  const units = builder.units;
+  const n = units.length;
+  if (n === 0) return [];
+  const p: Packer = { text, index, units, maxTokens: options.maxTokens, reserve: options.reserve };
+  const max = options.maxTokens;
+
+  // Estimates from the document's prefix sums, corrected where a unit's own
+  // count disagrees much with them (units cut inside one long pre-token).
+  const startPiece = new Int32Array(n);
+  const endPiece = new Int32Array(n);
+  const correction = new Float64Array(n + 1);
+  units.forEach((u, k) => {
+    startPiece[k] = index.firstPieceFrom(u.start);
+    endPiece[k] = index.firstPieceFrom(u.end);
+    const estimate = index.tokensBefore(endPiece[k]!) - index.tokensBefore(startPiece[k]!);
+    const off = index.count(u.start, u.end) - estimate;
+    correction[k + 1] = correction[k]! + (Math.abs(off) > 4 ? off : 0);
+  });
+  const estimate = (i: number, j: number) =>
+    index.tokensBefore(endPiece[j - 1]!) - index.tokensBefore(startPiece[i]!) + correction[j]! - correction[i]!;
+  const overhead = (i: number, j: number) => units[i]!.prefixTokens + units[j - 1]!.suffixTokens + (takesOverlap(p, i) ? p.reserve : 0);
+
+  // A chunk holding a section change must start where its first section
+  // starts: whole short sections share chunks, and one may lead into the
+  // beginning of the next, but the tail of a section never shares a chunk
+  // with the section after it.
+  const sectionStarts = new Set<number>();
+  units.forEach((u, k) => {
+    if (k === 0 || units[k - 1]!.section !== u.section) sectionStarts.add(k);
+  });
+
+  const starts = pack({
+    units: n,
+    reach: (i, j) => estimate(i, j) <= max + FAR,
+    cost: (i, j) => {
+      const changes = units[j - 1]!.section - units[i]!.section;
+      if (changes > 0 && !sectionStarts.has(i)) return Infinity;
+      const filled = Math.min(1, (estimate(i, j) + overhead(i, j)) / max);
+      return CHUNK + (i > 0 ? units[i]!.breakBefore : 0) + UNFILLED * (1 - filled) ** 2 + SECTION_MIX * changes;
+    },
+    fits: (i, j) => {
+      const extra = overhead(i, j);
+      const guess = estimate(i, j) + extra;
+      if (guess <= max - NEAR) return true;
+      if (guess > max + FAR) return false;
+      return exactTokens(p, i, j) + (takesOverlap(p, i) ? p.reserve : 0) <= max;
+    },
+  });
+
+  const spans: Span[] = [];
+  starts.forEach((i, k) => {
+    const j = k + 1 < starts.length ? starts[k + 1]! : n;
+    emitChunk(p, builder.sections, spans, i, j, k > 0 ? starts[k - 1]! : 0);
+  });
+  return spans;
+}
+
+/** Appends the span of units i .. j-1 (previous chunk starting at unit `previousFirst`), overlap included; re-packs it if exact counting finds it too big. */
+function emitChunk(p: Packer, sections: string[][], spans: Span[], i: number, j: number, previousFirst: number): void {
+  const { units, index, maxTokens } = p;
+  const first = units[i]!;
+  const last = units[j - 1]!;
+  const headings = [...sections[first.section]!];
+  let tokens = exactTokens(p, i, j);
+  if (tokens > maxTokens) {
+    if (j - i === 1) throw new Error(`a unit of ${tokens} tokens exceeds maxTokens ${maxTokens}`); // excluded by the units' budgets
+    // An estimate was wrong: fill greedily by exact counts instead (every unit fits alone).
+    let a = i;
+    while (a < j) {
+      let b = a + 1;
+      while (b < j && exactTokens(p, a, b + 1) <= maxTokens) b++;
+      emitChunk(p, sections, spans, a, b, a);
+      a = b;
+    }
+    return;
+  }
+  let start = first.start;
+  if (takesOverlap(p, i) && spans.length > 0) {
+    const budget = Math.min(p.reserve, maxTokens - tokens);
+    // Overlap comes from the prose units that end the previous chunk, in this section.
+    let from = i - 1;
+    while (from > previousFirst && units[from - 1]!.kind === "prose" && units[from - 1]!.section === first.section) from--;
+    const overlap = overlapStart(p, units[from]!.start, first.start, budget);
+    if (overlap >= 0) {
+      const withOverlap = index.count(overlap, last.end);
+      if (withOverlap <= maxTokens) {
+        start = overlap;
+        tokens = withOverlap;
+      }
+    }
+  }
+  const span: Span = { start, end: last.end, tokenCount: tokens, headings };
+  if (first.prefix || last.suffix) span.text = chunkText(p, i, j, start);
+  spans.push(span);
+}
+
+/**
+ * Where a chunk starting at `chunkStart` begins to repeat the text before it:
+ * the earliest word start in [floor, chunkStart) whose tail up to the end of
+ * the previous text holds at most `budget` tokens, moved on to a sentence
+ * start when one keeps at least half the budget. -1 when none fits.
+ */
+function overlapStart(p: Packer, floor: number, chunkStart: number, budget: number): number {
+  if (budget <= 0) return -1;
+  const text = p.text;
+  let end = chunkStart;
+  while (end > floor && isSpace(text.charCodeAt(end - 1))) end--;
+  // Candidates within a generous window of characters (o200k averages ~4 per token).
+  const windowStart = Math.max(floor, end - budget * 16);
+  const candidates: number[] = [];
+  for (let q = windowStart; q < end; q++) {
+    if (isSpace(text.charCodeAt(q))) continue;
+    if (q === floor || isSpace(text.charCodeAt(q - 1))) candidates.push(q);
+  }
+  // Tail counts shrink as the start moves right: the first candidate that fits.
+  let lo = 0;
+  let hi = candidates.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (p.index.count(candidates[mid]!, end) <= budget) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo >= candidates.length) return -1;
+  for (let k = lo; k < candidates.length; k++) {
+    const q = candidates[k]!;
+    let before = q - 1;
+    while (before > floor && isSpace(text.charCodeAt(before))) before--;
+    if (/[.!?]/.test(text[before] ?? "")) {
+      if (p.index.count(q, end) * 2 >= budget) return q;
+      break;
+    }
+  }
+  return candidates[lo]!;
+}

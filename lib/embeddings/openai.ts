@@ -1,0 +1,148 @@
+/**
+ * Embeddings from any OpenAI-compatible endpoint: `POST {baseUrl}/embeddings`
+ * with `{ model, input: string[], encoding_format: "float" }` (OpenAI, Azure
+ * OpenAI's v1 API, vLLM, Ollama, LM Studio, text-embeddings-inference, ...).
+ *
+ * Texts go out in batches of `batchSize`, at most `concurrency` requests at a
+ * time, each with its own timeout. A request that fails on the provider's
+ * side (429, 408, 5xx, a network error or a timeout) is tried again after a
+ * backoff, or after the provider's `Retry-After`, a bounded number of times.
+ * Answers are parsed, not trusted: one vector per input, of one dimension,
+ * put in input order by their `index`.
+ *
+ * Every failure becomes ApiError 503 `embeddings_unavailable`: the caller's
+ * request was fine, the provider is not. Messages carry the status, never
+ * the key or the provider's body (which may echo the key).
+ */
+import pLimit from "p-limit";
+import { z } from "zod";
+import { ApiError } from "@/lib/errors";
+import { type RetryPolicy, isRetryableStatus, parseRetryAfter, retryDelay } from "./retry";
+import type { Embedder } from "./types";
+
+export interface OpenAIEmbedderOptions {
+  /** e.g. `https://api.openai.com/v1`, without a trailing slash. */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  batchSize: number;
+  concurrency: number;
+  timeoutMs: number;
+  retry?: Partial<RetryPolicy>;
+}
+
+/** The id of the embedder for `model`, as `GET /api` and results show it. */
+export const openAIEmbedderId = (model: string) => `openai:${model}`;
+
+const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 20_000 };
+
+const EmbeddingsResponse = z.object({
+  data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()).min(1) })),
+});
+
+const unavailable = (message: string, cause?: unknown) =>
+  new ApiError(503, "embeddings_unavailable", `The embedding provider is unavailable: ${message}. Try again later.`, { cause });
+
+/** One failed try: whether another may help, and when the provider asked for it. */
+class AttemptFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class OpenAIEmbedder implements Embedder {
+  readonly id: string;
+  private readonly url: string;
+  private readonly retry: RetryPolicy;
+
+  constructor(private readonly options: OpenAIEmbedderOptions) {
+    this.id = openAIEmbedderId(options.model);
+    this.url = `${options.baseUrl.replace(/\/+$/, "")}/embeddings`;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const batches: string[][] = [];
+    for (let i = 0; i < texts.length; i += this.options.batchSize) batches.push(texts.slice(i, i + this.options.batchSize));
+    const limit = pLimit(this.options.concurrency);
+    // After one batch has failed for good, the others are of no use: stop them.
+    const givenUp = new AbortController();
+    let results: Float32Array[][];
+    try {
+      results = await Promise.all(batches.map((batch) => limit(() => this.embedBatch(batch, givenUp.signal))));
+    } catch (error) {
+      limit.clearQueue();
+      givenUp.abort();
+      throw error;
+    }
+    const vectors = results.flat();
+    const dimensions = vectors[0]!.length;
+    if (vectors.some((v) => v.length !== dimensions)) throw unavailable("it returned vectors of different dimensions");
+    return vectors;
+  }
+
+  private async embedBatch(batch: string[], givenUp: AbortSignal): Promise<Float32Array[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.request(batch, givenUp);
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        const delay = error.retryable && !givenUp.aborted ? retryDelay(this.retry, attempt, error.retryAfterMs) : undefined;
+        if (delay === undefined) throw unavailable(attempt > 1 ? `${error.message} (after ${attempt} attempts)` : error.message);
+        await sleep(delay);
+      }
+    }
+  }
+
+  private async request(batch: string[], givenUp: AbortSignal): Promise<Float32Array[]> {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    let raw: string;
+    try {
+      const response = await fetch(this.url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: this.options.model, input: batch, encoding_format: "float" }),
+        signal: AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), givenUp]),
+        redirect: "error",
+      });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new AttemptFailure(`it answered HTTP ${response.status}`, isRetryableStatus(response.status), parseRetryAfter(response.headers.get("retry-after")));
+      }
+      raw = await response.text();
+    } catch (error) {
+      if (error instanceof AttemptFailure) throw error;
+      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      throw new AttemptFailure(timedOut ? `no answer within ${this.options.timeoutMs} ms` : "it could not be reached", true);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      throw new AttemptFailure("it answered with malformed JSON", false);
+    }
+    return this.vectorsFrom(body, batch.length);
+  }
+
+  /** The answer's vectors in input order, or a failure when they do not match the inputs one to one. */
+  private vectorsFrom(body: unknown, count: number): Float32Array[] {
+    const parsed = EmbeddingsResponse.safeParse(body);
+    if (!parsed.success) throw new AttemptFailure("its answer is not an embeddings response", false);
+    const { data } = parsed.data;
+    const vectors: Float32Array[] = new Array(count);
+    for (const item of data) {
+      if (item.index >= count || vectors[item.index]) throw new AttemptFailure("its answer does not match the inputs one to one", false);
+      vectors[item.index] = Float32Array.from(item.embedding);
+    }
+    if (data.length !== count) throw new AttemptFailure(`it returned ${data.length} vectors for ${count} inputs`, false);
+    return vectors;
+  }
+}
