@@ -120,12 +120,7 @@ export class PaymentGate {
 
     const bought = await this.#ledger.replay(cosigned.signature, request.request);
     if (bought) return { kind: "replay", response: bought };
-    const admission = await this.#claim(cosigned.signature, request, {
-      transaction: cosigned.signature,
-      amount: verified.amount,
-      payer: verified.payer,
-      headers: { "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: cosigned.signature, network: x402Network(this.#config.network), payer: verified.payer }) },
-    });
+    const admission = await this.#claim(cosigned.signature, request, this.#x402Receipt(cosigned.signature, verified));
     if (admission.kind === "paid") {
       try {
         await settleX402(this.#config.payments.rpcUrl, cosigned, { confirmTimeoutMs: Math.max(this.#config.payments.confirmTimeoutMs, 30_000) });
@@ -159,13 +154,12 @@ export class PaymentGate {
     }
     const bought = await this.#ledger.replay(transaction, request.request);
     if (bought) return { kind: "replay", response: bought };
+    return this.#claim(transaction, request, this.#x402Receipt(transaction, verified));
+  }
+
+  #x402Receipt(transaction: string, verified: VerifiedX402): Receipt {
     const network = x402Network(this.#config.network);
-    return this.#claim(transaction, request, {
-      transaction,
-      amount: verified.amount,
-      payer: verified.payer,
-      headers: { "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: transaction, network, payer: verified.payer }) },
-    });
+    return { transaction, amount: verified.amount, payer: verified.payer, headers: { "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: transaction, network, payer: verified.payer }) } };
   }
 
   async #claim(paymentId: string, request: PaidRequest, receipt: Receipt): Promise<Admission> {
