@@ -198,6 +198,7 @@ interface PaymentShape {
   network?: string;
   txFeePayer?: Address;
   microLamports?: bigint;
+  units?: number;
   signer?: TransactionSigner;
 }
 
@@ -221,7 +222,7 @@ async function buildPayment(shape: PaymentShape = {}): Promise<string> {
     (m) =>
       appendTransactionMessageInstructions(
         [
-          getSetComputeUnitLimitInstruction({ units: 40_000 }),
+          getSetComputeUnitLimitInstruction({ units: shape.units ?? 40_000 }),
           getSetComputeUnitPriceInstruction({ microLamports: shape.microLamports ?? 1n }),
           ...(shape.before ?? []),
           transfer,
@@ -419,6 +420,8 @@ describe("refusals before anything reaches the chain", () => {
     ["seven instructions", () => buildPayment({ after: [memo("1"), memo("2"), memo("3"), memo("4")] }), "payment_invalid_instructions"],
     ["an unknown program after the transfer", () => buildPayment({ after: [{ programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([2, 0, 0, 0]) }] }), "payment_invalid_instructions"],
     ["a compute unit price above the cap", () => buildPayment({ microLamports: 5_000_001n }), "payment_invalid_instructions"],
+    ["a compute unit limit above the cap", () => buildPayment({ units: 1_400_000 }), "payment_invalid_instructions"],
+    ["a priority fee (limit × price) above the cap", () => buildPayment({ units: 100_000, microLamports: 1_000_000n }), "payment_invalid_instructions"],
     [
       "a create-ATA for another owner",
       async () => {

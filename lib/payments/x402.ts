@@ -62,6 +62,14 @@ export const LIGHTHOUSE_PROGRAM_ADDRESS = address("L2TExMFKdjpN9kozasaurPirfHy9P
 export const MEMO_PROGRAM_ADDRESS = LEGACY_MEMO_PROGRAM_ADDRESS_V3;
 /** The spec's cap: 5 lamports per compute unit, so a payer cannot make the fee payer buy priority. */
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
+/**
+ * Stricter than the spec, which caps only the price: the fee payer pays
+ * limit × price, and without a cap on the product a payer could make us
+ * spend ~0.007 SOL of priority fee on a 0.002 USDC payment. A USDC transfer
+ * (with create-ATA, Memo and Lighthouse guards) needs well under 200k units.
+ */
+export const MAX_COMPUTE_UNIT_LIMIT = 200_000;
+export const MAX_PRIORITY_FEE_LAMPORTS = 50_000n;
 const MIN_INSTRUCTIONS = 3;
 const MAX_INSTRUCTIONS = 6;
 
@@ -180,14 +188,19 @@ function checkComputeBudget(limit: Instruction | undefined, price: Instruction |
   if (!isBudget(price, ComputeBudgetInstruction.SetComputeUnitPrice))
     throw invalidInstructions("The second instruction must be ComputeBudget SetComputeUnitPrice.");
   let microLamports: bigint;
+  let units: number;
   try {
-    parseSetComputeUnitLimitInstruction(limit as AccountsInstruction);
+    units = parseSetComputeUnitLimitInstruction(limit as AccountsInstruction).data.units;
     microLamports = parseSetComputeUnitPriceInstruction(price as AccountsInstruction).data.microLamports;
   } catch (cause) {
     throw new ApiError(402, "payment_invalid_instructions", "A compute budget instruction is malformed.", { cause });
   }
   if (microLamports > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS)
     throw invalidInstructions(`The compute unit price ${microLamports} µlamports is above the cap of ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}.`);
+  if (units > MAX_COMPUTE_UNIT_LIMIT)
+    throw invalidInstructions(`The compute unit limit ${units} is above this service's cap of ${MAX_COMPUTE_UNIT_LIMIT}.`);
+  if ((BigInt(units) * microLamports) / 1_000_000n > MAX_PRIORITY_FEE_LAMPORTS)
+    throw invalidInstructions(`The priority fee (limit × price) is above this service's cap of ${MAX_PRIORITY_FEE_LAMPORTS} lamports.`);
 }
 
 const isTokenProgram = (program: Address) => program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM_ADDRESS;
