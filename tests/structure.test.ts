@@ -663,6 +663,34 @@ describe("parsing", () => {
     }
   });
 
+  it("finds the same blocks whatever inline content they hold, task list items starting with inline markup included", () => {
+    const inline = [
+      "Text with *emphasis*, **strong**, `code | with pipe`, ~~struck~~, <span>html</span>, a\\*b, &amp; and a hard  ",
+      "break, www.example.com, https://example.com/x, mail@example.com, ![image](a.png) and [a link][ref] and [^1].",
+      "",
+      "- [ ] `code` first: the paragraph keeps its start",
+      "- [x] plain text first: the paragraph starts after the space",
+      "- [ ] **strong** first",
+      "- [ ] [ref] first, a defined reference",
+      "- [ ]  two spaces, then text",
+      "",
+      "> - [x] *emphasis* first, in a quote",
+      ">   - [ ] nested `code`",
+      "",
+      "| a `b|c` | d \\| e |",
+      "|---|---|",
+      "| *1* | <b>2</b> |",
+      "",
+      "[ref]: https://example.com 'Title'",
+      "",
+      "[^1]: A footnote with `code`.",
+    ].join("\n");
+    for (const text of [inline, `${tricky()}\n\n${inline}`]) {
+      expect(ours(text)).toEqual(whole(text));
+      expect(ours(text, true)).toEqual(whole(text, true));
+    }
+  });
+
   it("keeps line structure and every construct's punctuation in the skeleton", () => {
     const text = "# Title with words\n\n<div class=\"note\">\n\n| Column one | Column two |\n|---|---|\n\n</script> --> ?> ]]>\n- item text\n";
     const { text: skeleton, originalOffset } = markdownSkeleton(text);

@@ -4,13 +4,16 @@
  * document's top-level nodes, every block node's `position.start.offset` /
  * `position.end.offset` being an offset in the original text.
  *
- * Two things keep parsing affordable (micromark reads about half a megabyte
- * a second here, and some of its resolvers rewrite the whole event list each
- * time they fire, e.g. once per setext heading, which is quadratic on a long
- * document):
+ * Three things keep parsing affordable (micromark reads about half a
+ * megabyte a second here, and some of its resolvers rewrite the whole event
+ * list each time they fire, e.g. once per setext heading, which is quadratic
+ * on a long document):
  * - the parser reads a skeleton of the document (markdown-skeleton.ts), so
  *   inline content in the tree is mangled and line/column numbers are the
  *   skeleton's: use block offsets only, and read text from the original;
+ * - inline content is mostly not parsed (see `gfmBlocks`): what the tree
+ *   holds below paragraphs, headings and cells, and code blocks' `lang` and
+ *   `meta`, mean nothing;
  * - the skeleton is parsed in pieces of a few kilobytes, cut before a line
  *   that starts at column 0 with a letter or `#` after a blank line. Such a
  *   line ends every open block (a list item, a quote, an indented code block,
@@ -34,10 +37,46 @@ export interface MarkdownParseOptions {
   plain?: boolean;
 }
 
+/** A micromark syntax extension (the type lives in micromark-util-types, not a dependency of ours). */
+type Extension = ReturnType<typeof gfm>;
+
 /** Skeleton characters per piece, at least (pieces end at the next safe place). */
 const PIECE_CHARS = 8192;
 /** A blank line followed by a line starting at column 0 with a letter (any non-ASCII character starts a paragraph too) or `#`. */
 const SAFE_CUT = /\n[ \t]*\n(?=[#A-Za-z\u0080-\uffff])/g;
+
+/**
+ * GFM for block structure only. Inline content is mangled in a skeleton
+ * anyway, and tokenizing it took over a third of the parse: GFM's literal autolinks
+ * alone make every letter and digit a place where a construct is tried. No
+ * inline construct decides where a block starts or ends (GFM table cells are
+ * cut by the table's own flow construct, link reference definitions by the
+ * content construct), with one exception: after a task list check ("[ ] "),
+ * mdast moves the item paragraph's start past the space only when the
+ * paragraph's first inline node is text. So the task list check stays, and a
+ * piece holding one is parsed again with inline constructs on.
+ */
+function gfmBlocks(): Extension {
+  const extension = gfm();
+  const text: NonNullable<Extension["text"]> = {};
+  for (const [code, constructs] of Object.entries(extension.text ?? {})) {
+    const kept = [constructs ?? []].flat().filter((construct) => construct.name === "tasklistCheck");
+    if (kept.length > 0) text[Number(code)] = kept;
+  }
+  // `insideSpan` holds strikethrough's resolver: with no strikethrough, nothing to resolve.
+  return { ...extension, text, insideSpan: {} };
+}
+
+/**
+ * CommonMark's inline constructs, turned off by name (they cannot be left
+ * out like GFM's). Escapes and character references are also `string`
+ * constructs (in a fence's info string or a definition's URL): values this
+ * module does not read. Line endings stay on.
+ */
+const COMMONMARK_INLINE = [
+  "attention", "autolink", "characterEscape", "characterReference", "codeText", "hardBreakEscape", "htmlText",
+  "labelEnd", "labelStartImage", "labelStartLink",
+];
 
 /** Nodes whose children are inline content: below them positions are left as the skeleton's. */
 const INLINE_PARENTS = new Set(["paragraph", "heading", "tableCell"]);
@@ -83,6 +122,20 @@ function endsOpen(piece: string, last: RootContent | undefined, plain: boolean):
   return false;
 }
 
+/** An mdast handler that builds nothing. */
+function ignore(): undefined {
+  return undefined;
+}
+
+/** Whether any list item among `nodes` (at any depth) has a task list check. */
+function hasTaskListItem(nodes: readonly Nodes[]): boolean {
+  for (const node of nodes) {
+    if (node.type === "listItem" && typeof node.checked === "boolean") return true;
+    if ("children" in node && !INLINE_PARENTS.has(node.type) && hasTaskListItem(node.children)) return true;
+  }
+  return false;
+}
+
 /** The end of the piece starting at `from`: just after a safe cut at least PIECE_CHARS on, or the text's end. */
 function pieceEnd(text: string, from: number): number {
   SAFE_CUT.lastIndex = from + PIECE_CHARS;
@@ -92,19 +145,26 @@ function pieceEnd(text: string, from: number): number {
 
 /** Top-level nodes of `text`, parsed piece by piece, with offsets in `text`. */
 function parsePieces(text: string, plain: boolean): RootContent[] {
-  const extensions = [gfm()];
-  if (plain) extensions.push({ disable: { null: ["codeIndented"] } });
+  const plainOnly: Extension[] = plain ? [{ disable: { null: ["codeIndented"] } }] : [];
+  const withInline = [gfm(), ...plainOnly];
+  const blocksOnly = [gfmBlocks(), { disable: { null: COMMONMARK_INLINE } }, ...plainOnly];
   // GFM's only tree transform turns URLs in text into links: inline work this module has no use for (a third of the parse time).
   const mdastExtensions = gfmFromMarkdown().map((extension) => ({ ...extension, transforms: [] }));
+  // Nor are text nodes of use: inline `data` tokens are not turned into them (block positions come from block tokens).
+  const blocksOnlyMdast = [...mdastExtensions, { enter: { data: ignore }, exit: { data: ignore } }];
+  const parse = (piece: string) => {
+    const tree = fromMarkdown(piece, { extensions: blocksOnly, mdastExtensions: blocksOnlyMdast });
+    return hasTaskListItem(tree.children) ? fromMarkdown(piece, { extensions: withInline, mdastExtensions }) : tree;
+  };
   const nodes: RootContent[] = [];
   for (let from = 0; from < text.length; ) {
     let to = pieceEnd(text, from);
     let piece = text.slice(from, to);
-    let tree = fromMarkdown(piece, { extensions, mdastExtensions });
+    let tree = parse(piece);
     while (to < text.length && endsOpen(piece, tree.children[tree.children.length - 1], plain)) {
       to = pieceEnd(text, to);
       piece = text.slice(from, to);
-      tree = fromMarkdown(piece, { extensions, mdastExtensions });
+      tree = parse(piece);
     }
     const shift = (node: Nodes) => {
       const position = node.position;
