@@ -20,7 +20,7 @@ import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/heading
 import { parseMarkdown } from "@/lib/chunking/markdown-blocks";
 import { markdownSkeleton } from "@/lib/chunking/markdown-skeleton";
 import { sentenceStarts } from "@/lib/chunking/sentences";
-import { splitStructure, type StructureOptions } from "@/lib/chunking/structure";
+import { containerDepth, splitStructure, type StructureOptions } from "@/lib/chunking/structure";
 import type { Span } from "@/lib/chunking/types";
 import { mulberry32 } from "./helpers/random";
 
@@ -743,5 +743,23 @@ describe("the structure tier from the command line", () => {
       expect(Array.isArray(chunk.metadata.headings)).toBe(true);
     }
     expect(result.chunks[result.chunks.length - 1]!.metadata.page_end).toBe(4);
+  });
+});
+
+describe("absurdly deep nesting", () => {
+  it("estimates container depth from markers and indentation", () => {
+    expect(containerDepth("plain\n- a\n  - b\n    - c\n")).toBe(3);
+    expect(containerDepth("> > quote\n")).toBe(2);
+    expect(containerDepth("**bold** and 3.5 apples\n")).toBe(0);
+  });
+
+  it("splits a document nested thousands deep recursively instead of overflowing the stack or hanging", () => {
+    // 5,000 nested block quotes overflowed the parse's recursion; 1,000 nested list levels took over half a minute.
+    for (const text of ["> ".repeat(5000) + "text\n", Array.from({ length: 400 }, (_, i) => `${"  ".repeat(i)}- item ${i}`).join("\n")]) {
+      const spans = splitStructure(text, { maxTokens: 200, overlapTokens: 0 });
+      expect(spans.length).toBeGreaterThan(0);
+      for (const span of spans) expect(encode(text.slice(span.start, span.end)).length).toBe(span.tokenCount);
+      expect(Math.max(...spans.map((s) => s.tokenCount))).toBeLessThanOrEqual(200);
+    }
   });
 });

@@ -507,12 +507,43 @@ function isNumberedChapter(text: string, list: List, next: RootContent | undefin
 }
 
 /** Splits a Markdown (or plain) text along its structure; see the module comment. */
+/** Far beyond real documents (lists nest a handful of levels); deeper ones are split recursively instead. */
+export const MAX_CONTAINER_DEPTH = 32;
+
+/**
+ * An upper estimate of the deepest block-container nesting (block quotes and
+ * list items) on any line: quote and list markers at the line's start, plus
+ * its indentation in steps of two columns. One pass, no parse.
+ */
+export function containerDepth(text: string): number {
+  let deepest = 0;
+  const prefix = /^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*/;
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline;
+    const marked = prefix.exec(text.slice(start, Math.min(end, start + 4096)))![0];
+    let markers = 0;
+    let columns = 0;
+    for (const char of marked) {
+      if (char === " ") columns += 1;
+      else if (char === "\t") columns += 4;
+      else if (char === ">" || char === "-" || char === "*" || char === "+" || char === "." || char === ")") markers += 1;
+    }
+    deepest = Math.max(deepest, markers + Math.floor(columns / 2));
+    start = end + 1;
+  }
+  return deepest;
+}
+
 export function splitStructure(text: string, options: StructureOptions): Span[] {
   const { maxTokens, overlapTokens } = options;
   if (!Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS)
     throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens >= maxTokens)
     throw new RangeError("overlapTokens must be an integer from 0 to maxTokens - 1");
+  // Parsing nested containers costs time in proportion to their depth on every line, so a
+  // document nested absurdly deep (no real one is) would hold the thread for minutes.
+  if (containerDepth(text) > MAX_CONTAINER_DEPTH) return splitRecursive(text, { maxTokens, overlapTokens });
   const plain = options.flavor === "plain";
   const index = new TokenIndex(text);
   const budget = maxTokens - JOIN_SLACK;
