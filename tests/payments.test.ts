@@ -149,6 +149,8 @@ describe("the signature path (the spec's agent flow)", () => {
       ["payment_failed", await pay(payer, { amount: 10_000_000_000n, skipPreflight: true })],
       ["payment_invalid", "not-a-signature"],
       ["payment_invalid", "3".repeat(100)],
+      // Signature-length text outside base58: the base58 decoder throws on it, which must not become a 500.
+      ["payment_invalid", "+".repeat(70)],
       ["payment_not_found", getBase58Decoder().decode(randomBytes(64))],
     ];
     for (const [code, header] of cases) {

@@ -17,7 +17,7 @@ const Reply = z.union([
 ]);
 
 export const chainUnavailable = (detail: string, cause?: unknown) =>
-  new ApiError(503, "chain_unavailable", `The Solana RPC could not be reached (${detail}); nothing was charged or recorded, retry the same request shortly.`, { cause });
+  new ApiError(503, "chain_unavailable", `The Solana RPC could not be reached (${detail}); nothing was charged or recorded, retry the same request shortly.`, { headers: { "Retry-After": "5" }, cause });
 
 export function createChainRpc(url: string, options: { timeoutMs?: number } = {}): ChainRpc {
   const timeoutMs = options.timeoutMs ?? 10_000;

@@ -1,4 +1,5 @@
 import { isSignature } from "@solana/kit";
+import { LEGACY_MEMO_PROGRAM_ADDRESS_V1, LEGACY_MEMO_PROGRAM_ADDRESS_V3 } from "@solana-program/memo";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
@@ -66,14 +67,20 @@ export interface VerifiedTransfer {
   memos: string[];
 }
 
-const MEMO_PROGRAMS = new Set(["MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr", "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo"]);
+/** The Memo programs RPC nodes parse into text (v1 and v2); the newer one arrives undecoded. */
+const MEMO_PROGRAMS = new Set<string>([LEGACY_MEMO_PROGRAM_ADDRESS_V1, LEGACY_MEMO_PROGRAM_ADDRESS_V3]);
 
 export const paymentRejected = (code: string, message: string) => new ApiError(402, code, message);
+
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+/** A base58 transaction signature (64 bytes). kit's `isSignature` throws on characters outside base58 rather than answering false. */
+export const isBase58Signature = (value: string) => BASE58.test(value) && isSignature(value);
 
 /** The header must be a base58 transaction signature (64 bytes). */
 export function parseSignature(header: string): string {
   const value = header.trim();
-  if (!isSignature(value))
+  if (!isBase58Signature(value))
     throw paymentRejected("payment_invalid", "X-PAYMENT must be the base58 signature of your USDC transfer (64 bytes) or an x402 payment payload.");
   return value;
 }

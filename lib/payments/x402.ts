@@ -44,6 +44,8 @@ import {
 } from "@solana/kit";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
+import { chainUnavailable } from "@/lib/payments/chain-rpc";
+import { isBase58Signature } from "@/lib/payments/signature";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
 
 /**
@@ -77,7 +79,6 @@ const MAX_INSTRUCTIONS = 6;
 const MAX_TRANSACTION_BASE64 = 1644;
 const MAX_HEADER_CHARS = 8192;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
 const X402PaymentSchema = z.object({
   x402Version: z.literal(1, { error: "x402Version must be 1." }),
@@ -117,11 +118,6 @@ export interface CosignedX402 {
 const refuse = (code: string, message: string) => new ApiError(402, code, message);
 const invalidInstructions = (message: string) => refuse("payment_invalid_instructions", message);
 
-function isPlainSignature(value: string): boolean {
-  if (value.length < 64 || value.length > 88 || !BASE58.test(value)) return false;
-  return getBase58Encoder().encode(value).length === 64;
-}
-
 /**
  * `null` when the header is not an x402 payload (the signature path then
  * reads it as the spec's base58 signature). Throws 402 `payment_invalid` when
@@ -129,7 +125,7 @@ function isPlainSignature(value: string): boolean {
  */
 export function parseX402Header(header: string): X402Payment | null {
   const value = header.trim();
-  if (isPlainSignature(value)) return null;
+  if (isBase58Signature(value)) return null;
   if (!BASE64.test(value)) return null;
   // Base64 JSON opens with "{" (maybe after whitespace); a look at the head is enough to tell it from anything else.
   if (!Buffer.from(value.slice(0, 16), "base64").toString("utf8").trimStart().startsWith("{")) return null;
@@ -378,15 +374,12 @@ export interface SettleOptions {
   requestTimeoutMs?: number;
 }
 
+const describeCause = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 const isConfirmed = (status: SignatureStatus) => status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized";
 const describe = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** JSON-RPC errors carry negative codes; transport failures (refused, timed out, HTTP 5xx) do not. */
 const isRpcAnswer = (error: unknown) => isSolanaError(error) && error.context.__code < 0;
-
-function chainUnavailable(cause: unknown): ApiError {
-  return new ApiError(503, "chain_unavailable", "The Solana RPC cannot be reached; nothing was charged. Try again shortly.", { headers: { "Retry-After": "5" }, cause });
-}
 
 function failedOnChain(err: unknown): ApiError {
   return refuse("payment_failed", `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`);
@@ -407,7 +400,7 @@ class ChainClient {
       const answer = await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send(this.signal());
       return SignatureStatusesSchema.parse(answer).value[0] ?? null;
     } catch (error) {
-      throw chainUnavailable(error);
+      throw chainUnavailable(describeCause(error), error);
     }
   }
 
@@ -418,7 +411,7 @@ class ChainClient {
         .send(this.signal());
       return SimulationSchema.parse(answer).value;
     } catch (error) {
-      throw chainUnavailable(error);
+      throw chainUnavailable(describeCause(error), error);
     }
   }
 
@@ -429,7 +422,7 @@ class ChainClient {
       return { accepted: true };
     } catch (error) {
       if (isRpcAnswer(error)) return { accepted: false, error };
-      throw chainUnavailable(error);
+      throw chainUnavailable(describeCause(error), error);
     }
   }
 }
