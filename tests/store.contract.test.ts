@@ -120,6 +120,26 @@ function storeContract(name: string, open: () => Promise<Subject>) {
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
+    it("setIfEquals writes only while the key holds the expected value, with a fresh TTL", async () => {
+      const key = keys();
+      await store.set(key("job"), "v1", { ttlMs: 1_000 });
+      expect(await store.setIfEquals(key("job"), "v0", "v2", { ttlMs: 60_000 })).toBe(false);
+      expect(await store.get(key("job"))).toBe("v1");
+      expect(await store.setIfEquals(key("job"), "v1", "v2", { ttlMs: 60_000 })).toBe(true);
+      expect(await store.get(key("job"))).toBe("v2");
+      expect(await store.ttlMs(key("job"))).toBeGreaterThan(1_000);
+      expect(await store.setIfEquals(key("absent"), "", "v", { ttlMs: 60_000 })).toBe(false);
+      expect(await store.get(key("absent"))).toBeNull();
+    });
+
+    it("setIfEquals lets exactly one of 10 concurrent writers from the same state win", async () => {
+      const key = keys();
+      await store.set(key("job"), "start", { ttlMs: 60_000 });
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.setIfEquals(key("job"), "start", `writer-${i}`, { ttlMs: 60_000 })));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.get(key("job"))).toBe(`writer-${results.indexOf(true)}`);
+    });
+
     it("incrBy counts from zero, decrements with a negative step, and sets the TTL on creation", async () => {
       const key = keys();
       expect(await store.incrBy(key("n"), 5, { ttlMs: 60_000 })).toBe(5);

@@ -78,6 +78,13 @@ export class MemoryStore implements Store {
     this.#entries.delete(key);
   }
 
+  async setIfEquals(key: string, expected: string, value: string, options: { ttlMs: number }): Promise<boolean> {
+    assertTtl(options.ttlMs);
+    if (this.#live(key)?.value !== expected) return false;
+    this.#write(key, value, options.ttlMs);
+    return true;
+  }
+
   async delIfEquals(key: string, value: string): Promise<boolean> {
     if (this.#live(key)?.value !== value) return false;
     this.#entries.delete(key);

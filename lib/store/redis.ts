@@ -1,6 +1,6 @@
 import { createClient, ErrorReply } from "redis";
 import { assertIncrement, assertTtl, StoreClosedError, storeUnavailable } from "@/lib/store/errors";
-import { DEL_IF_EQUALS, INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
+import { DEL_IF_EQUALS, SET_IF_EQUALS, INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
 import type { Store } from "@/lib/store/types";
 
 export interface RedisStoreOptions {
@@ -79,6 +79,12 @@ export class RedisStore implements Store {
 
   async del(key: string): Promise<void> {
     await this.#run((c) => c.del(key));
+  }
+
+  async setIfEquals(key: string, expected: string, value: string, options: { ttlMs: number }): Promise<boolean> {
+    assertTtl(options.ttlMs);
+    const reply = await this.#run((c) => c.eval(SET_IF_EQUALS, { keys: [key], arguments: [expected, value, String(options.ttlMs)] }));
+    return reply === 1;
   }
 
   async delIfEquals(key: string, value: string): Promise<boolean> {

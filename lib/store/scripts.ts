@@ -21,6 +21,15 @@ end
 return 0
 `;
 
+/** Compare-and-set, so a job's owner never overwrites a state someone else wrote after its lease lapsed. KEYS[1] key, ARGV[1] expected, ARGV[2] value, ARGV[3] ttl in ms. */
+export const SET_IF_EQUALS = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0
+`;
+
 /** PTTL's answer as the Store contract's: -2 absent; -1 (no expiry, never written by us) as Infinity. */
 export function pttlToMs(pttl: number): number | null {
   if (pttl === -2) return null;

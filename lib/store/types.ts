@@ -14,6 +14,8 @@ export interface Store {
   /** Remaining lifetime in milliseconds, or null when the key is absent. */
   ttlMs(key: string): Promise<number | null>;
   del(key: string): Promise<void>;
+  /** Atomic compare-and-set: writes `value` (with a fresh TTL) only while the key still holds `expected`; true when this call wrote it. */
+  setIfEquals(key: string, expected: string, value: string, options: { ttlMs: number }): Promise<boolean>;
   /** Atomic compare-and-delete: removes the key only while it still holds `value`; true when this call removed it. */
   delIfEquals(key: string, value: string): Promise<boolean>;
   /** Throws when the backing service cannot be reached. */
