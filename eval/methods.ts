@@ -70,7 +70,7 @@ function tier(tierId: TierId, embedder: Embedder): Method {
     label: () => `chunkwise ${tierId} (${methodFor(tierId)})`,
     note: `the ${tierId} tier through chunkExtracted(), as the API runs it${tierId === "semantic" ? `, embedder ${embedder.id}` : ""}; overlap 0`,
     async chunk(extracted, maxTokens) {
-      const chunks = await chunkExtracted(extracted, tierId, { maxTokens, overlapTokens: 0 }, { embedder });
+      const { chunks } = await chunkExtracted(extracted, tierId, { maxTokens, overlapTokens: 0 }, { embedder });
       return chunks.map((c) => ({ start: c.metadata.start, end: c.metadata.end, tokens: c.metadata.token_count }));
     },
   };

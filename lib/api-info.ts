@@ -5,8 +5,16 @@ import { OUTPUT_FORMATS } from "@/lib/formats";
 import { x402Network } from "@/lib/payments/requirements";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
 import { lifetimeText } from "@/lib/results";
-import { TIERS, TIER_IDS, isPaid, priceUsd } from "@/lib/tiers";
+import { TIERS, TIER_IDS, type TierId, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";
+
+/** Whether this server can run the tier: the AI tiers need their model configured. */
+function availability(config: Config, id: TierId) {
+  const model = id === "ai" ? config.ai.model : id === "ai-pro" ? config.ai.proModel : null;
+  if (model === null) return { available: true };
+  if (model === undefined) return { available: false, reason: `No model is configured for this tier on this server (${id === "ai" ? "AI_MODEL" : "AI_PRO_MODEL"}); its endpoint answers 503 ai_not_configured before asking for payment.` };
+  return { available: true, model };
+}
 
 /** The body of `GET /api`: everything a client needs to choose a tier and call it, read from the tier table and config. */
 export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: string } = {}) {
@@ -20,7 +28,6 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
     payTo: config.payTo,
     tiers: TIER_IDS.map((id) => {
       const tier = TIERS[id];
-      const paid = isPaid(tier);
       return {
         id,
         price_usd: priceUsd(tier),
@@ -29,10 +36,9 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
         method: tier.method,
         good_for: tier.goodFor,
         mode: tier.mode,
-        available: true,
+        ...availability(config, id),
         running_method: methodFor(id),
         ...(id === "semantic" ? { embedder: embedderId(config.embeddings) } : {}),
-        ...(paid && methodFor(id) === "recursive" ? { note: "This tier's own method has not landed yet: it runs the recursive splitter meanwhile." } : {}),
       };
     }),
     payment: {
@@ -62,6 +68,15 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
       detection: "from the bytes, not the file name",
     },
     output_formats: OUTPUT_FORMATS,
+    jobs: {
+      tiers: TIER_IDS.filter((id) => TIERS[id].mode === "async"),
+      status: `${apiBase}/job/{job_id}/status`,
+      result: `${apiBase}/job/{job_id}/result`,
+      states: ["processing", "completed", "failed"],
+      poll_every_seconds: [1, 2],
+      lifetime: lifetimeText(config.resultTtlSeconds),
+      note: "A failed job carries error {code, message} and releases its payment: submit again with the same X-PAYMENT.",
+    },
     links: { health: `${apiBase}/health`, results: `${apiBase}/results/{result_id}`, source: "README.md" },
   };
 }

@@ -59,6 +59,18 @@ const EnvSchema = z.object({
   EMBEDDINGS_CONCURRENCY: int(1, 64).default(4),
   EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000),
 
+  AI_BASE_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  AI_API_KEY: optionalString,
+  AI_MODEL: optionalString,
+  AI_PRO_MODEL: optionalString,
+  AI_CONCURRENCY: int(1, 256).default(8),
+  AI_PRO_CONCURRENCY: int(1, 256).default(16),
+  AI_TIMEOUT_MS: int(1000, 600_000).default(60_000),
+  AI_MAX_RETRIES: int(0, 10).default(3),
+  AI_BAD_REPLY_RETRIES: int(0, 5).default(1),
+  JOB_LEASE_MS: int(1000, 600_000).default(30_000),
+  JOB_MAX_ATTEMPTS: int(1, 10).default(3),
+
   RESULT_TTL_SECONDS: int(1, 7 * 24 * 3600).default(3600),
   DEFAULT_MAX_TOKENS: int(32, 8192).default(512),
   DEFAULT_OVERLAP_TOKENS: int(0, 4096).default(64),
@@ -105,6 +117,30 @@ export interface Config {
   embeddings:
     | { kind: "local" }
     | { kind: "openai"; baseUrl: string; apiKey?: string; model: string; batchSize: number; concurrency: number; timeoutMs: number };
+  /** The AI tiers' OpenAI-compatible endpoint; a tier without its model is not available. */
+  ai: {
+    baseUrl: string;
+    apiKey?: string;
+    /** For `ai`. */
+    model?: string;
+    /** For `ai-pro`. */
+    proModel?: string;
+    /** Model calls at once, per `ai` request and per `ai-pro` job. */
+    concurrency: number;
+    proConcurrency: number;
+    /** Per call. */
+    timeoutMs: number;
+    /** Further tries of a call the provider failed (429, 5xx, network), with backoff. */
+    maxRetries: number;
+    /** Further tries of a call answered with invalid JSON or JSON breaking the schema. */
+    badReplyRetries: number;
+  };
+  jobs: {
+    /** A job's worker holds it this long without a sign of life; after that the next poll takes it over. */
+    leaseMs: number;
+    /** Workers a job may have; a job whose workers keep dying fails after this many. */
+    maxAttempts: number;
+  };
 }
 
 /**
@@ -159,6 +195,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("X402_FACILITATOR_FEE_PAYER (the facilitator's fee payer address) is required with X402_FACILITATOR_URL.");
   if (e.EMBEDDINGS_BASE_URL && !e.EMBEDDINGS_MODEL)
     throw new ConfigError("EMBEDDINGS_MODEL is required when EMBEDDINGS_BASE_URL is set.");
+  if ((e.AI_MODEL || e.AI_PRO_MODEL) && !e.AI_BASE_URL && !e.AI_API_KEY)
+    throw new ConfigError("AI_MODEL / AI_PRO_MODEL need AI_BASE_URL (any OpenAI-compatible endpoint) or AI_API_KEY (OpenAI itself).");
   if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
     throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
 
@@ -195,5 +233,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddings: e.EMBEDDINGS_BASE_URL
       ? { kind: "openai", baseUrl: e.EMBEDDINGS_BASE_URL.replace(/\/+$/, ""), apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL!, batchSize: e.EMBEDDINGS_BATCH_SIZE, concurrency: e.EMBEDDINGS_CONCURRENCY, timeoutMs: e.EMBEDDINGS_TIMEOUT_MS }
       : { kind: "local" },
+    ai: {
+      baseUrl: (e.AI_BASE_URL ?? "https://api.openai.com/v1").replace(/\/+$/, ""),
+      apiKey: e.AI_API_KEY,
+      model: e.AI_MODEL,
+      proModel: e.AI_PRO_MODEL,
+      concurrency: e.AI_CONCURRENCY,
+      proConcurrency: e.AI_PRO_CONCURRENCY,
+      timeoutMs: e.AI_TIMEOUT_MS,
+      maxRetries: e.AI_MAX_RETRIES,
+      badReplyRetries: e.AI_BAD_REPLY_RETRIES,
+    },
+    jobs: { leaseMs: e.JOB_LEASE_MS, maxAttempts: e.JOB_MAX_ATTEMPTS },
   };
 }

@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import { chunkExtracted, methodFor } from "@/lib/chunking";
-import type { MethodContext } from "@/lib/chunking/types";
+import type { Chunk, MethodContext } from "@/lib/chunking/types";
+import { enrichChunks } from "@/lib/ai/enrich";
+import { isAiTier, requireModel } from "@/lib/ai/model-client";
+import { startJob } from "@/lib/jobs/runner";
 import { badRequest } from "@/lib/errors";
 import { extract } from "@/lib/extract";
 import type { Extracted } from "@/lib/extract/types";
@@ -53,7 +56,9 @@ export interface ChunkingResult {
   success: true;
   tier: TierId;
   total_chunks: number;
-  metadata: { filename: string; content_type: string; size_bytes: number; estimated_pages: number; method: string; embedder?: string; max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
+  metadata: { filename: string; content_type: string; size_bytes: number; estimated_pages: number; method: string; embedder?: string; ai?: Record<string, unknown>; max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
+  /** ai-pro: the whole document in a few sentences (null when the model's answer was unusable). */
+  document_summary?: string | null;
   chunks: unknown[];
   payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
 }
@@ -94,10 +99,11 @@ export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<
   });
 }
 
-/** Chunking and formatting without HTTP, quota or payment: shared by the pipeline and the command-line entry. */
+/** Chunking, enrichment (ai-pro) and formatting without HTTP, quota or payment: shared by the pipeline, jobs and the command-line entry. */
 export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierId, options: ResolvedOptions, context: MethodContext): Promise<Omit<ChunkingResult, "payment">> {
-  const chunks = await chunkExtracted(extracted, tier, { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }, context);
+  const { chunks, details } = await chunkExtracted(extracted, tier, { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }, context);
   if (chunks.length === 0) throw badRequest("empty_document", "The document contains no text to chunk.");
+  const enrichment = tier === "ai-pro" ? await enrich(chunks, context) : undefined;
   return {
     success: true,
     tier,
@@ -109,17 +115,30 @@ export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierI
       estimated_pages: extracted.pageCount,
       method: methodFor(tier),
       ...(tier === "semantic" ? { embedder: context.embedder.id } : {}),
+      ...(details ? { ai: { ...details, ...(enrichment ? { unenriched: enrichment.unenriched } : {}) } } : {}),
       max_tokens: options.maxTokens,
       overlap_tokens: options.overlapTokens,
       output_format: options.outputFormat,
     },
+    ...(enrichment ? { document_summary: enrichment.documentSummary } : {}),
     chunks: formatChunks(chunks, options.outputFormat, { documentId: doc.documentId, filename: doc.filename, tier, maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }),
   };
+}
+
+/** ai-pro: each chunk's summary and entities into its metadata; the document's summary returned. */
+async function enrich(chunks: Chunk[], context: MethodContext) {
+  const enrichment = await enrichChunks(chunks, requireModel(context.models, "ai-pro"), { concurrency: context.modelConcurrency ?? 4, progress: context.progress, signal: context.signal });
+  enrichment.annotations.forEach((annotation, i) => {
+    if (annotation) Object.assign(chunks[i]!.metadata, annotation);
+  });
+  return enrichment;
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
   const tier = TIERS[request.tier];
   const options = resolveOptions(request.options, services.config.chunking);
+  // A tier this server cannot run is refused before any payment is asked for.
+  if (isAiTier(tier.id)) requireModel(services.models, tier.id);
   return isPaid(tier) ? runPaid(services, request, tier, options) : runFree(services, request, tier, options);
 }
 
@@ -147,20 +166,28 @@ function documentBinding(input: DocumentInput): string {
 
 async function runPaid(services: Services, request: ChunkRequest, tier: Tier, options: ResolvedOptions): Promise<ChunkResponse> {
   const document = documentBinding(request.input);
+  const requestKey = createHash("sha256").update(JSON.stringify([tier.id, document, options])).digest("hex");
   const admission = await services.payments.admit({
     tier,
     document,
-    request: createHash("sha256").update(JSON.stringify([tier.id, document, options])).digest("hex"),
+    request: requestKey,
     header: request.paymentHeader,
     resource: `${request.apiBase}${request.resourcePath}`,
   });
   if (admission.kind === "replay") return admission.response;
 
   const { receipt, claim } = admission;
+  const payment = { amount: Number(receipt.amount), asset: "USDC" as const, network: services.config.network, transaction: receipt.transaction };
   try {
+    if (tier.mode === "async") {
+      const body = await startJob(services, { input: request.input, options, apiBase: request.apiBase, payment, paymentRequest: requestKey });
+      // The payment bought the job: a retry with it gets this job again; a failed job releases it.
+      const response = { body, headers: receipt.headers };
+      await claim.complete(response);
+      return response;
+    }
     const doc = await load(services, request.input);
     const extracted = await extractDocument(doc, services.config.limits);
-    const payment = { amount: Number(receipt.amount), asset: "USDC" as const, network: services.config.network, transaction: receipt.transaction };
     const response = await respond(services, request, { doc, extracted, tier, options, payment }, receipt.headers);
     await claim.complete(response);
     return response;
@@ -182,7 +209,8 @@ interface Work {
 /** Chunks, then answers inline or stores the result behind a `download_url`. */
 async function respond(services: Services, request: ChunkRequest, work: Work, headers: Record<string, string>): Promise<ChunkResponse> {
   const { config, results } = services;
-  const result: ChunkingResult = { ...(await buildResult(work.doc, work.extracted, work.tier.id, work.options, services)), payment: work.payment };
+  const context = { embedder: services.embedder, models: services.models, modelConcurrency: config.ai.concurrency };
+  const result: ChunkingResult = { ...(await buildResult(work.doc, work.extracted, work.tier.id, work.options, context)), payment: work.payment };
   if (result.total_chunks < INLINE_CHUNK_LIMIT) return { body: { ...result }, headers };
 
   const resultId = newResultId(work.tier.resultPrefix);

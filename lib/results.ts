@@ -17,8 +17,9 @@ export class ResultStore {
     private readonly ttlSeconds: number,
   ) {}
 
-  async save(id: string, result: object): Promise<void> {
-    await this.store.set(key(id), JSON.stringify(result), { ttlMs: this.ttlSeconds * 1000 });
+  /** Kept for the configured lifetime, or `ttlMs` (a job's result lives as long as its job). */
+  async save(id: string, result: object, ttlMs = this.ttlSeconds * 1000): Promise<void> {
+    await this.store.set(key(id), JSON.stringify(result), { ttlMs });
   }
 
   async load(id: string): Promise<Record<string, unknown>> {

@@ -1,9 +1,12 @@
+import { after } from "next/server";
+import { createModelClients, type ModelClients } from "@/lib/ai/model-client";
 import { type Config, loadConfig } from "@/lib/config";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import { type ChainRpc, createChainRpc } from "@/lib/payments/chain-rpc";
 import { PaymentGate } from "@/lib/payments/gate";
+import { JobStore } from "@/lib/jobs/job-store";
 import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
@@ -21,10 +24,20 @@ export interface Services {
   embedder: Embedder;
   chain: ChainRpc;
   payments: PaymentGate;
+  /** The AI tiers' models (absent: that tier is not configured). */
+  models: ModelClients;
+  jobs: JobStore;
   fetchUrl(url: string): Promise<FetchedDocument>;
+  /**
+   * Runs work after the response is sent (an async job). In the app, Next's
+   * `after()`: the request's lifetime (on Vercel, `waitUntil` within the
+   * function's time limit) covers it. Jobs hold leases, so work cut short is
+   * taken over by a later poll.
+   */
+  schedule(work: () => Promise<void>): void;
 }
 
-export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain">> = {}): Services {
+export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule">> = {}): Services {
   const store = overrides.store ?? createStore(config.store);
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
   return {
@@ -35,6 +48,9 @@ export function createServices(config: Config, overrides: Partial<Pick<Services,
     embedder: overrides.embedder ?? createEmbedder(config.embeddings),
     chain,
     payments: new PaymentGate(config, store, chain),
+    models: createModelClients(config.ai),
+    jobs: new JobStore(store),
+    schedule: overrides.schedule ?? after,
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
   };
 }

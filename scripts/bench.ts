@@ -265,7 +265,7 @@ async function makeRunners(embedder: Embedder): Promise<Runner[]> {
   });
   // The API's core, as a request would run it.
   const tier = (id: TierId) => async (text: string) =>
-    (await chunkExtracted(asExtracted(text), id, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS }, { embedder })).map((c) => c.text);
+    (await chunkExtracted(asExtracted(text), id, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS }, { embedder })).chunks.map((c) => c.text);
   // Chunk texts are materialised like the others return them.
   const chunkwise = async (text: string) =>
     splitRecursive(text, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS }).map((s) => text.slice(s.start, s.end));

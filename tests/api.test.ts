@@ -23,7 +23,9 @@ const served = { requests: 0 };
 
 /** Fresh services on the shared real Redis, with settings for one test; each test uses its own client address. */
 function useServices(env: Record<string, string> = {}, overrides: Partial<Pick<Services, "store" | "fetchUrl">> = {}): Services {
-  const config = loadConfig({ REDIS_URL: redis.url, URL_FETCH_ALLOW_PRIVATE: "true", SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo, ...env });
+  // The AI tiers need a model to be offered at all; nothing here calls it (tests/ai.test.ts does, through the stand-in).
+  const ai = { AI_BASE_URL: "http://127.0.0.1:9/v1", AI_MODEL: "standin-small", AI_PRO_MODEL: "standin-large" };
+  const config = loadConfig({ REDIS_URL: redis.url, URL_FETCH_ALLOW_PRIVATE: "true", SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo, ...ai, ...env });
   const services = createServices(config, { store, ...overrides });
   setServices(services);
   return services;
@@ -323,6 +325,22 @@ describe("paid tiers answer 402 with payment requirements", () => {
     expect(payload.x402Version).toBe(1);
     expect(payload.accepts).toHaveLength(1);
     expect(payload.accepts[0]).toMatchObject({ ...payload.paymentRequirements, network: "solana-devnet" });
+  });
+
+  it("without a model, the AI tiers are listed as unavailable and answer 503 ai_not_configured, not 402", async () => {
+    useServices({ AI_MODEL: "", AI_PRO_MODEL: "" });
+    const info = await body(await call("GET", "/api"));
+    const tiers = Object.fromEntries(info.tiers.map((t: any) => [t.id, t]));
+    expect(tiers.ai).toMatchObject({ available: false, reason: expect.stringContaining("AI_MODEL") });
+    expect(tiers["ai-pro"]).toMatchObject({ available: false, reason: expect.stringContaining("AI_PRO_MODEL") });
+    expect(tiers.structure.available).toBe(true);
+    for (const path of ["/api/chunk/ai", "/api/chunk/ai-pro"]) {
+      const response = await call("POST", path, { body: upload("Some text.", "a.txt"), client: newClient() });
+      expect(response.status).toBe(503);
+      expectErrorBody(await body(response), 503, "ai_not_configured");
+    }
+    const byUrl = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "ai" }), headers: { "content-type": "application/json" }, client: newClient() });
+    expect(byUrl.status).toBe(503);
   });
 
   it("POST /api/chunk defaults to the structure tier and asks for payment", async () => {

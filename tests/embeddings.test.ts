@@ -257,7 +257,7 @@ describe("OpenAI-compatible embedder", () => {
 
   it("runs the semantic tier, and a provider failure reaches the caller as 503", async () => {
     const extracted: Extracted = { text: "Bees make honey in hives. Bees pollinate flowers in spring.\n\nStocks fell on Tuesday. Bond yields rose again.", mediaType: "text/plain", pageCount: 1 } as Extracted;
-    const chunks = await chunkExtracted(extracted, "semantic", { maxTokens: 64, overlapTokens: 0 }, { embedder: client() });
+    const { chunks } = await chunkExtracted(extracted, "semantic", { maxTokens: 64, overlapTokens: 0 }, { embedder: client() });
     expect(chunks.map((c) => c.text).join(" ")).toContain("Bees make honey");
     expect(received.length).toBeGreaterThan(0);
     behaviour = (_, __, response) => void response.writeHead(502).end();

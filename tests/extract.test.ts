@@ -246,7 +246,7 @@ describe("PDF layout", () => {
   const context: MethodContext = { embedder: { id: "none", embed: () => Promise.reject(new Error("no embedding in this test")) } };
 
   it.each(["free", "structure"] as const)("gives each %s chunk the pages its text comes from", async (tier) => {
-    const chunks = await chunkExtracted(doc, tier, { maxTokens: 40, overlapTokens: 0 }, context);
+    const { chunks } = await chunkExtracted(doc, tier, { maxTokens: 40, overlapTokens: 0 }, context);
     expect(chunks.length).toBeGreaterThan(6);
     const pages = doc.pages ?? [];
     // Counted here without the chunker's search: pages that start at or before an offset.
@@ -261,7 +261,7 @@ describe("PDF layout", () => {
   });
 
   it("gives a chunk that runs over a page break both pages", async () => {
-    const chunks = await chunkExtracted(doc, "free", { maxTokens: 2000, overlapTokens: 0 }, context);
+    const { chunks } = await chunkExtracted(doc, "free", { maxTokens: 2000, overlapTokens: 0 }, context);
     expect(chunks.map((c) => [c.metadata.page_start, c.metadata.page_end])).toEqual([[1, 3]]);
   });
 });

@@ -123,9 +123,9 @@ describe("vector-store records from real chunking results", () => {
 const HEADINGS = ["Release checklist", "Commands"];
 const SUMMARY = "How to type-check and test before tagging a release.";
 const ENTITIES: Entity[] = [
-  { text: "Ana", type: "person" },
-  { text: "Bo", type: "person" },
-  { text: "npm", type: "tool" },
+  { text: "Ana", type: "people" },
+  { text: "Bo", type: "people" },
+  { text: "npm", type: "products" },
 ];
 const enrich = (chunks: SourceChunk[], extra: Pick<SourceChunk["metadata"], "headings" | "summary" | "entities">): SourceChunk[] =>
   chunks.map((chunk) => ({ text: chunk.text, metadata: { ...chunk.metadata, ...extra } }));
@@ -137,7 +137,7 @@ describe("headings, summary and entities", () => {
 
     const pinecone = formatChunks(enriched, "pinecone", ref);
     expectStoreRules("pinecone", pinecone);
-    expect(pinecone[0]).toMatchObject({ headings: HEADINGS, summary: SUMMARY, entities: ["person:Ana", "person:Bo", "tool:npm"] });
+    expect(pinecone[0]).toMatchObject({ headings: HEADINGS, summary: SUMMARY, entities: ["people:Ana", "people:Bo", "products:npm"] });
 
     const chroma = formatChunks(enriched, "chroma", ref);
     expectStoreRules("chroma", chroma);
@@ -214,7 +214,7 @@ describe("size limits", () => {
   const unit = 'Fjörð "quoted" \\ 東京 👩‍👩‍👧‍👦 🇳🇴 é ';
   const hugeHeadings = Array.from({ length: 60 }, (_, i) => `${i + 1}. ${unit.repeat(8)}`);
   const hugeSummary = unit.repeat(800);
-  const hugeEntities: Entity[] = Array.from({ length: 3000 }, (_, i) => ({ text: `Entity ${i} ${unit}`, type: i % 2 ? "organization" : "place" }));
+  const hugeEntities: Entity[] = Array.from({ length: 3000 }, (_, i) => ({ text: `Entity ${i} ${unit}`, type: i % 2 ? "organisations" : "places" }));
 
   it("cut the derived fields to Pinecone's 40 KB and Chroma's 4 KB per value, say so, and never cut the chunk", async () => {
     const { chunks, ref } = await rawChunks("cjk.txt", { maxTokens: 1024, overlapTokens: 0 });

@@ -241,7 +241,7 @@ describe("semantic splitter", () => {
 
   it("is what the semantic tier runs, and GET /api names its embedder", async () => {
     const text = `${opening("Plain maskray", 6)}\n\n${opening("Cicely Mary Barker", 6)}`;
-    const chunks = await chunkExtracted({ text, mediaType: "text/plain", pageCount: 1 } as never, "semantic", { maxTokens: 128, overlapTokens: 0 }, { embedder });
+    const { chunks } = await chunkExtracted({ text, mediaType: "text/plain", pageCount: 1 } as never, "semantic", { maxTokens: 128, overlapTokens: 0 }, { embedder });
     const spans = await splitSemantic(text, { maxTokens: 128, overlapTokens: 0 }, embedder);
     expect(chunks.map((c) => [c.metadata.start, c.metadata.end])).toEqual(spans.map((s) => [s.start, s.end]));
 

@@ -1,27 +1,48 @@
+import { findBoundaries } from "@/lib/ai/boundaries";
+import { type ModelClient, requireModel } from "@/lib/ai/model-client";
 import type { Extracted, PageRange } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
 import { splitRecursive } from "./recursive";
 import { splitSemantic } from "./semantic";
-import { splitExtractedStructure } from "./structure";
-import type { Chunk, MethodContext, Span, SplitOptions } from "./types";
+import { splitStructure, structureFlavor } from "./structure";
+import type { Chunk, MethodContext, MethodDetails, SplitOptions, SplitResult } from "./types";
 
 interface Method {
   name: string;
-  split(extracted: Extracted, options: SplitOptions, context: MethodContext): Span[] | Promise<Span[]>;
+  split(extracted: Extracted, options: SplitOptions, context: MethodContext): SplitResult | Promise<SplitResult>;
 }
 
-const recursive: Method = { name: "recursive", split: (extracted, options) => splitRecursive(extracted.text, options) };
-
 /**
- * Which method each tier runs. Tiers whose own method has not landed run the
- * recursive splitter; `GET /api` says so through `methodFor`.
+ * The AI tiers' method: a model finds section boundaries (lib/ai/boundaries.ts),
+ * the structure splitter cuts along them and the headings, within `maxTokens`.
+ * Where the model's answers were unusable, the structure splitter alone decides.
  */
+async function splitWithModel(extracted: Extracted, options: SplitOptions, context: MethodContext, model: ModelClient): Promise<SplitResult> {
+  const boundaries = await findBoundaries(extracted.text, model, {
+    concurrency: context.modelConcurrency ?? 4,
+    onProgress: context.progress && ((done, total) => context.progress!.boundaries(done, total)),
+    signal: context.signal,
+  });
+  return {
+    spans: splitStructure(extracted.text, { ...options, flavor: structureFlavor(extracted), sectionStarts: boundaries.sectionStarts }),
+    details: {
+      model: model.model,
+      units: boundaries.units,
+      windows: boundaries.windows,
+      sections_found: boundaries.sectionStarts.length,
+      fallback: boundaries.fallback,
+    },
+  };
+}
+
+/** Which method each tier runs. */
 const METHODS: Record<TierId, Method> = {
-  free: recursive,
-  structure: { name: "structure", split: splitExtractedStructure },
-  semantic: { name: "semantic", split: (extracted, options, context) => splitSemantic(extracted.text, options, context.embedder) },
-  ai: recursive,
-  "ai-pro": recursive,
+  free: { name: "recursive", split: (extracted, options) => ({ spans: splitRecursive(extracted.text, options) }) },
+  structure: { name: "structure", split: (extracted, options) => ({ spans: splitStructure(extracted.text, { ...options, flavor: structureFlavor(extracted) }) }) },
+  semantic: { name: "semantic", split: async (extracted, options, context) => ({ spans: await splitSemantic(extracted.text, options, context.embedder) }) },
+  ai: { name: "ai-boundaries", split: (extracted, options, context) => splitWithModel(extracted, options, context, requireModel(context.models, "ai")) },
+  // Enrichment follows in the pipeline, on the chunks.
+  "ai-pro": { name: "ai-boundaries-enriched", split: (extracted, options, context) => splitWithModel(extracted, options, context, requireModel(context.models, "ai-pro")) },
 };
 
 export const methodFor = (tier: TierId) => METHODS[tier].name;
@@ -48,9 +69,9 @@ function countCodePoints(text: string): number {
   return text.length - surrogates;
 }
 
-export async function chunkExtracted(extracted: Extracted, tier: TierId, options: SplitOptions, context: MethodContext): Promise<Chunk[]> {
-  const spans = await METHODS[tier].split(extracted, options, context);
-  return spans.map((span, index) => {
+export async function chunkExtracted(extracted: Extracted, tier: TierId, options: SplitOptions, context: MethodContext): Promise<{ chunks: Chunk[]; details?: MethodDetails }> {
+  const { spans, details } = await METHODS[tier].split(extracted, options, context);
+  const chunks = spans.map((span, index) => {
     const text = span.text ?? extracted.text.slice(span.start, span.end);
     const chunk: Chunk = {
       text,
@@ -63,4 +84,5 @@ export async function chunkExtracted(extracted: Extracted, tier: TierId, options
     }
     return chunk;
   });
+  return { chunks, details };
 }

@@ -86,6 +86,13 @@ export interface StructureOptions extends SplitOptions {
    * recognised without Markdown markers, and indentation is not code.
    */
   flavor?: "markdown" | "plain";
+  /**
+   * Offsets where a section starts besides the headings, ascending (the AI
+   * tiers' boundaries). The unit starting at or after one starts a section,
+   * unless the offset falls inside a unit (a list, table or code block kept
+   * whole) or the unit follows a heading (kept with it).
+   */
+  sectionStarts?: readonly number[];
 }
 
 // ---------------------------------------------------------------------------
@@ -172,7 +179,20 @@ class UnitBuilder {
     readonly budget: number,
     /** Largest prose unit that may receive overlap: `budget` less the overlap. */
     readonly proseBudget: number,
+    private readonly sectionStarts: readonly number[] = [],
   ) {}
+
+  private nextSectionStart = 0;
+
+  /** Whether a given section start falls between the last unit and one starting at `start` (consuming those passed). */
+  private startsGivenSection(start: number, previous: Unit | undefined): boolean {
+    let found = false;
+    while (this.nextSectionStart < this.sectionStarts.length && this.sectionStarts[this.nextSectionStart]! <= start) {
+      const at = this.sectionStarts[this.nextSectionStart++]!;
+      if (!previous || previous.end <= at) found = true;
+    }
+    return found && previous !== undefined && previous.kind !== "heading";
+  }
 
   private tokensOf(s: string): number {
     let n = this.addedTokens.get(s);
@@ -183,8 +203,10 @@ class UnitBuilder {
   private push(unit: NewUnit): void {
     if (unit.end <= unit.start) return;
     const previous = this.units[this.units.length - 1];
+    const given = this.startsGivenSection(unit.start, previous);
+    if (given) this.sections.push(this.path.titles());
     // No chunk ends with a heading: the boundary after one costs the most.
-    const breakBefore = previous?.kind === "heading" ? Math.max(unit.breakBefore, BREAK.glue) : unit.breakBefore;
+    const breakBefore = previous?.kind === "heading" ? Math.max(unit.breakBefore, BREAK.glue) : given ? BREAK.section : unit.breakBefore;
     this.units.push({
       ...unit,
       breakBefore,
@@ -549,7 +571,7 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
   const budget = maxTokens - JOIN_SLACK;
   // Overlap takes at most half a chunk, whatever was asked (the API allows no more).
   const reserve = Math.min(overlapTokens, Math.floor(maxTokens / 2), budget - MIN_PIECE_TOKENS);
-  const builder = new UnitBuilder(text, index, budget, budget - reserve);
+  const builder = new UnitBuilder(text, index, budget, budget - reserve, options.sectionStarts);
 
   const root = parseMarkdown(text, { plain });
   const headings = root.children.filter((n): n is Heading => n.type === "heading");
@@ -568,10 +590,8 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
   return packUnits(text, index, builder, { maxTokens, reserve });
 }
 
-/** The structure tier's method: plain and PDF text are read as "plain" (heading lines without markers), the rest as Markdown. */
-export function splitExtractedStructure(extracted: Extracted, options: SplitOptions): Span[] {
-  return splitStructure(extracted.text, { ...options, flavor: extracted.kind === "text" || extracted.kind === "pdf" ? "plain" : "markdown" });
-}
+/** Plain and PDF text are read as "plain" (heading lines without markers), the rest as Markdown. */
+export const structureFlavor = (extracted: Extracted): StructureOptions["flavor"] => (extracted.kind === "text" || extracted.kind === "pdf" ? "plain" : "markdown");
 
 interface Packer {
   text: string;

@@ -1,3 +1,5 @@
+import type { ModelClients } from "@/lib/ai/model-client";
+import type { Entity } from "@/lib/ai/prompts";
 import type { Embedder } from "@/lib/embeddings/types";
 
 /**
@@ -22,6 +24,30 @@ export interface SplitOptions {
 /** What a method may use besides the text: side effects arrive here, chosen at start-up. */
 export interface MethodContext {
   embedder: Embedder;
+  /** The AI tiers' models; a tier whose model is absent is not configured. */
+  models?: ModelClients;
+  /** Model calls at once (AI tiers). */
+  modelConcurrency?: number;
+  progress?: ModelProgress;
+  signal?: AbortSignal;
+}
+
+/** What an async job shows of the model calls made for it. */
+export interface ModelProgress {
+  /** A boundary window answered: windows done, windows in all. */
+  boundaries(done: number, total: number): void;
+  /** An enrichment call answered: chunks annotated, chunks in all, calls done, calls in all (the document summary's included). */
+  summaries(chunksDone: number, chunksTotal: number, callsDone: number, callsTotal: number): void;
+  /** The document summary's call is next. */
+  documentSummary(): void;
+}
+
+/** What a method found besides the spans, reported in the result's metadata (the AI tiers: model, windows, fallbacks). */
+export type MethodDetails = Record<string, unknown>;
+
+export interface SplitResult {
+  spans: Span[];
+  details?: MethodDetails;
 }
 
 export interface ChunkMetadata {
@@ -33,6 +59,10 @@ export interface ChunkMetadata {
   page_start?: number;
   page_end?: number;
   headings?: string[];
+  /** ai-pro: what the chunk says, in a sentence or two. */
+  summary?: string;
+  /** ai-pro: the named entities it mentions. */
+  entities?: Entity[];
 }
 
 export interface Chunk {

@@ -1,3 +1,4 @@
+import type { Entity } from "@/lib/ai/prompts";
 import type { ChunkMetadata } from "@/lib/chunking/types";
 
 /** What the record ids and the document-level fields are made of. */
@@ -10,21 +11,12 @@ export interface DocumentRef {
   overlapTokens: number;
 }
 
-/** A named entity the ai-pro tier finds in a chunk. A type alias, not an interface, so it fits the clients' index-signature types (Weaviate's nested properties). */
-export type Entity = {
-  text: string;
-  type: string;
-};
+/** A named entity the ai-pro tier finds in a chunk (a type alias, so it fits the clients' index-signature types: Weaviate's nested properties). */
+export type { Entity } from "@/lib/ai/prompts";
 
-/**
- * Chunk metadata as the formatter reads it: what chunks carry today plus what
- * the ai-pro tier adds per chunk (DESIGN.md: `summary` and `entities`), so the
- * store mappings exist before that tier does.
- */
-export type SourceMetadata = ChunkMetadata & { summary?: string; entities?: Entity[] };
 export interface SourceChunk {
   text: string;
-  metadata: SourceMetadata;
+  metadata: ChunkMetadata;
 }
 
 /** Scalars every store takes as they are; a type alias (not an interface) so it fits the clients' index-signature types. */

@@ -91,6 +91,11 @@ export class PaymentGate {
     return paymentRequirement(this.#config, request.tier, request.resource, { ...(feePayer ? { feePayer } : {}), ...(reference ? { reference } : {}) });
   }
 
+  /** Makes a payment usable again after the async work it bought has failed (see PaymentLedger.releaseDone). */
+  releasePayment(transaction: string, request: string): Promise<void> {
+    return this.#ledger.releaseDone(transaction, request);
+  }
+
   async #admitSignature(signature: string, request: PaidRequest): Promise<Admission> {
     const bought = await this.#ledger.replay(signature, request.request);
     if (bought) return { kind: "replay", response: bought };

@@ -64,6 +64,17 @@ export class PaymentLedger {
       },
     };
   }
+
+  /**
+   * Frees a payment whose purchase was completed but then failed (an async
+   * job that failed after it was accepted), so the client can retry with it.
+   * Only this request's record goes: compare-and-delete on what was read.
+   */
+  async releaseDone(paymentId: string, request: string): Promise<void> {
+    const stored = await this.store.get(key(paymentId));
+    if (stored === null || Entry.parse(JSON.parse(stored)).request !== request) return;
+    await this.store.delIfEquals(key(paymentId), stored);
+  }
 }
 
 function judge(entry: Entry, request: string): StoredResponse {

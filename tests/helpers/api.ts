@@ -5,6 +5,8 @@ import * as chunkUpload from "@/app/api/chunk/[endpoint]/route";
 import * as results from "@/app/api/results/[id]/route";
 import * as fallback from "@/app/api/[...path]/route";
 import * as faucet from "@/app/api/dev/faucet/route";
+import * as jobStatus from "@/app/api/job/[id]/status/route";
+import * as jobResult from "@/app/api/job/[id]/result/route";
 import { PEER_HEADER } from "@/lib/http/client-address";
 
 export const ORIGIN = "http://chunkwise.test";
@@ -36,6 +38,8 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
   if (first === "dev" && second === "faucet" && rest.length === 0) return { module: faucet, params: {} };
+  if (first === "job" && second && rest.length === 1 && rest[0] === "status") return { module: jobStatus, params: { id: second } };
+  if (first === "job" && second && rest.length === 1 && rest[0] === "result") return { module: jobResult, params: { id: second } };
   return { module: fallback, params: {} };
 }
 

@@ -4,6 +4,7 @@ import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
+export const maxDuration = 300;
 
 export const POST = handle(async (request: Request) => handleUrl(getServices(), request));
 export const GET = async () => methodNotAllowed("POST");

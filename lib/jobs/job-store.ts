@@ -1,0 +1,98 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { ApiError } from "@/lib/errors";
+import type { Store } from "@/lib/store/types";
+
+/**
+ * Async jobs in the store, so any instance can poll, continue or finish a
+ * job any other created. A job is one record; its uploaded document a second
+ * key beside it; both expire with the job.
+ *
+ * The record carries its lease: the worker that holds it (`lease_owner`)
+ * until `lease_until`, renewed while it works. Every write is a
+ * compare-and-set against the record as the writer last saw it, so a worker
+ * whose lease lapsed and was taken over can no longer write anything: its
+ * next write fails and it stops.
+ */
+
+export const JOB_ID_PATTERN = /^ai-pro_[0-9a-f]{12}$/;
+export const newJobId = () => `ai-pro_${randomBytes(6).toString("hex")}`;
+
+const JobInput = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("upload"), filename: z.string().optional(), contentType: z.string().optional() }),
+  z.object({ kind: z.literal("url"), url: z.string() }),
+]);
+
+export const JobRecord = z.object({
+  job_id: z.string(),
+  status: z.enum(["processing", "completed", "failed"]),
+  progress: z.number().int().min(0).max(100),
+  message: z.string(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  result_id: z.string().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** Workers the job has had; a job whose workers keep dying fails after the configured number. */
+  attempts: z.number().int().min(1),
+  lease_owner: z.string(),
+  /** Epoch milliseconds. */
+  lease_until: z.number(),
+  /** What to do: enough for any instance to run it. */
+  work: z.object({
+    tier: z.literal("ai-pro"),
+    input: JobInput,
+    options: z.object({ maxTokens: z.number(), overlapTokens: z.number(), outputFormat: z.enum(["raw", "pinecone", "weaviate", "chroma", "qdrant"]) }),
+    api_base: z.string(),
+    payment: z.object({ amount: z.number(), asset: z.literal("USDC"), network: z.string(), transaction: z.string() }),
+    /** The ledger's request key, to release the payment when the job fails. */
+    payment_request: z.string(),
+  }),
+});
+export type JobRecord = z.infer<typeof JobRecord>;
+
+const recordKey = (id: string) => `job:${id}`;
+const inputKey = (id: string) => `jobinput:${id}`;
+
+export const jobExpired = (id: string) =>
+  new ApiError(404, "expired_or_unknown", `No job ${id} exists: jobs and their results are kept for one hour after they are created. Submit the document again.`);
+
+/** A record as read, with the exact stored text the next compare-and-set must match. */
+export interface JobVersion {
+  record: JobRecord;
+  raw: string;
+}
+
+export class JobStore {
+  constructor(private readonly store: Store) {}
+
+  /** Writes the input first: a record never exists without its document. */
+  async create(record: JobRecord, upload?: Uint8Array): Promise<JobVersion> {
+    const ttlMs = remainingMs(record);
+    if (upload) await this.store.set(inputKey(record.job_id), Buffer.from(upload).toString("base64"), { ttlMs });
+    const raw = JSON.stringify(record);
+    if (!(await this.store.setIfAbsent(recordKey(record.job_id), raw, { ttlMs }))) throw new Error(`job id ${record.job_id} is taken`);
+    return { record, raw };
+  }
+
+  async get(id: string): Promise<JobVersion | null> {
+    if (!JOB_ID_PATTERN.test(id)) return null;
+    const raw = await this.store.get(recordKey(id));
+    return raw === null ? null : { record: JobRecord.parse(JSON.parse(raw)), raw };
+  }
+
+  /** Replaces `current` with `next`; null when someone else wrote first (or the job expired). */
+  async replace(current: JobVersion, next: JobRecord): Promise<JobVersion | null> {
+    const ttlMs = remainingMs(next);
+    if (ttlMs <= 0) return null;
+    const raw = JSON.stringify(next);
+    return (await this.store.setIfEquals(recordKey(next.job_id), current.raw, raw, { ttlMs })) ? { record: next, raw } : null;
+  }
+
+  async upload(id: string): Promise<Uint8Array | null> {
+    const stored = await this.store.get(inputKey(id));
+    return stored === null ? null : new Uint8Array(Buffer.from(stored, "base64"));
+  }
+}
+
+/** Time left until the job expires. */
+export const remainingMs = (record: Pick<JobRecord, "expires_at">, now = Date.now()) => Date.parse(record.expires_at) - now;

@@ -1,0 +1,237 @@
+/**
+ * The life of an async (ai-pro) job: accepted, worked on under a lease,
+ * `completed` or `failed`; visible through its status and result.
+ *
+ * The worker renews its lease while it works (a third of the lease at a
+ * time) and writes progress as model calls finish. A worker that dies stops
+ * renewing; the next status poll after the lease lapses takes the job over
+ * (a compare-and-set, so one poller wins) and starts it again. A job whose
+ * workers keep dying fails after `maxAttempts`. A failed job releases its
+ * payment, so the client can retry with the same X-PAYMENT.
+ */
+import { randomUUID } from "node:crypto";
+import { ApiError } from "@/lib/errors";
+import type { ModelProgress } from "@/lib/chunking/types";
+import { buildResult, extractDocument, loaded, type ResolvedOptions } from "@/lib/pipeline";
+import { lifetimeText, newResultId } from "@/lib/results";
+import type { Services } from "@/lib/services";
+import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
+
+export interface NewJob {
+  input: { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string } | { kind: "url"; url: string };
+  options: ResolvedOptions;
+  apiBase: string;
+  payment: JobRecord["work"]["payment"];
+  paymentRequest: string;
+}
+
+/** Records the job and schedules its work; what `POST /chunk/ai-pro` answers. */
+export async function startJob(services: Services, job: NewJob): Promise<Record<string, unknown>> {
+  const now = Date.now();
+  const owner = randomUUID();
+  const { input } = job;
+  const record: JobRecord = {
+    job_id: newJobId(),
+    status: "processing",
+    progress: 0,
+    message: "Queued",
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + services.config.resultTtlSeconds * 1000).toISOString(),
+    attempts: 1,
+    lease_owner: owner,
+    lease_until: now + services.config.jobs.leaseMs,
+    work: {
+      tier: "ai-pro",
+      input: input.kind === "upload" ? { kind: "upload", filename: input.filename, contentType: input.contentType } : input,
+      options: job.options,
+      api_base: job.apiBase,
+      payment: job.payment,
+      payment_request: job.paymentRequest,
+    },
+  };
+  const version = await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
+  services.schedule(() => runJob(services, version));
+  return { success: true, async: true, job_id: record.job_id, status: "processing", status_url: statusUrl(record) };
+}
+
+const statusUrl = (record: JobRecord) => `${record.work.api_base}/job/${record.job_id}/status`;
+
+/** The job as `GET /job/{id}/status` shows it; a job whose worker's lease lapsed is taken over first. */
+export async function jobStatus(services: Services, id: string): Promise<Record<string, unknown>> {
+  let version = await services.jobs.get(id);
+  if (!version) throw jobExpired(id);
+  if (version.record.status === "processing" && version.record.lease_until < Date.now()) version = await takeOver(services, version);
+  return statusBody(version.record);
+}
+
+/** The full result of a completed job. */
+export async function jobResult(services: Services, id: string): Promise<Record<string, unknown>> {
+  const version = await services.jobs.get(id);
+  if (!version) throw jobExpired(id);
+  const { record } = version;
+  if (record.status === "processing")
+    throw new ApiError(409, "job_not_finished", `Job ${id} is still processing (${record.progress}%: ${record.message}). Poll ${statusUrl(record)} every second or two.`, { headers: { "Retry-After": "2" } });
+  if (record.status === "failed") throw new ApiError(409, "job_failed", `Job ${id} failed: ${record.error?.message ?? "unknown error"}`);
+  return services.results.load(record.result_id!);
+}
+
+function statusBody(record: JobRecord): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    success: true,
+    job_id: record.job_id,
+    status: record.status,
+    progress: record.progress,
+    message: record.message,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+  };
+  if (record.result_id) Object.assign(body, { result_id: record.result_id, download_url: `${record.work.api_base}/results/${record.result_id}` });
+  if (record.error) body.error = record.error;
+  return body;
+}
+
+/** A new worker for a job whose lease lapsed; returns the job as it now stands (someone else's takeover, if they won). */
+async function takeOver(services: Services, version: JobVersion): Promise<JobVersion> {
+  const { record } = version;
+  const now = Date.now();
+  if (record.attempts >= services.config.jobs.maxAttempts) {
+    const failed = await services.jobs.replace(version, {
+      ...record,
+      status: "failed",
+      message: "Failed",
+      error: { code: "job_abandoned", message: `its worker stopped ${record.attempts} times without finishing; submit it again with the same X-PAYMENT, which has been released` },
+    });
+    if (failed) await releasePayment(services, record);
+    return failed ?? (await services.jobs.get(record.job_id)) ?? version;
+  }
+  const taken = await services.jobs.replace(version, {
+    ...record,
+    attempts: record.attempts + 1,
+    lease_owner: randomUUID(),
+    lease_until: now + services.config.jobs.leaseMs,
+    message: "Restarting after its worker stopped",
+  });
+  if (!taken) return (await services.jobs.get(record.job_id)) ?? version;
+  services.schedule(() => runJob(services, taken));
+  return taken;
+}
+
+async function releasePayment(services: Services, record: JobRecord): Promise<void> {
+  await services.payments.releasePayment(record.work.payment.transaction, record.work.payment_request).catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
+}
+
+/**
+ * The worker's hold on a job: every write is a compare-and-set on the last
+ * version it wrote, made one at a time. The first refused write means the
+ * job was taken over (or expired): `lost` aborts the work.
+ */
+class JobHandle {
+  #version: JobVersion;
+  #writes: Promise<unknown> = Promise.resolve();
+  readonly lost = new AbortController();
+
+  constructor(
+    private readonly services: Services,
+    version: JobVersion,
+  ) {
+    this.#version = version;
+  }
+
+  get record(): JobRecord {
+    return this.#version.record;
+  }
+
+  /** Applies `change` to the job as last written; false when the job is no longer ours. */
+  write(change: (record: JobRecord) => JobRecord): Promise<boolean> {
+    const next = this.#writes.then(async () => {
+      if (this.lost.signal.aborted) return false;
+      const written = await this.services.jobs.replace(this.#version, change(this.#version.record));
+      if (!written) this.lost.abort();
+      else this.#version = written;
+      return written !== null;
+    });
+    this.#writes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Renews the lease. */
+  renew(): Promise<boolean> {
+    return this.write((r) => ({ ...r, lease_until: Date.now() + this.services.config.jobs.leaseMs }));
+  }
+
+  /** Progress never goes back, and reaches 100 only when the job completes. */
+  progress(share: number, message: string): void {
+    void this.write((r) => ({
+      ...r,
+      progress: Math.max(r.progress, Math.min(99, Math.floor(share * 100))),
+      message,
+      lease_until: Date.now() + this.services.config.jobs.leaseMs,
+    })).catch(() => undefined);
+  }
+}
+
+/** Tokens of text one enrichment call takes (lib/ai/enrich.ts), for the estimate of calls before the chunks exist. */
+const CHARS_PER_ENRICHMENT_CALL = 6000 * 4;
+
+/** Runs the job to `completed` or `failed`. Never throws: it runs after the response, where nobody would catch it. */
+export async function runJob(services: Services, version: JobVersion): Promise<void> {
+  const handle = new JobHandle(services, version);
+  const heartbeat = setInterval(() => void handle.renew().catch(() => undefined), Math.max(250, services.config.jobs.leaseMs / 3));
+  try {
+    const result = await work(services, handle);
+    const resultId = newResultId("ai-pro");
+    await services.results.save(resultId, { ...result, job_id: handle.record.job_id, result_id: resultId }, Math.max(1, remainingMs(handle.record)));
+    await handle.write((r) => ({ ...r, status: "completed", progress: 100, message: "Completed", result_id: resultId }));
+  } catch (error) {
+    if (handle.lost.signal.aborted) return;
+    const failure = error instanceof ApiError ? { code: error.code, message: error.message } : { code: "internal_error", message: "Something went wrong on our side. Submit the document again with the same X-PAYMENT, which has been released." };
+    if (!(error instanceof ApiError)) console.error(`Job ${handle.record.job_id} failed:`, error);
+    const failed = await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
+    if (failed) await releasePayment(services, handle.record);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** Extract, find boundaries, chunk, enrich: the result without `payment`'s and ids' additions. */
+async function work(services: Services, handle: JobHandle): Promise<Record<string, unknown>> {
+  const { record } = handle;
+  const { input, options } = record.work;
+  handle.progress(0, "Extracting text");
+  let doc;
+  if (input.kind === "upload") {
+    const bytes = await services.jobs.upload(record.job_id);
+    if (!bytes) throw jobExpired(record.job_id);
+    doc = loaded({ bytes, filename: input.filename, contentType: input.contentType });
+  } else {
+    doc = loaded(await services.fetchUrl(input.url));
+  }
+  const extracted = await extractDocument(doc, services.config.limits);
+
+  // Progress is the share of model calls made: boundary windows, enrichment calls (estimated from
+  // the text until the chunks exist), and the document summary.
+  let boundaryCalls = 0;
+  let estimatedEnrichmentCalls = Math.ceil(extracted.text.length / CHARS_PER_ENRICHMENT_CALL) + 1;
+  const progress: ModelProgress = {
+    boundaries(done, total) {
+      boundaryCalls = total;
+      handle.progress(done / (total + estimatedEnrichmentCalls), `Finding boundaries ${done}/${total}`);
+    },
+    summaries(chunksDone, chunksTotal, callsDone, callsTotal) {
+      estimatedEnrichmentCalls = callsTotal;
+      handle.progress((boundaryCalls + callsDone) / (boundaryCalls + callsTotal), `Summarising ${chunksDone}/${chunksTotal}`);
+    },
+    documentSummary() {
+      handle.progress((boundaryCalls + estimatedEnrichmentCalls - 1) / (boundaryCalls + estimatedEnrichmentCalls), "Summarising the document");
+    },
+  };
+  const result = await buildResult(doc, extracted, "ai-pro", options, {
+    embedder: services.embedder,
+    models: services.models,
+    modelConcurrency: services.config.ai.proConcurrency,
+    progress,
+    signal: handle.lost.signal,
+  });
+  const { payment } = record.work;
+  return { ...result, payment, expires_in: lifetimeText(Math.max(0, remainingMs(record) / 1000)) };
+}
