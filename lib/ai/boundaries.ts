@@ -115,6 +115,7 @@ export async function findBoundaries(text: string, model: ModelClient, options: 
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   const reasons: string[] = [];
   let done = 0;
+  options.onProgress?.(0, windows.length);
   const ask = async (w: Window, k: number): Promise<Set<number> | null> => {
     try {
       // Shown numbered from 1; answers are checked against the window's own range.

@@ -73,6 +73,7 @@ export async function enrichChunks(chunks: readonly Chunk[], model: ModelClient,
   let chunksDone = 0;
   let calls = 0;
   const callsTotal = batches.length + 1;
+  options.progress?.summaries(0, chunks.length, 0, callsTotal);
 
   const annotate = async (batch: number[]) => {
     try {

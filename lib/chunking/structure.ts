@@ -88,9 +88,9 @@ export interface StructureOptions extends SplitOptions {
   flavor?: "markdown" | "plain";
   /**
    * Offsets where a section starts besides the headings, ascending (the AI
-   * tiers' boundaries). The unit starting at or after one starts a section,
-   * unless the offset falls inside a unit (a list, table or code block kept
-   * whole) or the unit follows a heading (kept with it).
+   * tiers' boundaries). The unit starting at or after one starts a section
+   * that no chunk spans, unless the offset falls inside a unit (a list,
+   * table or code block kept whole) or the unit follows a heading (kept with it).
    */
   sectionStarts?: readonly number[];
 }
@@ -152,6 +152,8 @@ interface Unit {
   reopenedSuffix?: string;
   /** Which code block a piece of code belongs to. */
   block?: number;
+  /** Starts a section given by the caller (`sectionStarts`): no chunk spans it. */
+  given?: boolean;
   prefixTokens: number;
   /** Tokens of the longer suffix. */
   suffixTokens: number;
@@ -210,6 +212,7 @@ class UnitBuilder {
     this.units.push({
       ...unit,
       breakBefore,
+      given,
       section: this.sections.length - 1,
       prefixTokens: unit.prefix ? this.tokensOf(unit.prefix) : 0,
       suffixTokens: Math.max(unit.suffix ? this.tokensOf(unit.suffix) : 0, unit.reopenedSuffix ? this.tokensOf(unit.reopenedSuffix) : 0),
@@ -652,8 +655,11 @@ function packUnits(text: string, index: TokenIndex, builder: UnitBuilder, option
   // beginning of the next, but the tail of a section never shares a chunk
   // with the section after it.
   const sectionStarts = new Set<number>();
+  // givenBefore[k]: sections given by the caller that start at units 0 .. k-1; no chunk spans one.
+  const givenBefore = new Int32Array(n + 1);
   units.forEach((u, k) => {
     if (k === 0 || units[k - 1]!.section !== u.section) sectionStarts.add(k);
+    givenBefore[k + 1] = givenBefore[k]! + (u.given ? 1 : 0);
   });
 
   const starts = pack({
@@ -662,6 +668,7 @@ function packUnits(text: string, index: TokenIndex, builder: UnitBuilder, option
     cost: (i, j) => {
       const changes = units[j - 1]!.section - units[i]!.section;
       if (changes > 0 && !sectionStarts.has(i)) return Infinity;
+      if (givenBefore[j]! - givenBefore[i + 1]! > 0) return Infinity;
       const filled = Math.min(1, (estimate(i, j) + overhead(i, j)) / max);
       return CHUNK + (i > 0 ? units[i]!.breakBefore : 0) + UNFILLED * (1 - filled) ** 2 + SECTION_MIX * changes;
     },
