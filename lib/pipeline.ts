@@ -6,6 +6,7 @@ import { isAiTier, requireModel } from "@/lib/ai/model-client";
 import { startJob } from "@/lib/jobs/runner";
 import { badRequest } from "@/lib/errors";
 import { extract } from "@/lib/extract";
+import { detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import { type OutputFormat, formatChunks } from "@/lib/formats";
 import { rateLimitHeaders } from "@/lib/quota";
@@ -137,8 +138,9 @@ async function enrich(chunks: Chunk[], context: MethodContext) {
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
   const tier = TIERS[request.tier];
   const options = resolveOptions(request.options, services.config.chunking);
-  // A tier this server cannot run is refused before any payment is asked for.
+  // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (isAiTier(tier.id)) requireModel(services.models, tier.id);
+  if (request.input.kind === "upload") await detect(request.input.bytes, request.input);
   return isPaid(tier) ? runPaid(services, request, tier, options) : runFree(services, request, tier, options);
 }
 

@@ -431,6 +431,14 @@ describe("POST /api/chunk/ai-pro", () => {
     }
   });
 
+  it("refuses an upload no tier can read with 415 before asking for payment or making a job", async () => {
+    useServices();
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+    const response = await call("POST", "/api/chunk/ai-pro", { body: upload(png, "scan.png") });
+    expect(response.status).toBe(415);
+    expect(await json(response)).toMatchObject({ success: false, code: "unsupported_type" });
+  });
+
   it("answers 404 for a job id that never existed or is malformed", async () => {
     useServices();
     for (const id of ["ai-pro_000000000000", "nonsense", "ai-pro_ZZZ"]) {

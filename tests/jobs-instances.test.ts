@@ -39,7 +39,7 @@ async function startInstance(): Promise<BuiltServer> {
     // Few calls at once, so a job of a few dozen pages spans several rounds of model calls.
     AI_PRO_CONCURRENCY: "4",
     AI_MAX_RETRIES: "0",
-    JOB_LEASE_MS: "60000",
+    JOB_LEASE_MS: String(LEASE_MS),
   });
 }
 
