@@ -2,12 +2,14 @@
  * Offline entry to the same core as the API:
  *   npm run chunk -- FILE [--tier free] [--max-tokens N] [--overlap-tokens N] [--output-format raw|pinecone|weaviate|chroma|qdrant]
  * Prints the chunking result as JSON (always with the chunks inline). Nothing is paid or stored.
+ * The AI tiers use the AI_* settings (e.g. the stand-in: `npm run model:standin`), ai-pro inline rather than as a job.
  */
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ChunkOptionsSchema, describeIssues } from "@/lib/api-schema";
+import { createModelClients } from "@/lib/ai/model-client";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { ApiError } from "@/lib/errors";
@@ -44,7 +46,8 @@ async function main(): Promise<number> {
   const bytes = new Uint8Array(await readFile(path));
   const doc = loaded({ bytes, filename: basename(path) });
   const extracted = await extractDocument(doc, config.limits);
-  const result = await buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking), { embedder: createEmbedder(config.embeddings) });
+  const context = { embedder: createEmbedder(config.embeddings), models: createModelClients(config.ai), modelConcurrency: tier.data === "ai-pro" ? config.ai.proConcurrency : config.ai.concurrency };
+  const result = await buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking), context);
   process.stdout.write(`${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`);
   return 0;
 }

@@ -1,10 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { createServices, setServices } from "@/lib/services";
 import { MemoryStore } from "@/lib/store";
+import { startModelStandin } from "@/standin/model-server";
 import { call, upload } from "./helpers/api";
 
 const root = join(import.meta.dirname, "..");
@@ -34,6 +35,32 @@ describe("npm run chunk", () => {
     expect(offline.metadata).toEqual(online.metadata);
     expect(offline.total_chunks).toBe(online.total_chunks);
     expect(offline.tier).toBe("free");
+  });
+
+  it("runs the AI tiers with the AI_* settings (ai-pro inline, enriched), and says when no model is set", async () => {
+    const cli = (env: Record<string, string>, ...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        // Not spawnSync: the stand-in answers from this process's event loop.
+        execFile(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, env: { PATH: process.env.PATH, ...env }, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    const unconfigured = await cli({}, fixture, "--tier", "ai");
+    expect(unconfigured.code).toBe(1);
+    expect(unconfigured.stderr).toContain("ai_not_configured");
+
+    const model = await startModelStandin({ port: 0 });
+    try {
+      const run = await cli({ AI_BASE_URL: model.url, AI_PRO_MODEL: "standin-large" }, fixture, "--tier", "ai-pro", "--max-tokens", "128");
+      expect(run.code, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result.metadata.ai.model).toBe("standin-large");
+      expect(result.document_summary.length).toBeGreaterThan(10);
+      expect(result.chunks.every((c: { metadata: { summary?: string } }) => typeof c.metadata.summary === "string")).toBe(true);
+      expect(model.counters().bySchema.chunk_enrichment).toBeGreaterThan(0);
+    } finally {
+      await model.close();
+    }
   });
 
   it("exits non-zero with the error code on bad input and bad options", () => {
