@@ -1,4 +1,4 @@
-import { after } from "next/server";
+import { waitUntil } from "@vercel/functions";
 import { createModelClients, type ModelClients } from "@/lib/ai/model-client";
 import { type Config, loadConfig } from "@/lib/config";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
@@ -29,9 +29,10 @@ export interface Services {
   jobs: JobStore;
   fetchUrl(url: string): Promise<FetchedDocument>;
   /**
-   * Runs work after the response is sent (an async job). In the app, Next's
-   * `after()`: the request's lifetime (on Vercel, `waitUntil` within the
-   * function's time limit) covers it. Jobs hold leases, so work cut short is
+   * Runs work beyond the response (an async job). By default it starts at
+   * once, detached; on Vercel `waitUntil` keeps the function alive for it
+   * (within its time limit), elsewhere that call does nothing and the
+   * process simply keeps running it. Jobs hold leases, so work cut short is
    * taken over by a later poll.
    */
   schedule(work: () => Promise<void>): void;
@@ -50,7 +51,7 @@ export function createServices(config: Config, overrides: Partial<Pick<Services,
     payments: new PaymentGate(config, store, chain),
     models: createModelClients(config.ai),
     jobs: new JobStore(store),
-    schedule: overrides.schedule ?? after,
+    schedule: overrides.schedule ?? ((work) => waitUntil(work())),
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
   };
 }

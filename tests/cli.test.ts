@@ -41,7 +41,7 @@ describe("npm run chunk", () => {
     const cli = (env: Record<string, string>, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         // Not spawnSync: the stand-in answers from this process's event loop.
-        execFile(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, env: { PATH: process.env.PATH, ...env }, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) =>
+        execFile(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, env: { PATH: process.env.PATH, ...env } as Record<string, string | undefined> as NodeJS.ProcessEnv, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) =>
           resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         );
       });
