@@ -102,6 +102,18 @@ describe("GET /api and /api/health", () => {
     expect(info.output_formats).toEqual(["raw", "pinecone", "weaviate", "chroma", "qdrant"]);
   });
 
+  it("builds its URLs from the host the client addressed, the forwarded one only behind a trusted proxy", async () => {
+    const endpoint = async (headers: Record<string, string>) =>
+      (await body(await call("GET", "/api", { headers }))).tiers.find((t: any) => t.id === "free").endpoints[0];
+    expect(await endpoint({ host: "api.example.com:8443" })).toBe("http://api.example.com:8443/api/chunk/demo");
+    expect(await endpoint({ host: "bad host/../x" })).toBe("http://chunkwise.test/api/chunk/demo");
+    expect(await endpoint({ host: "api.example.com", "x-forwarded-host": "public.example", "x-forwarded-proto": "https" })).toBe("http://api.example.com/api/chunk/demo");
+    useServices({ TRUST_PROXY_HEADERS: "true" });
+    expect(await endpoint({ host: "internal:3000", "x-forwarded-host": "public.example, proxy.internal", "x-forwarded-proto": "https" })).toBe("https://public.example/api/chunk/demo");
+    useServices({ PUBLIC_BASE_URL: "https://chunkwise.example/" });
+    expect(await endpoint({ host: "api.example.com" })).toBe("https://chunkwise.example/api/chunk/demo");
+  });
+
   it("reports healthy with the network, and degraded with a 503 when the store is down", async () => {
     const ok = await call("GET", "/api/health");
     expect(ok.status).toBe(200);

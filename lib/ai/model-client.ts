@@ -110,7 +110,8 @@ export class OpenAIModelClient implements ModelClient {
             ],
             response_format: { type: "json_schema", json_schema: { name: task.name, strict: true, schema: jsonSchemaOf(task as Task<unknown>) } },
           },
-          { signal },
+          // A signal of its own per call: the SDK leaves a listener on the one it is given, and a job's calls share theirs.
+          { signal: signal && AbortSignal.any([signal]) },
         );
       } catch (error) {
         if (error instanceof OpenAI.APIUserAbortError) throw error;
