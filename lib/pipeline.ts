@@ -1,22 +1,16 @@
 import { createHash } from "node:crypto";
-import { chunkExtracted, methodFor } from "@/lib/chunking";
-import type { Chunk, MethodContext } from "@/lib/chunking/types";
-import { enrichChunks } from "@/lib/ai/enrich";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
-import { startJob } from "@/lib/jobs/runner";
-import { badRequest } from "@/lib/errors";
-import { extract } from "@/lib/extract";
+import { type ChunkingResult, type Loaded, type ResolvedOptions, buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
-import { type OutputFormat, formatChunks } from "@/lib/formats";
+import { startJob } from "@/lib/jobs/runner";
 import { rateLimitHeaders } from "@/lib/quota";
 import { lifetimeText, newResultId } from "@/lib/results";
 import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
 
-/** The one path every chunking request takes: input → payment gate → extract → chunk → format → inline or stored. */
+/** The one path every chunking request takes: input → quota or payment gate → extract → chunk → format → inline, stored, or a job (ai-pro). */
 
 export const INLINE_CHUNK_LIMIT = 100;
 
@@ -37,102 +31,13 @@ export interface ChunkRequest {
   resourcePath: string;
 }
 
-export interface ResolvedOptions {
-  maxTokens: number;
-  overlapTokens: number;
-  outputFormat: OutputFormat;
-}
-
-export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunking"]): ResolvedOptions {
-  const maxTokens = input.max_tokens ?? chunking.defaultMaxTokens;
-  if (maxTokens < chunking.minMaxTokens || maxTokens > chunking.maxMaxTokens)
-    throw badRequest("invalid_options", `max_tokens must be between ${chunking.minMaxTokens} and ${chunking.maxMaxTokens}.`);
-  const overlapTokens = input.overlap_tokens ?? Math.min(chunking.defaultOverlapTokens, Math.floor(maxTokens / 2));
-  if (overlapTokens < 0 || overlapTokens * 2 > maxTokens)
-    throw badRequest("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
-  return { maxTokens, overlapTokens, outputFormat: input.output_format ?? "raw" };
-}
-
-export interface ChunkingResult {
-  success: true;
-  tier: TierId;
-  total_chunks: number;
-  metadata: { filename: string; content_type: string; size_bytes: number; estimated_pages: number; method: string; embedder?: string; ai?: Record<string, unknown>; max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
-  /** ai-pro: the whole document in a few sentences (null when the model's answer was unusable). */
-  document_summary?: string | null;
-  chunks: unknown[];
-  payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
-}
-
 export interface ChunkResponse {
   body: Record<string, unknown>;
   headers: Record<string, string>;
 }
 
-export interface Loaded {
-  bytes: Uint8Array;
-  filename: string;
-  contentType?: string;
-  documentId: string;
-}
-
-/** A document ready for extraction, with a stable id from its bytes (record ids in the vector-store formats derive from it). */
-export function loaded(source: { bytes: Uint8Array; filename?: string; contentType?: string }): Loaded {
-  return {
-    bytes: source.bytes,
-    // A display name only: never used as a key or a path.
-    filename: source.filename?.slice(0, 255) || "document",
-    contentType: source.contentType,
-    documentId: createHash("sha256").update(source.bytes).digest("hex").slice(0, 32),
-  };
-}
-
 async function load(services: Services, input: DocumentInput): Promise<Loaded> {
   return loaded(input.kind === "upload" ? input : await services.fetchUrl(input.url));
-}
-
-export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<Extracted> {
-  return extract(doc.bytes, { filename: doc.filename, contentType: doc.contentType }, {
-    maxUnpackedBytes: limits.maxUnpackedBytes,
-    maxChars: limits.maxCharsPerRequest,
-    maxPages: limits.maxPagesPerRequest,
-    timeoutMs: limits.extractTimeoutMs,
-  });
-}
-
-/** Chunking, enrichment (ai-pro) and formatting without HTTP, quota or payment: shared by the pipeline, jobs and the command-line entry. */
-export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierId, options: ResolvedOptions, context: MethodContext): Promise<Omit<ChunkingResult, "payment">> {
-  const { chunks, details } = await chunkExtracted(extracted, tier, { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }, context);
-  if (chunks.length === 0) throw badRequest("empty_document", "The document contains no text to chunk.");
-  const enrichment = tier === "ai-pro" ? await enrich(chunks, context) : undefined;
-  return {
-    success: true,
-    tier,
-    total_chunks: chunks.length,
-    metadata: {
-      filename: doc.filename,
-      content_type: extracted.mediaType,
-      size_bytes: doc.bytes.length,
-      estimated_pages: extracted.pageCount,
-      method: methodFor(tier),
-      ...(tier === "semantic" ? { embedder: context.embedder.id } : {}),
-      ...(details ? { ai: { ...details, ...(enrichment ? { unenriched: enrichment.unenriched } : {}) } } : {}),
-      max_tokens: options.maxTokens,
-      overlap_tokens: options.overlapTokens,
-      output_format: options.outputFormat,
-    },
-    ...(enrichment ? { document_summary: enrichment.documentSummary } : {}),
-    chunks: formatChunks(chunks, options.outputFormat, { documentId: doc.documentId, filename: doc.filename, tier, maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }),
-  };
-}
-
-/** ai-pro: each chunk's summary and entities into its metadata; the document's summary returned. */
-async function enrich(chunks: Chunk[], context: MethodContext) {
-  const enrichment = await enrichChunks(chunks, requireModel(context.models, "ai-pro"), { concurrency: context.modelConcurrency ?? 4, progress: context.progress, signal: context.signal });
-  enrichment.annotations.forEach((annotation, i) => {
-    if (annotation) Object.assign(chunks[i]!.metadata, annotation);
-  });
-  return enrichment;
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {

@@ -32,7 +32,7 @@ import { mulberry32 } from "../tests/helpers/random";
 import { startRedisServer } from "../tests/helpers/redis-server";
 import { type Config, loadConfig } from "@/lib/config";
 import { startJob, jobStatus } from "@/lib/jobs/runner";
-import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { type Services, createServices } from "@/lib/services";
 
 const ROOT = join(import.meta.dirname, "..");

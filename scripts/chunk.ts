@@ -13,7 +13,7 @@ import { createModelClients } from "@/lib/ai/model-client";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { ApiError } from "@/lib/errors";
-import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { TIER_IDS } from "@/lib/tiers";
 
 const USAGE = "usage: npm run chunk -- FILE [--tier free|structure|semantic|ai|ai-pro] [--max-tokens N] [--overlap-tokens N] [--output-format raw|pinecone|weaviate|chroma|qdrant]";

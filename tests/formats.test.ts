@@ -8,7 +8,7 @@ import { loadConfig } from "@/lib/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { type DocumentRef, type Entity, type OutputFormat, type SourceChunk, formatChunks } from "@/lib/formats";
 import { fitJsonString, truncateUtf8 } from "@/lib/formats/fit";
-import { buildResult, extractDocument, loaded } from "@/lib/pipeline";
+import { buildResult, extractDocument, loaded } from "@/lib/chunk-result";
 import type { TierId } from "@/lib/tiers";
 
 const root = path.join(import.meta.dirname, "..");

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/chunking/types";
-import { buildResult, extractDocument, loaded, type ResolvedOptions } from "@/lib/pipeline";
+import { buildResult, extractDocument, loaded, type ResolvedOptions } from "@/lib/chunk-result";
 import { lifetimeText, newResultId } from "@/lib/results";
 import type { Services } from "@/lib/services";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
