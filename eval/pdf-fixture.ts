@@ -45,7 +45,8 @@ function parseBlocks(source: string): Block[] {
   return blocks;
 }
 
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+/** Lines of at most `width` points. */
+export function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/)) {

@@ -26,7 +26,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type PDFFont, PDFDocument, StandardFonts } from "pdf-lib";
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import { wrap } from "@/eval/pdf-fixture";
 import { z } from "zod";
 import { mulberry32 } from "../tests/helpers/random";
 import { startRedisServer } from "../tests/helpers/redis-server";
@@ -103,20 +104,6 @@ function reportBlocks(): string[] {
 const PAGE = { width: 595, height: 842, margin: 64 };
 const RUNNING_HEADER = "Field Studies in Infrastructure, Food and Nature";
 
-/** Lines of at most `width` points. */
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/)) {
-    const candidate = line ? `${line} ${word}` : word;
-    if (line && font.widthOfTextAtSize(candidate, size) > width) {
-      lines.push(line);
-      line = word;
-    } else line = candidate;
-  }
-  if (line) lines.push(line);
-  return lines;
-}
 
 /**
  * The report laid out as a word processor would (headings in bold, wrapped paragraphs, a running
