@@ -31,6 +31,8 @@ function dependencyClosure(names: string[]): string[] {
 }
 
 const nextConfig: NextConfig = {
+  // A separate build directory per checkout of work in progress (e.g. two builds side by side); `.next` by default.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   // Loaded by the worker thread from node_modules, never bundled.
   serverExternalPackages: [...WORKER_PACKAGES, "redis", "@redis/client"],
   outputFileTracingIncludes: { "/api/**": ["./workers/**", ...dependencyClosure(WORKER_PACKAGES)] },
