@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
@@ -89,11 +89,23 @@ describe("npm start with no environment", () => {
     expect(await page.text()).toContain("Chunkwise");
   });
 
-  it("chunks an upload and a PDF, and answers unknown API paths with JSON", async () => {
+  it("chunks text, PDF, DOCX and HTML uploads, refuses a corrupted PDF with 400, and answers unknown API paths with JSON", async () => {
     const response = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(prose(1), "a.txt") });
     expect(response.status).toBe(200);
     const result = (await response.json()) as { total_chunks: number; chunks: unknown[] };
     expect(result.chunks).toHaveLength(result.total_chunks);
+
+    // PDF, DOCX and HTML go through the extraction worker thread, which the build must ship unbundled.
+    const fixture = (name: string) => new Uint8Array(readFileSync(join(root, "tests", "fixtures", name)));
+    for (const [name, type] of [["multipage.pdf", "application/pdf"], ["report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"], ["page.html", "text/html"]] as const) {
+      const extracted = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(fixture(name), name) });
+      const body = (await extracted.json()) as { metadata?: { content_type: string }; code?: string };
+      expect(extracted.status, `${name}: ${JSON.stringify(body)}`).toBe(200);
+      expect(body.metadata?.content_type).toContain(type);
+    }
+    const corrupted = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(fixture("corrupted.pdf"), "corrupted.pdf") });
+    expect(corrupted.status).toBe(400);
+    expect(((await corrupted.json()) as { code: string }).code).toBe("corrupted_pdf");
 
     const missing = await fetch(`${base}/api/nope`);
     expect(missing.status).toBe(404);
@@ -101,9 +113,13 @@ describe("npm start with no environment", () => {
   });
 
   it("keys the free quota on the socket address, not on a forged X-Forwarded-For", async () => {
-    // 100 pages use up the whole day's allowance of this (loopback) client.
-    const big = await fetch(`${base}/api/chunk/free`, { method: "POST", body: upload(prose(99), "big.txt") });
+    // Whatever the day's allowance of this (loopback) client still holds, used up in one upload.
+    const probe = await fetch(`${base}/api/chunk/free`, { method: "POST", body: upload(prose(1), "a.txt") });
+    const remaining = Number(probe.headers.get("x-ratelimit-remaining"));
+    expect(remaining).toBeGreaterThan(0);
+    const big = await fetch(`${base}/api/chunk/free`, { method: "POST", body: upload(prose(remaining), "big.txt") });
     expect(big.status).toBe(200);
+    expect(big.headers.get("x-ratelimit-remaining")).toBe("0");
     const forged = await fetch(`${base}/api/chunk/free`, { method: "POST", body: upload(prose(1), "a.txt"), headers: { "x-forwarded-for": "192.0.2.1", "x-chunkwise-peer": "192.0.2.2" } });
     expect(forged.status).toBe(429);
     expect(forged.headers.get("retry-after")).toMatch(/^\d+$/);

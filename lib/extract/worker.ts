@@ -1,5 +1,5 @@
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import { Worker, type WorkerOptions as WorkerOptionsOfNode } from "node:worker_threads";
 import pLimit from "p-limit";
 import type { NodeHtmlMarkdownOptions } from "node-html-markdown";
 import { z } from "zod";
@@ -73,11 +73,15 @@ export function withWorker<T>(options: WorkerOptions, session: (worker: ExtractW
 }
 
 async function runSession<T>(options: WorkerOptions, session: (worker: ExtractWorker) => Promise<T>): Promise<T> {
-  const worker = new Worker(WORKER_FILE, {
+  const workerOptions: WorkerOptionsOfNode = {
     resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
     // Plain JavaScript: whatever loaders the parent runs under (tsx, a test runner) would only slow its start.
     execArgv: [],
-  });
+  };
+  // Turbopack bundles the target of any `new Worker(...)` it sees (its worker_threads support, which ignores
+  // turbopackIgnore here), and the bundled copy cannot import the parsers from node_modules: every PDF, DOCX
+  // and HTML upload failed on a built server. Constructed through Reflect, the call is not one it recognises.
+  const worker: Worker = Reflect.construct(Worker, [WORKER_FILE, workerOptions]);
   let stop: Stop | undefined;
   let pending: { resolve: (reply: unknown) => void; reject: (error: WorkerStopped) => void } | undefined;
   const halt = (why: Stop) => {
