@@ -10,6 +10,7 @@
  * payment, so the client can retry with the same X-PAYMENT.
  */
 import { randomUUID } from "node:crypto";
+import type { JobAccepted, JobStatus } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/chunking/types";
 import { buildResult, extractDocument, loaded, type ResolvedOptions } from "@/lib/chunk-result";
@@ -26,7 +27,7 @@ export interface NewJob {
 }
 
 /** Records the job and schedules its work; what `POST /chunk/ai-pro` answers. */
-export async function startJob(services: Services, job: NewJob): Promise<Record<string, unknown>> {
+export async function startJob(services: Services, job: NewJob): Promise<JobAccepted> {
   const now = Date.now();
   const owner = randomUUID();
   const { input } = job;
@@ -57,7 +58,7 @@ export async function startJob(services: Services, job: NewJob): Promise<Record<
 const statusUrl = (record: JobRecord) => `${record.work.api_base}/job/${record.job_id}/status`;
 
 /** The job as `GET /job/{id}/status` shows it; a job whose worker's lease lapsed is taken over first. */
-export async function jobStatus(services: Services, id: string): Promise<Record<string, unknown>> {
+export async function jobStatus(services: Services, id: string): Promise<JobStatus> {
   let version = await services.jobs.get(id);
   if (!version) throw jobExpired(id);
   if (version.record.status === "processing" && version.record.lease_until < Date.now()) version = await takeOver(services, version);
@@ -75,8 +76,8 @@ export async function jobResult(services: Services, id: string): Promise<Record<
   return services.results.load(record.result_id!);
 }
 
-function statusBody(record: JobRecord): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+function statusBody(record: JobRecord): JobStatus {
+  const body: JobStatus = {
     success: true,
     job_id: record.job_id,
     status: record.status,
@@ -85,7 +86,10 @@ function statusBody(record: JobRecord): Record<string, unknown> {
     created_at: record.created_at,
     expires_at: record.expires_at,
   };
-  if (record.result_id) Object.assign(body, { result_id: record.result_id, download_url: `${record.work.api_base}/results/${record.result_id}` });
+  if (record.result_id) {
+    body.result_id = record.result_id;
+    body.download_url = `${record.work.api_base}/results/${record.result_id}`;
+  }
   if (record.error) body.error = record.error;
   return body;
 }

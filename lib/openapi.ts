@@ -1,0 +1,429 @@
+import { z } from "zod";
+import { type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject, createDocument } from "zod-openapi";
+import {
+  ApiInfoSchema,
+  ChunkOptionsSchema,
+  ChunkingResultSchema,
+  ErrorBodySchema,
+  FaucetAnswerSchema,
+  FreeQuotaSchema,
+  HealthSchema,
+  JobAcceptedSchema,
+  JobIdSchema,
+  JobStatusSchema,
+  OpenApiDocumentSchema,
+  PaymentRequiredSchema,
+  ResultIdSchema,
+  StoredResultSchema,
+  StoredResultSummarySchema,
+  UploadRequestSchema,
+  UrlChunkRequestSchema,
+} from "@/lib/api-schema";
+import type { Config } from "@/lib/config";
+import { type ErrorStatus, STATUS_NAMES } from "@/lib/errors";
+import { FaucetRequestSchema } from "@/lib/faucet";
+import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
+import { lifetimeText } from "@/lib/results";
+import { TIERS, TIER_IDS, type Tier, isPaid, priceUsd } from "@/lib/tiers";
+import packageJson from "@/package.json";
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the zod schemas the
+ * routes validate with (lib/api-schema.ts, lib/faucet.ts) and answer with,
+ * the tier table and this server's config: sizes, limits and the server URL
+ * are the ones this instance enforces and answers on.
+ */
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+/** Groups of operations, in the order the reference shows them. */
+export const TAGS = {
+  chunking: "Chunking",
+  jobs: "Jobs & results",
+  service: "Service",
+  local: "Local mode",
+} as const;
+
+/** What an operation involves, to pick the error codes it can answer with. */
+type Scope =
+  | "upload"
+  | "json"
+  | "url"
+  | "options"
+  | "detect"
+  | "document"
+  | "free"
+  | "paid"
+  | "x402"
+  | "semantic"
+  | "aiConfig"
+  | "aiCall"
+  | "job"
+  | "jobResult"
+  | "result"
+  | "faucet"
+  | "store"
+  | "chain"
+  | "any";
+
+export interface ErrorCode {
+  status: ErrorStatus;
+  code: string;
+  when: string;
+  scopes: readonly Scope[];
+}
+
+/**
+ * Every code the API answers with (`code` in the body), by status. The tests
+ * check that each code thrown in lib/ is listed here.
+ */
+function errorCodes(config: Config): ErrorCode[] {
+  const e = (status: ErrorStatus, code: string, when: string, ...scopes: Scope[]): ErrorCode => ({ status, code, when, scopes });
+  const lifetime = lifetimeText(config.resultTtlSeconds);
+  return [
+    e(400, "empty_document", "The document holds no text.", "detect", "document"),
+    e(400, "invalid_encoding", "Text that is neither UTF-8 nor UTF-16 with a byte-order mark.", "detect", "document"),
+    e(400, "corrupted_pdf", "A damaged or incomplete PDF.", "document"),
+    e(400, "encrypted_pdf", "A password-protected PDF.", "document"),
+    e(400, "no_text", "A PDF without extractable text (scanned pages: OCR it first).", "document"),
+    e(400, "corrupted_docx", "A damaged or invalid .docx.", "document"),
+    e(400, "document_too_complex", "Reading the document took more time or memory than allowed.", "document"),
+    e(400, "invalid_options", "`max_tokens`, `overlap_tokens` or `output_format` out of range.", "options"),
+    e(400, "invalid_request", "The JSON body does not match the schema.", "json"),
+    e(400, "invalid_json", "The body is not valid JSON.", "json"),
+    e(400, "expected_json", "The Content-Type is not application/json.", "json"),
+    e(400, "expected_multipart", "The body is not multipart/form-data.", "upload"),
+    e(400, "invalid_multipart", "A malformed multipart body.", "upload"),
+    e(400, "missing_file", "No `file` part.", "upload"),
+    e(400, "invalid_url", "Not an http or https URL.", "url"),
+    e(400, "url_forbidden", "The URL (or a redirect) resolves to a non-public address.", "url"),
+    e(400, "url_unresolvable", "The URL's host does not resolve.", "url"),
+    e(400, "url_timeout", `Fetching the URL took longer than ${config.urlFetch.timeoutMs / 1000} s.`, "url"),
+    e(400, "url_fetch_failed", "The URL answered with an error or the connection failed.", "url"),
+    e(400, "too_many_redirects", `More than ${config.urlFetch.maxRedirects} redirects.`, "url"),
+    e(402, "payment_required", "No `X-PAYMENT`: pay as the body says and repeat the request.", "paid"),
+    e(402, "payment_invalid", "A malformed `X-PAYMENT` header.", "paid"),
+    e(402, "payment_not_found", "The transaction is not confirmed yet: repeat with the same header.", "paid"),
+    e(402, "payment_failed", "The transaction failed on chain; no USDC moved.", "paid"),
+    e(402, "payment_expired", `The transfer is older than ${config.payments.maxAgeSeconds} s, or an x402 transaction's blockhash expired.`, "paid"),
+    e(402, "payment_insufficient", "Less than the price reached `payTo`.", "paid"),
+    e(402, "payment_wrong_asset", "The transfer is not USDC.", "paid"),
+    e(402, "payment_wrong_recipient", "The transfer does not pay `payTo`.", "paid"),
+    e(402, "payment_reference_mismatch", "The Memo carries the reference of another request.", "paid"),
+    e(402, "payment_reference_required", "This server takes only transfers carrying the 402's reference in a Memo.", "paid"),
+    e(402, "payment_already_used", "The payment already paid for another request.", "paid"),
+    e(402, "payment_wrong_network", "x402: the payload is for another network.", "x402"),
+    e(402, "payment_amount_mismatch", "x402: the transfer is not exactly the price.", "x402"),
+    e(402, "payment_fee_payer_misuse", "x402: the fee payer is not `extra.feePayer`, or an instruction uses its account.", "x402"),
+    e(402, "payment_invalid_instructions", "x402: instructions beyond the exact-SVM layout.", "x402"),
+    e(402, "payment_invalid_signature", "x402: a missing or wrong signature.", "x402"),
+    e(402, "payment_simulation_failed", "x402: the transaction would fail; nothing was sent.", "x402"),
+    e(402, "x402_unavailable", "This server takes only transaction signatures, not x402 payloads.", "x402"),
+    e(404, "expired_or_unknown", `No such result or job, or it expired (they are kept ${lifetime}).`, "result", "job"),
+    e(404, "not_found", "No API endpoint at this path (the faucet exists only in local mode).", "faucet"),
+    e(404, "unknown_endpoint", "No tier endpoint by that name under `/chunk/`."),
+    e(405, "method_not_allowed", "Another HTTP method: the `Allow` header names the right one."),
+    e(409, "payment_in_progress", "A request with this payment is being served: retry for its result.", "paid"),
+    e(409, "job_not_finished", "The job is still processing: poll its status.", "jobResult"),
+    e(409, "job_failed", "The job failed: its status carries the error.", "jobResult"),
+    e(413, "file_too_large", `The upload is over ${megabytes(config.limits.maxUploadBytes)}.`, "upload"),
+    e(413, "body_too_large", "The JSON body is over 64 KB.", "json"),
+    e(413, "url_too_large", `The URL's document is over ${megabytes(config.urlFetch.maxBytes)}.`, "url"),
+    e(413, "too_many_pages", `More than ${config.limits.maxPagesPerRequest} pages.`, "document"),
+    e(413, "too_many_characters", `More than ${config.limits.maxCharsPerRequest.toLocaleString("en-US")} characters of text.`, "document"),
+    e(413, "zip_bomb", `A DOCX unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`, "document"),
+    e(415, "unsupported_type", "Not PDF, DOCX, HTML, Markdown or text (the type is read from the bytes).", "detect", "document"),
+    e(429, "free_quota_exceeded", `The free tier's ${config.freePagesPerDay} pages of the UTC day are used up; \`Retry-After\` says when they renew.`, "free"),
+    e(500, "internal_error", "A fault on our side; nothing was charged.", "any"),
+    e(500, "extraction_failed", "The document reader failed on our side.", "document"),
+    e(500, "fee_payer_misconfigured", "x402: the server's fee payer cannot pay fees.", "x402"),
+    e(503, "store_unavailable", "The store is unreachable: retry later.", "store"),
+    e(503, "embeddings_unavailable", "The embedding provider failed; the payment was released.", "semantic"),
+    e(503, "ai_not_configured", "This server has no model for the tier (asked before any payment).", "aiConfig"),
+    e(503, "ai_unavailable", "The model provider failed; the payment was released: repeat with the same `X-PAYMENT`.", "aiCall"),
+    e(503, "chain_unavailable", "The Solana RPC is unreachable; the payment is untouched.", "chain"),
+    e(503, "payment_unconfirmed", "x402: the transfer was sent but is not confirmed yet: repeat with the same `X-PAYMENT`.", "x402"),
+    e(503, "facilitator_unavailable", "x402: the configured facilitator is unreachable.", "x402"),
+  ];
+}
+
+/** Sizes as README states them: MB of 1024 × 1024 bytes. */
+const megabytes = (bytes: number) => `${Number((bytes / 1024 / 1024).toFixed(1))} MB`;
+
+const rateLimitHeaders = {
+  "X-RateLimit-Limit": z.number().int().meta({ description: "Free pages per UTC day." }),
+  "X-RateLimit-Remaining": z.number().int().meta({ description: "Free pages left today." }),
+  "X-RateLimit-Reset": z.number().int().meta({ description: "Epoch seconds when the allowance renews (next UTC midnight)." }),
+};
+const retryAfter = { "Retry-After": z.number().int().meta({ description: "Seconds to wait before retrying." }) };
+const paymentResponseHeader = {
+  "X-PAYMENT-RESPONSE": z.string().optional().meta({ description: "x402 payments only: base64 JSON `{success, transaction, network, payer}` of the settled payment." }),
+};
+
+/** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
+function errorResponses(catalogue: ErrorCode[], scopes: readonly Scope[]): ZodOpenApiResponsesObject {
+  const relevant = catalogue.filter((entry) => entry.scopes.some((scope) => scopes.includes(scope) || scope === "any"));
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const status of [...new Set(relevant.map((entry) => entry.status))].sort()) {
+    const entries = relevant.filter((entry) => entry.status === status);
+    const codes = entries.map((entry) => entry.code) as [string, ...string[]];
+    const base = status === 402 ? PaymentRequiredSchema : ErrorBodySchema;
+    const headers = status === 429 ? z.object({ ...retryAfter, ...rateLimitHeaders }) : status === 409 || status === 503 ? z.object({ "Retry-After": retryAfter["Retry-After"].optional() }) : undefined;
+    responses[`${status}`] = {
+      description: [`${STATUS_NAMES[status]}.`, ...entries.map((entry) => `- \`${entry.code}\`: ${entry.when}`)].join("\n"),
+      content: { "application/json": { schema: base.extend({ code: z.enum(codes) }) } },
+      ...(headers ? { headers } : {}),
+    };
+  }
+  return responses;
+}
+
+const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+
+/** The request schemas as the routes use them, with this server's size bounds and defaults (checked after parsing, in `resolveOptions`). */
+function optionsAsEnforced(chunking: Config["chunking"]) {
+  const { max_tokens, overlap_tokens } = ChunkOptionsSchema.shape;
+  return {
+    max_tokens: max_tokens.meta({ override: { type: "integer", minimum: chunking.minMaxTokens, maximum: chunking.maxMaxTokens, default: chunking.defaultMaxTokens } }),
+    overlap_tokens: overlap_tokens.meta({
+      override: { type: "integer", minimum: 0, maximum: Math.floor(chunking.maxMaxTokens / 2), default: chunking.defaultOverlapTokens },
+      description: `${overlap_tokens.description} Defaults to ${chunking.defaultOverlapTokens}, or half of \`max_tokens\` when that is less.`,
+    }),
+  };
+}
+
+function curl(parts: string[]): { lang: string; label: string; source: string } {
+  return { lang: "Shell", label: "curl", source: parts.join(" \\\n  ") };
+}
+
+const pascal = (segment: string) => segment.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+function uploadOperation(tier: Tier, path: string, config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpenApiOperationObject {
+  const canonical = tier.endpoints[0];
+  const paid = isPaid(tier);
+  const async = tier.mode === "async";
+  const scopes: Scope[] = ["upload", "options", "store", async ? "detect" : "document"];
+  if (paid) scopes.push("paid", "x402", "chain");
+  else scopes.push("free");
+  if (tier.id === "semantic") scopes.push("semantic");
+  if (tier.id === "ai" || tier.id === "ai-pro") scopes.push("aiConfig", ...(async ? [] : (["aiCall"] as const)));
+  const price = paid ? `$${priceUsd(tier)} USDC per request (${tier.priceBaseUnits} base units).` : `Free, ${config.freePagesPerDay} pages per UTC day per client.`;
+  const answer = async
+    ? "Answers at once with a job: poll its `status_url` every second or two until `completed`, then GET its `download_url`. Extraction and model errors show in the job's `error` (and release the payment)."
+    : `Answers with the chunks inline, or with ${INLINE_CHUNK_LIMIT} chunks or more a summary and a \`download_url\` (kept ${lifetimeText(config.resultTtlSeconds)}).`;
+  return {
+    operationId: `chunk${pascal(path.replace("/chunk/", ""))}`,
+    tags: [TAGS.chunking],
+    summary: `Chunk an upload: ${tier.id} tier${path === canonical ? "" : ` (alias of ${canonical})`}`,
+    description: [tier.method, `Good for: ${tier.goodFor}`, price, paid ? "Without payment the answer is 402 with the payment requirements; pay, then repeat the same request with `X-PAYMENT`." : "", answer, `Uploads up to ${megabytes(config.limits.maxUploadBytes)}.`].filter(Boolean).join("\n\n"),
+    "x-chunkwise-tier": tier.id,
+    ...(paid ? { security: [{ xPayment: [] }] } : {}),
+    requestBody: {
+      required: true,
+      content: { "multipart/form-data": { schema: UploadRequestSchema.extend(optionsAsEnforced(config.chunking)) } },
+    },
+    responses: {
+      200: async
+        ? { description: "The job was created.", ...json(JobAcceptedSchema), headers: z.object(paymentResponseHeader) }
+        : {
+            description: "The chunking result.",
+            ...json(z.union([ChunkingResultSchema, StoredResultSummarySchema])),
+            headers: z.object(paid ? paymentResponseHeader : rateLimitHeaders),
+          },
+      ...errorResponses(catalogue, scopes),
+    },
+    "x-codeSamples": [
+      curl([
+        "curl",
+        ...(paid ? ["-H 'X-PAYMENT: <transaction signature or x402 payload>'"] : []),
+        "-F file=@report.pdf",
+        "-F max_tokens=512",
+        `${apiBase}${path}`,
+      ]),
+    ],
+  };
+}
+
+function urlOperation(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpenApiOperationObject {
+  return {
+    operationId: "chunkUrl",
+    tags: [TAGS.chunking],
+    summary: "Chunk a document at a URL (any tier)",
+    description: [
+      "The service fetches the document (`http` or `https`, every hop resolved and refused unless public, at most " +
+        `${config.urlFetch.maxRedirects} redirects) and chunks it with \`tier\`. The free tier needs no payment; the paid ones answer 402 first, like the upload endpoints.`,
+      "The agent flow: send the request without payment, read the 402 body, transfer `maxAmountRequired` USDC to `payTo` with `extra.reference` in a Memo, repeat the same request with `X-PAYMENT: <signature>`, and GET `download_url` when the result was stored.",
+    ].join("\n\n"),
+    security: [{}, { xPayment: [] }],
+    requestBody: { required: true, ...json(UrlChunkRequestSchema.extend(optionsAsEnforced(config.chunking))) },
+    responses: {
+      200: {
+        description: "The chunking result, or for `ai-pro` the job.",
+        ...json(z.union([ChunkingResultSchema, StoredResultSummarySchema, JobAcceptedSchema])),
+        headers: z.object({ ...paymentResponseHeader, ...Object.fromEntries(Object.entries(rateLimitHeaders).map(([name, schema]) => [name, schema.optional()])) }),
+      },
+      ...errorResponses(catalogue, ["json", "url", "options", "document", "free", "paid", "x402", "semantic", "aiConfig", "aiCall", "store", "chain"]),
+    },
+    "x-codeSamples": [
+      curl(["curl", "-H 'content-type: application/json'", `-d '{"url": "https://example.com/paper.pdf", "tier": "free"}'`, `${apiBase}/chunk`]),
+      curl(["curl", "-H 'content-type: application/json'", "-H 'X-PAYMENT: <transaction signature>'", `-d '{"url": "https://example.com/paper.pdf", "tier": "structure"}'`, `${apiBase}/chunk`]),
+    ],
+  };
+}
+
+function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpenApiPathsObject {
+  const get = (operation: Omit<ZodOpenApiOperationObject, "x-codeSamples">, path: string) => ({
+    get: { ...operation, "x-codeSamples": [curl(["curl", `${apiBase}${path}`])] },
+  });
+  const uploads = Object.fromEntries(TIER_IDS.flatMap((id) => TIERS[id].endpoints.map((path) => [path, { post: uploadOperation(TIERS[id], path, config, apiBase, catalogue) }])));
+  const lifetime = lifetimeText(config.resultTtlSeconds);
+  return {
+    "/": get(
+      {
+        operationId: "getApiInfo",
+        tags: [TAGS.service],
+        summary: "Tiers, prices, limits and how to pay",
+        description: "Name, version, network, the USDC mint and `payTo`, each tier with its price, endpoints and availability on this server, defaults, limits, output formats and how payment works.",
+        responses: { 200: { description: "The API's description.", ...json(ApiInfoSchema) }, ...errorResponses(catalogue, []) },
+      },
+      "",
+    ),
+    "/health": get(
+      {
+        operationId: "getHealth",
+        tags: [TAGS.service],
+        summary: "Health check",
+        description: "`healthy` when the store and the Solana RPC answer; otherwise 503 `degraded` with each check.",
+        responses: { 200: { description: "Healthy.", ...json(HealthSchema) }, 503: { description: "Degraded: the store or the Solana RPC does not answer.", ...json(HealthSchema) } },
+      },
+      "/health",
+    ),
+    "/quota": get(
+      {
+        operationId: "getFreeQuota",
+        tags: [TAGS.service],
+        summary: "Free pages left today",
+        description: "The calling client's free-tier allowance for the UTC day, read without taking any.",
+        responses: { 200: { description: "The allowance.", ...json(FreeQuotaSchema), headers: z.object(rateLimitHeaders) }, ...errorResponses(catalogue, ["store"]) },
+      },
+      "/quota",
+    ),
+    "/openapi.json": get(
+      {
+        operationId: "getOpenApiDocument",
+        tags: [TAGS.service],
+        summary: "This document",
+        description: "The OpenAPI 3.1 description of this API, with this server's URL, limits and defaults.",
+        responses: { 200: { description: "The OpenAPI document.", ...json(OpenApiDocumentSchema) }, ...errorResponses(catalogue, []) },
+      },
+      "/openapi.json",
+    ),
+    ...uploads,
+    "/chunk": { post: urlOperation(config, apiBase, catalogue) },
+    "/results/{result_id}": {
+      get: {
+        operationId: "getResult",
+        tags: [TAGS.jobs],
+        summary: "A stored result",
+        description: `The full result of a large document (${INLINE_CHUNK_LIMIT} chunks or more) or of a completed job, kept ${lifetime}. Free, no payment.`,
+        requestParams: { path: z.object({ result_id: ResultIdSchema }) },
+        responses: { 200: { description: "The result with all its chunks.", ...json(StoredResultSchema) }, ...errorResponses(catalogue, ["result", "store"]) },
+        "x-codeSamples": [curl(["curl", `${apiBase}/results/standard_3f9c0a1b2c3d`])],
+      },
+    },
+    "/job/{job_id}/status": {
+      get: {
+        operationId: "getJobStatus",
+        tags: [TAGS.jobs],
+        summary: "An ai-pro job's progress",
+        description: `Poll every second or two. \`processing\` → \`completed\` (with \`result_id\` and \`download_url\`) or \`failed\` (with \`error\`; the payment is released, so the same \`X-PAYMENT\` buys a new job). Jobs expire ${lifetime} after creation.`,
+        requestParams: { path: z.object({ job_id: JobIdSchema }) },
+        responses: { 200: { description: "The job.", ...json(JobStatusSchema) }, ...errorResponses(catalogue, ["job", "store"]) },
+        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/status`])],
+      },
+    },
+    "/job/{job_id}/result": {
+      get: {
+        operationId: "getJobResult",
+        tags: [TAGS.jobs],
+        summary: "A completed job's result",
+        description: "The enriched result (per-chunk `summary` and `entities`, `document_summary`). 409 until the job has completed.",
+        requestParams: { path: z.object({ job_id: JobIdSchema }) },
+        responses: { 200: { description: "The result with all its chunks.", ...json(StoredResultSchema) }, ...errorResponses(catalogue, ["job", "jobResult", "store"]) },
+        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/result`])],
+      },
+    },
+    ...(config.network === "solana-localnet"
+      ? {
+          "/dev/faucet": {
+            post: {
+              operationId: "postFaucet",
+              tags: [TAGS.local],
+              summary: "Fund a test wallet",
+              description: "Local mode only (404 on any other network): sends SOL and test USDC on the local chain, so any paid tier can be tried with no real money.",
+              requestBody: { required: true, ...json(FaucetRequestSchema.extend({ address: FaucetRequestSchema.shape.address.meta({ description: "A base58 Solana address.", example: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" }) })) },
+              responses: { 200: { description: "Funded.", ...json(FaucetAnswerSchema) }, ...errorResponses(catalogue, ["json", "faucet", "chain"]) },
+              "x-codeSamples": [curl(["curl", "-H 'content-type: application/json'", `-d '{"address": "<base58 address>"}'`, `${apiBase}/dev/faucet`])],
+            },
+          },
+        }
+      : {}),
+  };
+}
+
+function buildDocument(config: Config, apiBase: string): OpenApiDocument {
+  const catalogue = errorCodes(config);
+  const origin = apiBase.replace(/\/api$/, "");
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Chunkwise API",
+      version: packageJson.version,
+      summary: packageJson.description,
+      description:
+        "Splits documents (PDF, DOCX, HTML, Markdown, text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in `o200k_base` tokens. The paid tiers settle per request in USDC on Solana through HTTP 402: ask, read the 402's payment requirements, pay, repeat with `X-PAYMENT`. Every error but 402 has the body `{success: false, error, code, message}`; branch on `code`.",
+    },
+    servers: [{ url: apiBase, description: `This server (${config.network})` }],
+    externalDocs: { description: "The reference with examples", url: `${origin}/docs` },
+    tags: [
+      { name: TAGS.chunking, description: "Upload a document to a tier's endpoint, or send a URL." },
+      { name: TAGS.jobs, description: "Stored results of large documents, and the ai-pro tier's async jobs." },
+      { name: TAGS.service, description: "What the API offers, its health, the free allowance and this document." },
+      ...(config.network === "solana-localnet" ? [{ name: TAGS.local, description: "The embedded test chain: test USDC, no real money." }] : []),
+    ],
+    paths: paths(config, apiBase, catalogue),
+    components: {
+      securitySchemes: {
+        xPayment: {
+          type: "apiKey",
+          in: "header",
+          name: "X-PAYMENT",
+          description:
+            "Proof of payment for a paid tier, made before the request. Either the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo instruction so it can pay for that request only), or an x402 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options; the same payment with the same request returns the same result again.",
+        },
+      },
+    },
+    "x-error-codes": catalogue.map(({ status, code, when }) => ({ status, error: STATUS_NAMES[status], code, when })),
+  }, {
+    // zod bounds every `.int()` by the safe-integer range; as documentation that is noise.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    },
+  });
+}
+
+const cache = new WeakMap<Config, Map<string, OpenApiDocument>>();
+
+/** The document for this config as served at `apiBase`; built once per pair. */
+export function openApiDocument(config: Config, apiBase: string): OpenApiDocument {
+  let byBase = cache.get(config);
+  if (!byBase) cache.set(config, (byBase = new Map()));
+  let document = byBase.get(apiBase);
+  if (!document) {
+    // A Host header is the client's to choose: bound the cache rather than keep one document per name forever.
+    if (byBase.size >= 16) byBase.clear();
+    byBase.set(apiBase, (document = buildDocument(config, apiBase)));
+  }
+  return document;
+}
