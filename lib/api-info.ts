@@ -45,6 +45,8 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
       how: "Send a paid tier request without payment to get a 402 with paymentRequirements. Either transfer maxAmountRequired USDC base units to payTo (put extra.reference in a Memo instruction to bind the payment to that request) and repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client (scheme exact), which sends X-PAYMENT: <base64 payload> and gets X-PAYMENT-RESPONSE back.",
       x402: payment.feePayer ? { x402Version: 1, scheme: "exact", network: x402Network(config.network), fee_payer: payment.feePayer } : null,
       max_payment_age_seconds: config.payments.maxAgeSeconds,
+      /** The Solana RPC a browser wallet flow should use (blockhash, balances, sending); a public endpoint, not the server's own. */
+      rpc_url: config.payments.publicRpcUrl,
       reference_required: config.payments.requireReference,
       one_payment_pays_for: "one request: one document (or URL) with one tier and one set of options; the same payment with the same request returns the same result again",
     },

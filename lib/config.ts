@@ -29,6 +29,8 @@ const EnvSchema = z.object({
   PAY_TO_ADDRESS: optionalString,
   SOLANA_RPC_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
   SOLANA_WS_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  /** The RPC browsers (the web page's wallet flow) use; SOLANA_RPC_URL may carry a provider key and stays server-side. */
+  PUBLIC_SOLANA_RPC_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
   LOCAL_CHAIN_PORT: int(1, 65534).default(8899),
   /** base58 of the 64-byte secret key that co-signs x402 payments as fee payer. */
   FEE_PAYER_SECRET_KEY: optionalString,
@@ -89,6 +91,8 @@ export interface Config {
     rpcUrl: string;
     /** Websocket endpoint for clients (wallets); the service itself polls. */
     wsUrl: string;
+    /** The RPC announced to browsers (`GET /api` `payment.rpc_url`); never SOLANA_RPC_URL outside local mode, which may hold a key. */
+    publicRpcUrl: string;
     /** Port of the embedded local chain (local mode only). */
     localChainPort: number;
     feePayerSecretKey?: string;
@@ -211,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     payments: {
       rpcUrl,
       wsUrl: e.SOLANA_WS_URL ?? defaultWsUrl(rpcUrl),
+      publicRpcUrl: e.PUBLIC_SOLANA_RPC_URL ?? (e.SOLANA_NETWORK === "solana-localnet" ? rpcUrl : DEFAULT_RPC_URLS[e.SOLANA_NETWORK](e.LOCAL_CHAIN_PORT)),
       localChainPort: e.LOCAL_CHAIN_PORT,
       feePayerSecretKey: e.FEE_PAYER_SECRET_KEY,
       facilitator: e.X402_FACILITATOR_URL ? { url: e.X402_FACILITATOR_URL.replace(/\/+$/, ""), feePayer: e.X402_FACILITATOR_FEE_PAYER! } : undefined,
