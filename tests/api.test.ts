@@ -9,7 +9,9 @@ import { type LocalChain, startLocalChain } from "@/lib/localchain";
 import { type Services, createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
-import { call, prose, upload } from "./helpers/api";
+import * as quotaRoute from "@/app/api/quota/route";
+import { PEER_HEADER } from "@/lib/http/client-address";
+import { ORIGIN, call, prose, upload } from "./helpers/api";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "fixtures", name)));
@@ -112,6 +114,22 @@ describe("GET /api and /api/health", () => {
     expect(await endpoint({ host: "internal:3000", "x-forwarded-host": "public.example, proxy.internal", "x-forwarded-proto": "https" })).toBe("https://public.example/api/chunk/demo");
     useServices({ PUBLIC_BASE_URL: "https://chunkwise.example/" });
     expect(await endpoint({ host: "api.example.com" })).toBe("https://chunkwise.example/api/chunk/demo");
+  });
+
+  it("announces a browser-facing RPC: the local chain in local mode, else the network's public endpoint, never a keyed SOLANA_RPC_URL", async () => {
+    const rpcUrl = async () => (await body(await call("GET", "/api"))).payment.rpc_url;
+    expect(await rpcUrl()).toBe(chain.rpcUrl);
+    const keyed = "https://rpc.provider.example/?api-key=secret";
+    try {
+      useServices({ SOLANA_NETWORK: "solana-devnet", SOLANA_RPC_URL: keyed });
+      expect(await rpcUrl()).toBe("https://api.devnet.solana.com");
+      useServices({ SOLANA_NETWORK: "solana", URL_FETCH_ALLOW_PRIVATE: "false", SOLANA_RPC_URL: keyed });
+      expect(await rpcUrl()).toBe("https://api.mainnet-beta.solana.com");
+      useServices({ SOLANA_NETWORK: "solana", URL_FETCH_ALLOW_PRIVATE: "false", SOLANA_RPC_URL: keyed, PUBLIC_SOLANA_RPC_URL: "https://public-rpc.example" });
+      expect(await rpcUrl()).toBe("https://public-rpc.example");
+    } finally {
+      useServices();
+    }
   });
 
   it("reports healthy with the network, and degraded with a 503 when the store is down", async () => {
@@ -389,6 +407,28 @@ describe("free quota", () => {
 
     const other = await call("POST", "/api/chunk/free", { body: upload("Short.", "a.txt"), client: newClient() });
     expect(other.status).toBe(200);
+  });
+
+  it("GET /api/quota reports the caller's pages left without taking any, and follows what uploads take", async () => {
+    useServices({ FREE_PAGES_PER_DAY: "5" });
+    const client = newClient();
+    const quota = async (who: string) => {
+      const response = await quotaRoute.GET(new Request(`${ORIGIN}/api/quota`, { headers: { [PEER_HEADER]: who } }));
+      expect(response.status).toBe(200);
+      return body(response);
+    };
+    const fresh = await quota(client);
+    expect(fresh).toEqual({ limit: 5, remaining: 5, reset: expect.any(Number) });
+    expect(fresh.reset % 86_400).toBe(0);
+    expect(fresh.reset * 1000).toBeGreaterThan(Date.now());
+    // Reading is free: asking again changes nothing.
+    expect(await quota(client)).toEqual(fresh);
+
+    const ok = await call("POST", "/api/chunk/free", { body: upload(prose(2), "a.txt"), client });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-ratelimit-remaining")).toBe("3");
+    expect(await quota(client)).toEqual({ ...fresh, remaining: 3 });
+    expect((await quota(newClient())).remaining).toBe(5);
   });
 
   it("does not count pages of a request that fails, before or after the pages were taken", async () => {

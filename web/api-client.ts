@@ -5,6 +5,8 @@
  * job, a 402 to pay, or an error body with its code and message.
  */
 
+import type { OpenApiDoc } from "@/web/openapi-reference";
+
 export type TierId = "free" | "structure" | "semantic" | "ai" | "ai-pro";
 
 export interface TierInfo {
@@ -29,7 +31,7 @@ export interface ApiInfo {
   asset: { symbol: string; mint: string; decimals: number };
   payTo: string;
   tiers: TierInfo[];
-  payment: { x402: { network: string; fee_payer: string } | null; max_payment_age_seconds: number; reference_required: boolean };
+  payment: { x402: { network: string; fee_payer: string } | null; max_payment_age_seconds: number; reference_required: boolean; /** The Solana RPC for the browser's wallet flow. */ rpc_url: string };
   localnet?: { rpc_url: string; ws_url: string; faucet_url: string };
   defaults: { max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
   limits: { max_upload_bytes: number; max_tokens_range: [number, number]; free_pages_per_day: number; inline_chunk_limit: number };
@@ -191,3 +193,16 @@ export const getStoredResult = (downloadUrl: string) => request<ChunkingResult>(
 /** Local mode only: SOL and test USDC for a new wallet. */
 export const requestFaucet = (address: string) =>
   request<{ success: true; address: string; sol: number; usdc: number; token_account: string }>("/api/dev/faucet", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address }) });
+
+/** The free tier's pages left today for this client (`GET /api/quota`, read-only). */
+export interface FreeQuotaStatus {
+  limit: number;
+  remaining: number;
+  /** Epoch seconds: the next UTC midnight. */
+  reset: number;
+}
+
+export const getFreeQuota = () => request<FreeQuotaStatus>("/api/quota");
+
+/** The OpenAPI 3.1 document of this server's API (the docs page renders it). */
+export const getOpenApiDocument = () => request<OpenApiDoc>("/api/openapi.json");

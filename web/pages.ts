@@ -1,0 +1,78 @@
+/**
+ * A page count shown before upload, the way the service counts them
+ * (DESIGN.md: a PDF's real page count; otherwise ceil(characters / 3000), at
+ * least 1). Only an estimate: the service's count after extraction is what
+ * the free quota charges.
+ */
+export const CHARS_PER_PAGE = 3000;
+
+export type DocumentKind = "pdf" | "docx" | "html" | "text";
+
+export type PageEstimate =
+  /** `approximate`: a count from raw bytes or markup the service will read differently. */
+  | { kind: "pages"; pages: number; approximate: boolean }
+  | { kind: "after-upload"; reason: string };
+
+const EXTENSION_KINDS: Record<string, DocumentKind> = { pdf: "pdf", docx: "docx", html: "html", htm: "html", md: "text", markdown: "text", txt: "text" };
+
+/** From the name first (what the picker filtered on), else the browser's media type; unknown files are treated as text and the service decides. */
+export function documentKind(name: string, mediaType = ""): DocumentKind | null {
+  const extension = name.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+  if (extension && extension in EXTENSION_KINDS) return EXTENSION_KINDS[extension]!;
+  if (mediaType === "application/pdf") return "pdf";
+  if (mediaType === "application/vnd.openxmlformats-officedocument.wordprocessingml.document") return "docx";
+  if (mediaType === "text/html") return "html";
+  if (mediaType.startsWith("text/")) return "text";
+  return null;
+}
+
+/**
+ * Page objects in a PDF's bytes (`/Type /Page`, not `/Pages`). Null when none
+ * is visible, as in PDFs that keep their objects in compressed object streams.
+ */
+export function pagesFromPdf(bytes: Uint8Array): number | null {
+  const text = new TextDecoder("latin1").decode(bytes);
+  const count = text.match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
+  return count > 0 ? count : null;
+}
+
+/** Characters are Unicode code points, as the service counts them. */
+export function pagesFromText(text: string): number {
+  let characters = 0;
+  for (const _ of text) characters++;
+  return Math.max(1, Math.ceil(characters / CHARS_PER_PAGE));
+}
+
+/** Markup, scripts and styles do not become text on the service's side; a rough strip gets close enough for an estimate. */
+export function visibleHtmlText(html: string): string {
+  return html
+    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&[#a-z0-9]+;/gi, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+export async function estimatePages(file: File): Promise<PageEstimate> {
+  switch (documentKind(file.name, file.type)) {
+    case "pdf": {
+      const pages = pagesFromPdf(new Uint8Array(await file.arrayBuffer()));
+      return pages === null ? { kind: "after-upload", reason: "This PDF keeps its page list compressed" } : { kind: "pages", pages, approximate: false };
+    }
+    case "docx":
+      return { kind: "after-upload", reason: "Word documents are paginated once their text is extracted" };
+    case "html":
+      return { kind: "pages", pages: pagesFromText(visibleHtmlText(await file.text())), approximate: true };
+    case "text":
+      return { kind: "pages", pages: pagesFromText(await file.text()), approximate: false };
+    default:
+      return { kind: "after-upload", reason: "The service reads the file type from its bytes" };
+  }
+}
+
+export function describePages(estimate: PageEstimate): string {
+  if (estimate.kind === "after-upload") return "pages counted after upload";
+  const noun = estimate.pages === 1 ? "page" : "pages";
+  return `${estimate.approximate ? "about " : ""}${estimate.pages.toLocaleString("en-US")} ${noun}`;
+}
