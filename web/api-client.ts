@@ -5,7 +5,18 @@
  * job, a 402 to pay, or an error body with its code and message.
  */
 
+// Type-only: the wire shapes are the server's zod schemas (lib/api-schema.ts); no zod reaches the page.
+import type { ChunkMetadataBody, ErrorBody, JobAccepted, JobStatus, PaymentRequiredBody } from "@/lib/api-schema";
 import type { OpenApiDoc } from "@/web/openapi-reference";
+
+export type { JobAccepted, JobStatus };
+export type ApiErrorBody = ErrorBody;
+export type PaymentRequired = PaymentRequiredBody;
+export type PaymentRequirement = PaymentRequired["paymentRequirements"];
+export interface RawChunk {
+  text: string;
+  metadata: ChunkMetadataBody;
+}
 
 export type TierId = "free" | "structure" | "semantic" | "ai" | "ai-pro";
 
@@ -49,21 +60,6 @@ export interface ChunkOptions {
 /** What to chunk: a file from the user's disk, or a URL the service fetches. */
 export type DocumentSource = { kind: "file"; file: File } | { kind: "url"; url: string };
 
-export interface RawChunk {
-  text: string;
-  metadata: {
-    chunk_index: number;
-    char_count: number;
-    start: number;
-    end: number;
-    token_count: number;
-    page_start?: number;
-    page_end?: number;
-    headings?: string[];
-    summary?: string;
-    entities?: Array<{ text: string; type: string }>;
-  };
-}
 
 export interface ChunkingResult {
   success: true;
@@ -79,51 +75,10 @@ export interface ChunkingResult {
   payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
 }
 
-export interface JobAccepted {
-  success: true;
-  async: true;
-  job_id: string;
-  status: "processing";
-  status_url: string;
-}
 
-export interface JobStatus {
-  success: true;
-  job_id: string;
-  status: "processing" | "completed" | "failed";
-  progress: number;
-  message: string;
-  created_at: string;
-  expires_at: string;
-  result_id?: string;
-  download_url?: string;
-  error?: { code: string; message: string };
-}
 
-export interface PaymentRequirement {
-  scheme: "exact";
-  network: string;
-  maxAmountRequired: string;
-  asset: string;
-  payTo: string;
-  description: string;
-  resource: string;
-  extra: { name?: string; decimals?: number; tier?: string; feePayer?: string; reference?: string };
-}
 
-export interface PaymentRequired {
-  error: "Payment Required";
-  code: string;
-  message?: string;
-  paymentRequirements: PaymentRequirement;
-}
 
-export interface ApiErrorBody {
-  success: false;
-  error: string;
-  code: string;
-  message: string;
-}
 
 export interface RateLimit {
   limit: number;
