@@ -52,10 +52,14 @@ function TierCard({ tier, checked, onChange }: { tier: TierInfo; checked: boolea
             checked={checked}
             disabled={unavailable}
             onChange={() => onChange(tier.id)}
+            // The card's name alone: the label wraps the whole card, whose price and details are the description.
+            aria-labelledby={`${id}-name`}
             aria-describedby={`${id}-price ${id}-details`}
             className="size-4 shrink-0 accent-[var(--accent)]"
           />
-          <span className="text-base font-semibold text-fg">{tierName(tier.id)}</span>
+          <span id={`${id}-name`} className="text-base font-semibold text-fg">
+            {tierName(tier.id)}
+          </span>
         </span>
         <span className={`shrink-0 rounded-full px-2 py-0.5 text-xs font-medium ${tier.mode === "async" ? "bg-warning-soft text-warning" : "bg-surface-2 text-muted"}`}>
           {tier.mode === "async" ? "Async job" : "Instant"}

@@ -65,12 +65,75 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-const SCREENSHOTS = join(import.meta.dirname, "..", "..", "docs", "screenshots");
+const ROOT = join(import.meta.dirname, "..", "..");
+/**
+ * Each run's screenshots go to test-results/screenshots/ (not tracked), so a
+ * test run leaves the tree clean; `E2E_SCREENSHOTS=docs/screenshots` refreshes
+ * the committed ones the README shows.
+ */
+const SCREENSHOTS = join(ROOT, process.env.E2E_SCREENSHOTS || join("test-results", "screenshots"));
 
-/** Saves the page as docs/screenshots/<name>.png (the README shows them). */
+/** Longest page captured whole; anything below is cut (a screenshot for the README, not a record). */
+const MAX_SCREENSHOT_HEIGHT = 6_000;
+
+/**
+ * Saves the whole page as <screenshots>/<name>.png (the README shows
+ * them), once it has settled: fonts loaded, the layout no longer growing.
+ * The viewport is stretched to the page's height for the capture, so the
+ * virtualised chunk list renders every row a reader would scroll to and the
+ * sticky header sits at the top, then put back.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const viewport = page.viewportSize();
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
+  let height = viewport?.height ?? 0;
+  if (viewport) {
+    // The list measures the rows it renders and the page grows with them: a few rounds reach the real height.
+    for (let round = 0; round < 4; round++) {
+      const next = Math.min(MAX_SCREENSHOT_HEIGHT, Math.max(viewport.height, await settledHeight(page)));
+      if (next === height && round > 0) break;
+      height = next;
+      await page.setViewportSize({ width: viewport.width, height });
+    }
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await settledHeight(page);
+  try {
+    // Beyond the longest height, the top of the page only.
+    const clip = viewport && height >= MAX_SCREENSHOT_HEIGHT ? { x: 0, y: 0, width: viewport.width, height } : undefined;
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, clip, animations: "disabled", caret: "hide" });
+  } finally {
+    if (viewport) await page.setViewportSize(viewport);
+  }
+}
+
+/**
+ * The height of the page's content (the body without its viewport-tall
+ * minimum, read synchronously so nothing paints without it) once it stayed
+ * the same for a few frames (at most about 3 s of waiting).
+ */
+async function settledHeight(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+    const contentHeight = () => {
+      const body = document.body;
+      const minHeight = body.style.minHeight;
+      body.style.minHeight = "0px";
+      const height = Math.ceil(body.getBoundingClientRect().height);
+      body.style.minHeight = minHeight;
+      return height;
+    };
+    let last = -1;
+    let stable = 0;
+    for (let i = 0; i < 40 && stable < 3; i++) {
+      await frame();
+      const height = contentHeight();
+      stable = height === last ? stable + 1 : 0;
+      last = height;
+    }
+    return last;
+  });
 }
 
 /** No serious or critical accessibility violation on the page as it is now (axe-core, WCAG 2.1 AA rules). */

@@ -25,8 +25,12 @@ import type { Page } from "playwright-core";
 export interface InjectedWalletOptions {
   /** The keypair as 64 bytes (solana-keygen's JSON array) or their base58; a fresh one when absent. */
   secretKey?: Uint8Array | number[] | string;
-  /** Refuse every signature request ("User rejected the request.", code 4001). */
-  reject?: boolean;
+  /**
+   * Refuse signature requests ("User rejected the request.", code 4001): all
+   * of them, or those for which the function says so (given the request's
+   * number, from 1), e.g. `(n) => n === 1` to decline once and approve a retry.
+   */
+  reject?: boolean | ((request: number) => boolean);
   /** The name shown in the wallet modal. */
   name?: string;
   /**
@@ -71,7 +75,8 @@ export async function installInjectedWallet(page: Page, options: InjectedWalletO
   await page.exposeFunction(SIGN_FUNCTION, async (base64: string): Promise<SignAnswer> => {
     wallet.requests.push(base64);
     await options.onSignRequest?.(base64);
-    if (options.reject) return { rejected: true };
+    const reject = typeof options.reject === "function" ? options.reject(wallet.requests.length) : options.reject;
+    if (reject) return { rejected: true };
     const transaction = getTransactionDecoder().decode(Buffer.from(base64, "base64"));
     const signed = await partiallySignTransaction([signer.keyPair], transaction);
     wallet.signed++;
