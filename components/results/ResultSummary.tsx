@@ -12,7 +12,7 @@ export function ResultSummary({ result }: { result: ChunkingResult }) {
       <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5">
         <Figure term="Chunks" value={formatCount(result.total_chunks)} />
         <Figure term="Tier" value={tierName(result.tier)} />
-        <Figure term="Method" value={metadata.method} />
+        <Figure term="Method" value={metadata.method} code />
         <Figure term="Pages" value={formatCount(metadata.estimated_pages)} />
         <Figure
           wide
@@ -38,11 +38,12 @@ export function ResultSummary({ result }: { result: ChunkingResult }) {
   );
 }
 
-function Figure({ term, value, detail, wide }: { term: string; value: string; detail?: ReactNode; wide?: boolean }) {
+/** `code`: an identifier shown whole (wrapped at any character), never cut short. */
+function Figure({ term, value, detail, wide, code }: { term: string; value: string; detail?: ReactNode; wide?: boolean; code?: boolean }) {
   return (
     <div className={`min-w-0 rounded-xl border border-line bg-surface px-4 py-3 ${wide ? "col-span-2 sm:col-span-1" : ""}`}>
       <dt className="text-xs font-medium uppercase tracking-wide text-muted">{term}</dt>
-      <dd className="mt-1 truncate text-lg font-semibold text-fg" title={value}>
+      <dd className={`mt-1 font-semibold text-fg ${code ? "break-all font-mono text-sm leading-6" : "truncate text-lg"}`} title={value}>
         {value}
         {detail ? <span className="mt-0.5 block text-muted">{detail}</span> : null}
       </dd>
