@@ -8,6 +8,7 @@ import { chunkExtracted } from "@/lib/chunking";
 import { splitStructure } from "@/lib/chunking/structure";
 import { type Config, loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
+import type { Extracted } from "@/lib/extract/types";
 import { startLocalChain, type LocalChain } from "@/lib/localchain";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices, type Services } from "@/lib/services";
@@ -281,7 +282,7 @@ describe("boundaries found by the model", () => {
     const text = topicDocument(12);
     const services = useServices();
     for (const maxTokens of [40, 120, 700]) {
-      const { chunks, details } = await chunkExtracted({ text, kind: "text", mediaType: "text/plain", pageCount: 1 } as never, "ai", { maxTokens, overlapTokens: 0 }, { embedder: services.embedder, models: services.models, modelConcurrency: 4 });
+      const { chunks, details } = await chunkExtracted({ text, kind: "text", mediaType: "text/plain", pageCount: 1 } satisfies Extracted, "ai", { maxTokens, overlapTokens: 0 }, { embedder: services.embedder, models: services.models, modelConcurrency: 4 });
       expect(details).toMatchObject({ model: "standin-small", fallback: [] });
       for (const chunk of chunks) expect(countTokens(chunk.text)).toBeLessThanOrEqual(maxTokens);
       // No chunk spans a topic change the model found.

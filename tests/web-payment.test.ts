@@ -1,4 +1,4 @@
-import { type KeyPairSigner, createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
+import { type KeyPairSigner, createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner, signature as asSignature } from "@solana/kit";
 import { ComputeBudgetProgram, Keypair, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
@@ -135,7 +135,7 @@ describe("paying through a browser wallet (the wallet-adapter signer)", () => {
     const signature = await payWith(walletTransactionSigner(address, wallet), priceOf(2000n, reference));
     expect(seen).toHaveLength(1);
     expect(await payToBalance()).toBe(before + 2000n);
-    const landed = await createSolanaRpc(chain.rpcUrl).getTransaction(signature as never, { commitment: "confirmed", encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }).send();
+    const landed = await createSolanaRpc(chain.rpcUrl).getTransaction(asSignature(signature), { commitment: "confirmed", encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }).send();
     const memo = landed?.transaction.message.instructions.find((instruction) => "program" in instruction && instruction.program === "spl-memo");
     expect(memo && "parsed" in memo ? memo.parsed : null).toBe(reference);
   });
@@ -152,7 +152,7 @@ describe("paying through a browser wallet (the wallet-adapter signer)", () => {
     const before = await payToBalance();
     const signature = await payWith(walletTransactionSigner(address, wallet), priceOf(2000n));
     expect(await payToBalance()).toBe(before + 2000n);
-    const landed = await createSolanaRpc(chain.rpcUrl).getTransaction(signature as never, { commitment: "confirmed", encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }).send();
+    const landed = await createSolanaRpc(chain.rpcUrl).getTransaction(asSignature(signature), { commitment: "confirmed", encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }).send();
     expect(landed?.transaction.message.instructions).toHaveLength(2);
   });
 
