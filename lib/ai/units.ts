@@ -1,4 +1,5 @@
 import { sentenceStarts } from "@/lib/chunking/sentences";
+import { isSpace } from "@/lib/chunking/whitespace";
 
 /**
  * The numbered units a model sees when it looks for section boundaries:
@@ -80,7 +81,7 @@ function blocks(text: string): Block[] {
 }
 
 function trim(text: string, start: number, end: number): Unit | undefined {
-  while (start < end && /\s/.test(text[start]!)) start++;
-  while (end > start && /\s/.test(text[end - 1]!)) end--;
+  while (start < end && isSpace(text.charCodeAt(start))) start++;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
   return start < end ? { start, end } : undefined;
 }

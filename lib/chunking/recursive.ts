@@ -32,6 +32,7 @@
  */
 import { TokenIndex } from "@/lib/tokens";
 import type { Span, SplitOptions } from "./types";
+import { isSpace } from "./whitespace";
 
 const PARAGRAPH = 0;
 const LINE = 1;
@@ -57,10 +58,6 @@ const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** \s as the regex engine (and the o200k pattern) sees it. */
-const SPACE = /\s/;
-const isSpace = (code: number) =>
-  code === 32 || (code >= 9 && code <= 13) || (code > 127 && SPACE.test(String.fromCharCode(code)));
 
 /**
  * Characters that are never part of a multi-character grapheme cluster except

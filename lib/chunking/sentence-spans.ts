@@ -16,6 +16,8 @@
  * ICU's segmenter slows down more than linearly on long strings.
  */
 
+import { isSpace } from "./whitespace";
+
 export interface SentenceSpan {
   /** First non-whitespace character. */
   start: number;
@@ -32,7 +34,6 @@ const MIN_WRAPPED_LINE = 30;
 /** A line starting like a Markdown block (heading, quote, list item, table row, fence) or indented code. */
 const BLOCK_START = /^(?:\s{4}|\t|\s*(?:#{1,6}\s|>|[-*+]\s|\d{1,9}[.)]\s|\||```|~~~))/;
 
-const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029;
 
 /** Positions of the line breaks in [start, end) that only wrap a paragraph, as a sorted list. */
 function softBreaks(text: string, start: number, end: number, out: number[]): void {

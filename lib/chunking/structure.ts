@@ -77,6 +77,7 @@ import { blockRange, parseMarkdown } from "./markdown-blocks";
 import { pack } from "./packing";
 import { splitRecursive } from "./recursive";
 import { sentenceStarts } from "./sentences";
+import { isSpace } from "./whitespace";
 import type { Span, SplitOptions } from "./types";
 
 export interface StructureOptions extends SplitOptions {
@@ -162,8 +163,6 @@ interface Unit {
 type Additions = Partial<Pick<Unit, "prefix" | "suffix" | "reopenedSuffix" | "block">>;
 type NewUnit = Pick<Unit, "start" | "end" | "kind" | "breakBefore"> & Additions;
 
-const SPACE = /\s/;
-const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || (code > 127 && SPACE.test(String.fromCharCode(code)));
 
 /** Turns blocks into units, tracking sections. */
 class UnitBuilder {
