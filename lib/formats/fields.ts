@@ -1,5 +1,5 @@
 import type { Entity } from "@/lib/ai/prompts";
-import type { ChunkMetadata } from "@/lib/chunking/types";
+import type { Chunk } from "@/lib/chunking/types";
 
 /** What the record ids and the document-level fields are made of. */
 export interface DocumentRef {
@@ -14,10 +14,8 @@ export interface DocumentRef {
 /** A named entity the ai-pro tier finds in a chunk (a type alias, so it fits the clients' index-signature types: Weaviate's nested properties). */
 export type { Entity } from "@/lib/ai/prompts";
 
-export interface SourceChunk {
-  text: string;
-  metadata: ChunkMetadata;
-}
+/** What the formatters read: a chunk as the chunkers make it (ai-pro's summary and entities included). */
+export type SourceChunk = Chunk;
 
 /** Scalars every store takes as they are; a type alias (not an interface) so it fits the clients' index-signature types. */
 export type ChunkScalars = {
