@@ -1,4 +1,4 @@
-import { type TransactionSigner, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
+import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Window, decidingWindows, findBoundaries, mergeAnswers, planWindows } from "@/lib/ai/boundaries";
 import { BadReplyError, OpenAIModelClient } from "@/lib/ai/model-client";
@@ -15,7 +15,7 @@ import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { countTokens } from "@/lib/tokens";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
-import { call, upload } from "./helpers/api";
+import { call, funded, upload } from "./helpers/api";
 import { type Rpc, transferToken } from "./helpers/chain";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
@@ -118,13 +118,6 @@ function topicDocument(perTopic: number, topics = TOPICS.length, marker?: { topi
 // ---------------------------------------------------------------------------
 // Payments
 // ---------------------------------------------------------------------------
-
-async function funded(): Promise<TransactionSigner> {
-  const signer = await generateKeyPairSigner();
-  const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: signer.address }), headers: { "content-type": "application/json" } });
-  expect(response.status).toBe(200);
-  return signer;
-}
 
 const post = (endpoint: string, document: string, headers: Record<string, string> = {}, fields: Record<string, string> = {}) =>
   call("POST", `/api/chunk/${endpoint}`, { body: upload(document, "notes.txt", fields), headers });

@@ -9,7 +9,7 @@ import { startLocalChain, type LocalChain } from "@/lib/localchain";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
-import { call, ORIGIN, prose, upload } from "./helpers/api";
+import { call, funded, ORIGIN, prose, upload } from "./helpers/api";
 import { type Rpc, createOtherMint, transferToken } from "./helpers/chain";
 import { startReferenceFacilitator } from "./helpers/facilitator";
 import { type RedisServer, startRedisServer, freePort } from "./helpers/redis-server";
@@ -67,13 +67,6 @@ async function json(response: Response): Promise<Record<string, any>> {
 async function advanceClock(seconds: number): Promise<void> {
   const response = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_advanceClock", params: [seconds] }) });
   expect(await response.json()).not.toHaveProperty("error");
-}
-
-async function funded(signer?: TransactionSigner): Promise<TransactionSigner> {
-  signer ??= await generateKeyPairSigner();
-  const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: signer.address }), headers: { "content-type": "application/json" } });
-  expect(response.status).toBe(200);
-  return signer;
 }
 
 const send = (document: string, headers: Record<string, string> = {}, endpoint = "standard") =>

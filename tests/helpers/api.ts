@@ -7,6 +7,7 @@ import * as fallback from "@/app/api/[...path]/route";
 import * as faucet from "@/app/api/dev/faucet/route";
 import * as jobStatus from "@/app/api/job/[id]/status/route";
 import * as jobResult from "@/app/api/job/[id]/result/route";
+import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
 
 export const ORIGIN = "http://chunkwise.test";
@@ -70,4 +71,12 @@ export function prose(pages: number, seed = 1): string {
     if (parts.length % 6 === 0) parts.push("\n\n");
   }
   return parts.join(" ").slice(0, pages * 3000 - 10);
+}
+
+/** A signer (a fresh one unless given) holding 1 SOL and 10 test USDC from the local faucet, through the route handler. */
+export async function funded(signer?: TransactionSigner): Promise<TransactionSigner> {
+  signer ??= await generateKeyPairSigner();
+  const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: signer.address }), headers: { "content-type": "application/json" } });
+  if (response.status !== 200) throw new Error(`faucet answered ${response.status}: ${await response.text()}`);
+  return signer;
 }
