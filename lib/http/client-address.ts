@@ -6,9 +6,12 @@
  */
 export const PEER_HEADER = "x-chunkwise-peer";
 
+/** The first value of a comma-separated forwarding header (the client-facing hop), or undefined. */
+export const firstForwarded = (headers: Headers, name: string) => headers.get(name)?.split(",")[0]?.trim() || undefined;
+
 export function clientAddress(headers: Headers, options: { trustProxyHeaders: boolean }): string {
   if (options.trustProxyHeaders) {
-    const forwarded = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    const forwarded = firstForwarded(headers, "x-forwarded-for");
     const real = headers.get("x-real-ip")?.trim();
     if (forwarded) return forwarded;
     if (real) return real;

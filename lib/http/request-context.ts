@@ -1,4 +1,5 @@
 import type { Config } from "@/lib/config";
+import { firstForwarded } from "@/lib/http/client-address";
 
 /** A Host value: a name or address with an optional port, nothing else. */
 const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
@@ -13,12 +14,9 @@ const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,
 export function apiBase(request: Request, config: Config): string {
   if (config.publicBaseUrl) return `${config.publicBaseUrl}/api`;
   const url = new URL(request.url);
-  const forwarded = config.trustProxyHeaders ? firstValue(request.headers.get("x-forwarded-host")) : undefined;
+  const forwarded = config.trustProxyHeaders ? firstForwarded(request.headers, "x-forwarded-host") : undefined;
   const host = [forwarded, request.headers.get("host") ?? undefined].find((h) => h !== undefined && HOST.test(h));
-  const proto = (config.trustProxyHeaders && firstValue(request.headers.get("x-forwarded-proto"))) || url.protocol.replace(":", "");
+  const proto = (config.trustProxyHeaders && firstForwarded(request.headers, "x-forwarded-proto")) || url.protocol.replace(":", "");
   const scheme = proto === "https" || proto === "http" ? proto : "http";
   return `${host ? `${scheme}://${host}` : url.origin}/api`;
 }
-
-/** The first of a comma-separated header's values (the client-facing hop), trimmed. */
-const firstValue = (value: string | null) => value?.split(",")[0]?.trim() || undefined;

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
+import { OUTPUT_FORMATS } from "@/lib/formats";
 import type { Store } from "@/lib/store/types";
 
 /**
@@ -41,7 +42,7 @@ export const JobRecord = z.object({
   work: z.object({
     tier: z.literal("ai-pro"),
     input: JobInput,
-    options: z.object({ maxTokens: z.number(), overlapTokens: z.number(), outputFormat: z.enum(["raw", "pinecone", "weaviate", "chroma", "qdrant"]) }),
+    options: z.object({ maxTokens: z.number(), overlapTokens: z.number(), outputFormat: z.enum(OUTPUT_FORMATS) }),
     api_base: z.string(),
     payment: z.object({ amount: z.number(), asset: z.literal("USDC"), network: z.string(), transaction: z.string() }),
     /** The ledger's request key, to release the payment when the job fails. */

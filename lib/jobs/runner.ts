@@ -10,6 +10,7 @@
  * payment, so the client can retry with the same X-PAYMENT.
  */
 import { randomUUID } from "node:crypto";
+import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
 import type { JobAccepted, JobStatus } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/chunking/types";
@@ -174,8 +175,8 @@ class JobHandle {
   }
 }
 
-/** Tokens of text one enrichment call takes (lib/ai/enrich.ts), for the estimate of calls before the chunks exist. */
-const CHARS_PER_ENRICHMENT_CALL = 6000 * 4;
+/** Text one enrichment call takes (about 4 characters a token), for the estimate of calls before the chunks exist. */
+const CHARS_PER_ENRICHMENT_CALL = DEFAULT_BATCHES.maxTokens * 4;
 
 /** Runs the job to `completed` or `failed`. Never throws: it runs after the response, where nobody would catch it. */
 export async function runJob(services: Services, version: JobVersion): Promise<void> {
