@@ -1,32 +1,15 @@
+import type { z } from "zod";
+import type { PaymentRequirementSchema } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { type Tier, priceUsd } from "@/lib/tiers";
 
 /**
  * The 402 answer: the spec's `paymentRequirements` plus, at the top level,
- * `x402Version` and `accepts` so standard x402 clients understand it.
+ * `x402Version` and `accepts` so standard x402 clients understand it. Its
+ * shape is the one `lib/api-schema.ts` documents.
  */
-export interface PaymentRequirement {
-  x402Version: 1;
-  scheme: "exact";
-  network: string;
-  maxAmountRequired: string;
-  asset: string;
-  payTo: string;
-  description: string;
-  resource: string;
-  mimeType: string;
-  maxTimeoutSeconds: number;
-  extra: {
-    name: "USDC";
-    decimals: 6;
-    tier: string;
-    /** The x402 fee payer that co-signs `exact` payloads; absent when this server does not settle x402 payments. */
-    feePayer?: string;
-    /** One-time reference to put in a Memo of the transfer, binding it to this request (see references.ts). */
-    reference?: string;
-  };
-}
+export type PaymentRequirement = z.infer<typeof PaymentRequirementSchema>;
 
 /** x402 v1 knows no local network; the local chain mirrors devnet (same USDC mint address), so x402 clients see devnet. */
 export const x402Network = (network: Config["network"]) => (network === "solana-localnet" ? "solana-devnet" : network);
