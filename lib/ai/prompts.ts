@@ -78,10 +78,10 @@ export function showUnit(text: string): string {
   return `${flat.slice(0, SHOWN_CHARS * 0.7)} … ${flat.slice(flat.length - SHOWN_CHARS * 0.25)}`;
 }
 
-/** `[12] text` lines, one per unit, numbered from `first`. */
-export function sectionStartsMessage(units: readonly string[], first: number): string {
-  const lines = units.map((unit, k) => `[${first + k}] ${showUnit(unit)}`);
-  return `Units ${first} to ${first + units.length - 1}:\n${lines.join("\n")}`;
+/** `[12] text` lines, one per unit as `showUnit` shows it, numbered from `first`. */
+export function sectionStartsMessage(shownUnits: readonly string[], first: number): string {
+  const lines = shownUnits.map((unit, k) => `[${first + k}] ${unit}`);
+  return `Units ${first} to ${first + shownUnits.length - 1}:\n${lines.join("\n")}`;
 }
 
 /** Each chunk in a `<chunk index="N">` element. */
