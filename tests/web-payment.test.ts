@@ -6,7 +6,7 @@ import { associatedTokenAccount, signUsdcTransfer } from "@/lib/payments/usdc-tr
 import { type Price, checkFunds, signPayment } from "@/web/payment/paid-request";
 import { PaymentChain, TRANSFER_FEE_LAMPORTS } from "@/web/payment/payment-chain";
 import { PaymentProblem, type PaymentProblemDetail } from "@/web/payment/payment-problem";
-import { formatBaseUnits, formatSol } from "@/web/payment/usdc-amount";
+import { formatBaseUnits, formatSol } from "@/web/format";
 import { type SignWithWallet, walletTransactionSigner } from "@/web/payment/wallet-signer";
 
 /**

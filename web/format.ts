@@ -14,12 +14,25 @@ export function formatBytes(bytes: number): string {
   return `${value < 10 ? value.toFixed(1).replace(/\.0$/, "") : Math.round(value)} ${BYTE_UNITS[unit]}`;
 }
 
-/** USDC base units (6 decimals) as a decimal string, with no trailing zeros ("0.002"). */
-export function formatUsdc(baseUnits: number, decimals = 6): string {
-  const whole = Math.trunc(baseUnits / 10 ** decimals);
-  const fraction = String(baseUnits % 10 ** decimals).padStart(decimals, "0").replace(/0+$/, "");
-  return fraction ? `${whole}.${fraction}` : String(whole);
+/**
+ * Token amounts for people: base units (integers, as the 402 body and the
+ * RPC give them) shown as exact decimals with no trailing zeros, never
+ * through floats ("0.002").
+ */
+export function formatBaseUnits(baseUnits: bigint | string | number, decimals: number): string {
+  const units = BigInt(baseUnits);
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(decimals + 1, "0");
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "");
+  return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
 }
+
+/** USDC base units (6 decimals by default). */
+export const formatUsdc = (baseUnits: bigint | string | number, decimals = 6) => formatBaseUnits(baseUnits, decimals);
+
+/** Lamports as SOL. */
+export const formatSol = (lamports: bigint) => formatBaseUnits(lamports, 9);
 
 export const formatCount = (n: number) => n.toLocaleString("en-US");
 

@@ -9,14 +9,13 @@ import { primaryButton, quietButton, secondaryButton } from "@/components/pay/bu
 import type { PaidRunProps } from "@/components/pay/paid-run-props";
 import { type Step, PaymentSteps, Spinner } from "@/components/pay/PaymentSteps";
 import { ProblemNotice } from "@/components/pay/ProblemNotice";
-import { shortAddress } from "@/components/pay/short-address";
 import { type Payer, type Phase, type StepId, usePaidRun } from "@/components/pay/usePaidRun";
 import { type TestWallet, useTestWallet } from "@/components/pay/useTestWallet";
 import { WalletProviders } from "@/components/pay/WalletProviders";
 import type { Price } from "@/web/payment/paid-request";
 import { requestFaucet } from "@/web/api-client";
 import { walletTransactionSigner } from "@/web/payment/wallet-signer";
-import { formatBaseUnits, formatSol } from "@/web/payment/usdc-amount";
+import { formatBaseUnits, formatSol, shortId } from "@/web/format";
 import "./wallet-adapter.css";
 
 /**
@@ -177,7 +176,7 @@ function PaidFlow(props: PaidFlowProps) {
       busy: phase.name === "pricing",
       detail: price ? (
         <>
-          {amount} to <span title={price.payTo} className="font-mono text-xs">{shortAddress(price.payTo)}</span>
+          {amount} to <span title={price.payTo} className="font-mono text-xs">{shortId(price.payTo, 4)}</span>
         </>
       ) : phase.name === "pricing" ? (
         "Asking the service for the price…"
@@ -320,7 +319,7 @@ function PaidFlow(props: PaidFlowProps) {
             />
           ) : phase.name === "approving" && payer?.kind === "wallet" ? (
             <p className="rounded-xl border border-line bg-surface-2 p-4 text-sm leading-6 text-fg">
-              Your wallet shows a transfer of <strong>{amount}</strong> to <span className="font-mono text-xs">{price ? shortAddress(price.payTo) : ""}</span>. Approve it there; nothing is charged until you do.
+              Your wallet shows a transfer of <strong>{amount}</strong> to <span className="font-mono text-xs">{price ? shortId(price.payTo, 4) : ""}</span>. Approve it there; nothing is charged until you do.
             </p>
           ) : phase.name === "pricing" ? (
             <div aria-hidden="true" className="h-28 animate-pulse rounded-xl bg-surface-2" />
@@ -334,7 +333,7 @@ function PaidFlow(props: PaidFlowProps) {
 function SignatureText({ value }: { value: string }) {
   return (
     <code title={value} className="font-mono text-xs">
-      {shortAddress(value, 6)}
+      {shortId(value, 6)}
     </code>
   );
 }
@@ -343,7 +342,7 @@ function PayerLine({ payer, balances, decimals }: { payer: Payer; balances?: { l
   return (
     <span title={payer.address}>
       {payer.kind === "test" ? "Test wallet" : payer.label}
-      {balances ? ` · ${formatBaseUnits(balances.usdcBaseUnits, decimals)} USDC` : ` · ${shortAddress(payer.address)}`}
+      {balances ? ` · ${formatBaseUnits(balances.usdcBaseUnits, decimals)} USDC` : ` · ${shortId(payer.address, 4)}`}
     </span>
   );
 }
@@ -471,7 +470,7 @@ function TestWalletStatus({ wallet, onTopUp }: { wallet: TestWallet; onTopUp(): 
       ) : (
         <>
           <p>
-            Test wallet <span title={wallet.signer.address} className="font-mono text-xs">{shortAddress(wallet.signer.address, 6)}</span>, kept in this tab until you close it.
+            Test wallet <span title={wallet.signer.address} className="font-mono text-xs">{shortId(wallet.signer.address, 6)}</span>, kept in this tab until you close it.
           </p>
           {wallet.funded ? (
             <p className="mt-1 text-muted">

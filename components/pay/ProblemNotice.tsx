@@ -2,10 +2,9 @@
 
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { primaryButton, secondaryButton } from "@/components/pay/button-styles";
-import { shortAddress } from "@/components/pay/short-address";
 import { canRetryWithoutPaying } from "@/components/pay/usePaidRun";
 import type { PaymentProblemDetail } from "@/web/payment/payment-problem";
-import { formatBaseUnits, formatSol } from "@/web/payment/usdc-amount";
+import { formatBaseUnits, formatSol, shortId } from "@/web/format";
 
 type Action = "retry_without_paying" | "check_again" | "try_again" | "pay_again" | "top_up" | "back";
 
@@ -126,7 +125,7 @@ function explain(problem: PaymentProblemDetail, local: boolean): Explanation {
 function Signature({ value }: { value: string }) {
   return (
     <span className="whitespace-nowrap">
-      Transaction <code title={value} className="rounded bg-surface px-1 py-0.5 font-mono text-xs text-fg">{shortAddress(value, 6)}</code>.
+      Transaction <code title={value} className="rounded bg-surface px-1 py-0.5 font-mono text-xs text-fg">{shortId(value, 6)}</code>.
     </span>
   );
 }
