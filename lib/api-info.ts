@@ -1,3 +1,4 @@
+import { isAiTier, tierModel } from "@/lib/ai/model-client";
 import type { Config } from "@/lib/config";
 import { methodFor } from "@/lib/chunking";
 import { embedderId } from "@/lib/embeddings";
@@ -10,9 +11,9 @@ import packageJson from "@/package.json";
 
 /** Whether this server can run the tier: the AI tiers need their model configured. */
 function availability(config: Config, id: TierId) {
-  const model = id === "ai" ? config.ai.model : id === "ai-pro" ? config.ai.proModel : null;
-  if (model === null) return { available: true };
-  if (model === undefined) return { available: false, reason: `No model is configured for this tier on this server (${id === "ai" ? "AI_MODEL" : "AI_PRO_MODEL"}); its endpoint answers 503 ai_not_configured before asking for payment.` };
+  if (!isAiTier(id)) return { available: true };
+  const { model, setting } = tierModel(config.ai, id);
+  if (!model) return { available: false, reason: `No model is configured for this tier on this server (${setting}); its endpoint answers 503 ai_not_configured before asking for payment.` };
   return { available: true, model };
 }
 

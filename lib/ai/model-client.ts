@@ -131,13 +131,17 @@ export interface ModelClients {
   aiPro?: ModelClient;
 }
 
+/** Which client, config field and setting each AI tier's model comes from. */
 const TIER_MODELS = {
-  ai: { client: "ai", setting: "AI_MODEL" },
-  "ai-pro": { client: "aiPro", setting: "AI_PRO_MODEL" },
-} as const satisfies Record<string, { client: keyof ModelClients; setting: string }>;
+  ai: { client: "ai", config: "model", setting: "AI_MODEL" },
+  "ai-pro": { client: "aiPro", config: "proModel", setting: "AI_PRO_MODEL" },
+} as const satisfies Record<string, { client: keyof ModelClients; config: "model" | "proModel"; setting: string }>;
 
 export type AiTierId = keyof typeof TIER_MODELS;
 export const isAiTier = (tier: string): tier is AiTierId => tier in TIER_MODELS;
+
+/** The model a tier is configured with (undefined: none), and the setting that names it. */
+export const tierModel = (config: Config["ai"], tier: AiTierId) => ({ model: config[TIER_MODELS[tier].config], setting: TIER_MODELS[tier].setting });
 
 /** The tier's model; 503 `ai_not_configured` when this server has none for it. */
 export function requireModel(models: ModelClients | undefined, tier: AiTierId): ModelClient {
