@@ -8,7 +8,14 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/", ".next*/", "next-env.d.ts", "test-results/", "coverage/", "tests/formats-typed/must-fail/"],
+    ignores: [
+      "node_modules/",
+      ".next*/",
+      "next-env.d.ts",
+      "test-results/",
+      "coverage/",
+      "tests/formats-typed/must-fail/",
+    ],
   },
   ...nextVitals,
   ...nextTypescript,

@@ -19,7 +19,9 @@ function dependencyClosure(names: string[]): string[] {
       if (existsSync(path.join(candidate, "package.json"))) {
         if (found.has(candidate)) return;
         found.add(candidate);
-        const manifest = JSON.parse(readFileSync(path.join(candidate, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+        const manifest = JSON.parse(readFileSync(path.join(candidate, "package.json"), "utf8")) as {
+          dependencies?: Record<string, string>;
+        };
         for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency, candidate);
         return;
       }

@@ -42,7 +42,9 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
     return null;
   });
   if (accounts?.length === 0) {
-    console.error(`PAY_TO_ADDRESS ${config.payTo} has no USDC token account for mint ${config.usdcMint} on ${config.network}: create it before taking payments.`);
+    console.error(
+      `PAY_TO_ADDRESS ${config.payTo} has no USDC token account for mint ${config.usdcMint} on ${config.network}: create it before taking payments.`,
+    );
     process.exit(1);
   }
 }
@@ -62,7 +64,7 @@ server.listen(port, host, () => {
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
-    server.close(() => chain ? chain.close().finally(() => process.exit(0)) : process.exit(0));
+    server.close(() => (chain ? chain.close().finally(() => process.exit(0)) : process.exit(0)));
     setTimeout(() => process.exit(0), 5000).unref();
   });
 }

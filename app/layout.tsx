@@ -8,7 +8,8 @@ import "./globals.css";
 
 export const metadata: Metadata = {
   title: { default: "Chunkwise — document chunking for RAG", template: "%s · Chunkwise" },
-  description: "Split PDF, DOCX, HTML, Markdown and text into retrieval-ready chunks. Paid tiers settle per request in USDC on Solana through HTTP 402.",
+  description:
+    "Split PDF, DOCX, HTML, Markdown and text into retrieval-ready chunks. Paid tiers settle per request in USDC on Solana through HTTP 402.",
 };
 
 export const viewport: Viewport = {

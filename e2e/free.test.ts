@@ -34,7 +34,9 @@ let documentsBase: string;
 beforeAll(async () => {
   documents = createServer((request, response) => {
     if (request.url !== "/notes.md") return void response.writeHead(404).end();
-    void readFile(fixture("notes.md")).then((bytes) => response.writeHead(200, { "content-type": "text/markdown; charset=utf-8" }).end(bytes));
+    void readFile(fixture("notes.md")).then((bytes) =>
+      response.writeHead(200, { "content-type": "text/markdown; charset=utf-8" }).end(bytes),
+    );
   });
   await new Promise<void>((resolve) => documents.listen(0, "127.0.0.1", resolve));
   documentsBase = `http://127.0.0.1:${(documents.address() as AddressInfo).port}`;
@@ -56,68 +58,89 @@ async function chunkMultipagePdf(page: Page): Promise<void> {
 }
 
 describe("free tier", () => {
-  it("chunks an uploaded PDF: summary, chunks with token counts, quota, search and a JSONL download", { timeout: 90_000 }, async () => {
-    const page = await newPage(browser);
-    await openHome(page, app.base);
-    await expect.poll(() => page.getByRole("radio", { name: "Free", exact: true }).isChecked()).toBe(true);
-    await screenshot(page, "home");
-    await expectAccessible(page);
+  it(
+    "chunks an uploaded PDF: summary, chunks with token counts, quota, search and a JSONL download",
+    { timeout: 90_000 },
+    async () => {
+      const page = await newPage(browser);
+      await openHome(page, app.base);
+      await expect.poll(() => page.getByRole("radio", { name: "Free", exact: true }).isChecked()).toBe(true);
+      await screenshot(page, "home");
+      await expectAccessible(page);
 
-    await chooseFile(page, fixture("multipage.pdf"));
-    const summary = page.getByTestId("file-summary");
-    await summary.getByText("4 pages").waitFor();
-    expect(await summary.innerText()).toMatch(/multipage\.pdf[\s\S]*4\.3 KB · 4 pages/);
-    const before = await freePages(page);
-    expect(before).toEqual({ remaining: 100, limit: 100 });
+      await chooseFile(page, fixture("multipage.pdf"));
+      const summary = page.getByTestId("file-summary");
+      await summary.getByText("4 pages").waitFor();
+      expect(await summary.innerText()).toMatch(/multipage\.pdf[\s\S]*4\.3 KB · 4 pages/);
+      const before = await freePages(page);
+      expect(before).toEqual({ remaining: 100, limit: 100 });
 
-    await setOptions(page, { maxTokens: 64, overlap: 8 });
-    await page.getByRole("button", { name: "Chunk for free" }).click();
-    const view = await waitForChunks(page);
+      await setOptions(page, { maxTokens: 64, overlap: 8 });
+      await page.getByRole("button", { name: "Chunk for free" }).click();
+      const view = await waitForChunks(page);
 
-    // The result: 4 pages charged to the free quota, and the chunks of all four pages.
-    await expectFreePagesLeft(page, before.remaining - 4);
-    await expect.poll(() => resultFigure(page, "Pages").innerText()).toBe("4");
-    expect(await resultFigure(page, "Tier").innerText()).toBe("Free");
-    expect(await resultFigure(page, "Payment").innerText()).toBe("Free");
-    expect(await view.getByRole("heading", { level: 2 }).innerText()).toBe("Chunks of multipage.pdf");
-    const total = await shownChunkCount(page);
-    expect(total).toBeGreaterThan(4);
-    expect(Number(await resultFigure(page, "Chunks").innerText())).toBe(total);
-    const first = chunkCards(page).first();
-    await expect.poll(() => first.getByRole("heading").innerText()).toBe("Chunk #0");
-    // Every chunk listed says its size in tokens, within the chosen maximum.
-    const tokenCounts = (await chunkCards(page).getByText(/^\d+ tokens$/).allInnerTexts()).map((t) => Number.parseInt(t, 10));
-    expect(tokenCounts.length).toBeGreaterThan(0);
-    expect(tokenCounts.every((tokens) => tokens > 0 && tokens <= 64), tokenCounts.join(", ")).toBe(true);
-    expect(await first.innerText()).toContain("Rivers and their deltas");
-    await screenshot(page, "free-result");
-    await expectAccessible(page);
+      // The result: 4 pages charged to the free quota, and the chunks of all four pages.
+      await expectFreePagesLeft(page, before.remaining - 4);
+      await expect.poll(() => resultFigure(page, "Pages").innerText()).toBe("4");
+      expect(await resultFigure(page, "Tier").innerText()).toBe("Free");
+      expect(await resultFigure(page, "Payment").innerText()).toBe("Free");
+      expect(await view.getByRole("heading", { level: 2 }).innerText()).toBe("Chunks of multipage.pdf");
+      const total = await shownChunkCount(page);
+      expect(total).toBeGreaterThan(4);
+      expect(Number(await resultFigure(page, "Chunks").innerText())).toBe(total);
+      const first = chunkCards(page).first();
+      await expect.poll(() => first.getByRole("heading").innerText()).toBe("Chunk #0");
+      // Every chunk listed says its size in tokens, within the chosen maximum.
+      const tokenCounts = (
+        await chunkCards(page)
+          .getByText(/^\d+ tokens$/)
+          .allInnerTexts()
+      ).map((t) => Number.parseInt(t, 10));
+      expect(tokenCounts.length).toBeGreaterThan(0);
+      expect(
+        tokenCounts.every((tokens) => tokens > 0 && tokens <= 64),
+        tokenCounts.join(", "),
+      ).toBe(true);
+      expect(await first.innerText()).toContain("Rivers and their deltas");
+      await screenshot(page, "free-result");
+      await expectAccessible(page);
 
-    // JSONL: one line per chunk, each a chunk of this result.
-    const [download] = await Promise.all([page.waitForEvent("download"), view.getByRole("button", { name: "Download JSONL" }).click()]);
-    expect(download.suggestedFilename()).toBe("multipage.free.chunks.jsonl");
-    const lines = (await readFile(await download.path(), "utf8")).split("\n").filter((line) => line !== "");
-    expect(lines).toHaveLength(total);
-    const records = lines.map((line) => JSON.parse(line) as { text: string; metadata: { token_count: number; chunk_index: number } });
-    expect(records[0]!.text).toContain("Rivers and their deltas");
-    expect(records.map((r) => r.metadata.chunk_index)).toEqual(Array.from({ length: total }, (_, i) => i));
-    expect(records.every((r) => typeof r.text === "string" && r.metadata.token_count > 0 && r.metadata.token_count <= 64)).toBe(true);
-    // The cards on screen show the same token counts as the file.
-    expect(tokenCounts).toEqual(records.slice(0, tokenCounts.length).map((r) => r.metadata.token_count));
+      // JSONL: one line per chunk, each a chunk of this result.
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        view.getByRole("button", { name: "Download JSONL" }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe("multipage.free.chunks.jsonl");
+      const lines = (await readFile(await download.path(), "utf8")).split("\n").filter((line) => line !== "");
+      expect(lines).toHaveLength(total);
+      const records = lines.map(
+        (line) => JSON.parse(line) as { text: string; metadata: { token_count: number; chunk_index: number } },
+      );
+      expect(records[0]!.text).toContain("Rivers and their deltas");
+      expect(records.map((r) => r.metadata.chunk_index)).toEqual(Array.from({ length: total }, (_, i) => i));
+      expect(
+        records.every((r) => typeof r.text === "string" && r.metadata.token_count > 0 && r.metadata.token_count <= 64),
+      ).toBe(true);
+      // The cards on screen show the same token counts as the file.
+      expect(tokenCounts).toEqual(records.slice(0, tokenCounts.length).map((r) => r.metadata.token_count));
 
-    // Search keeps the chunks that contain the words, and says how many.
-    const matching = records.filter((r) => r.text.toLowerCase().includes("lighthouse")).length;
-    expect(matching).toBeGreaterThan(0);
-    expect(matching).toBeLessThan(total);
-    await view.getByLabel("Search chunks").fill("lighthouse");
-    await view.getByTestId("chunk-count").getByText(`${matching} chunk${matching === 1 ? "" : "s"} of ${total} match “lighthouse”`).waitFor();
-    await expect.poll(() => chunkCards(page).count()).toBe(matching);
-    for (const text of await chunkCards(page).allInnerTexts()) expect(text.toLowerCase()).toContain("lighthouse");
-    await view.getByLabel("Search chunks").fill("no such words anywhere");
-    await view.getByText("No chunk contains “no such words anywhere”").waitFor();
-    await view.getByLabel("Search chunks").fill("");
-    await view.getByTestId("chunk-count").getByText(`Showing all ${total} chunks`).waitFor();
-  });
+      // Search keeps the chunks that contain the words, and says how many.
+      const matching = records.filter((r) => r.text.toLowerCase().includes("lighthouse")).length;
+      expect(matching).toBeGreaterThan(0);
+      expect(matching).toBeLessThan(total);
+      await view.getByLabel("Search chunks").fill("lighthouse");
+      await view
+        .getByTestId("chunk-count")
+        .getByText(`${matching} chunk${matching === 1 ? "" : "s"} of ${total} match “lighthouse”`)
+        .waitFor();
+      await expect.poll(() => chunkCards(page).count()).toBe(matching);
+      for (const text of await chunkCards(page).allInnerTexts()) expect(text.toLowerCase()).toContain("lighthouse");
+      await view.getByLabel("Search chunks").fill("no such words anywhere");
+      await view.getByText("No chunk contains “no such words anywhere”").waitFor();
+      await view.getByLabel("Search chunks").fill("");
+      await view.getByTestId("chunk-count").getByText(`Showing all ${total} chunks`).waitFor();
+    },
+  );
 
   it("chunks a document given by URL", { timeout: 90_000 }, async () => {
     const page = await newPage(browser);
@@ -162,7 +185,8 @@ describe("free tier", () => {
     ]) {
       const page = await newPage(browser, variant.options);
       await openHome(page, app.base);
-      if (variant.suffix === "dark") expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
+      if (variant.suffix === "dark")
+        expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
       // Nothing wider than the screen: no sideways scrolling on a phone.
       const width = variant.options.width ?? 1280;
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);

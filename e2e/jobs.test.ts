@@ -4,7 +4,17 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, expectAccessible, launchBrowser, screenshot, startApp } from "./helpers/app";
-import { chooseFile, chooseTier, continueToPayment, newPage, openHome, paymentStatus, resultFigure, shownChunkCount, waitForChunks } from "./helpers/home";
+import {
+  chooseFile,
+  chooseTier,
+  continueToPayment,
+  newPage,
+  openHome,
+  paymentStatus,
+  resultFigure,
+  shownChunkCount,
+  waitForChunks,
+} from "./helpers/home";
 
 /**
  * ai-pro end to end: paid from local mode's test wallet, the page moves to
@@ -48,73 +58,82 @@ afterAll(async () => {
 const WATCH_MS = 60_000;
 
 describe("ai-pro job", () => {
-  it("pays with the test wallet, shows the job's progress to 100 on its own URL, then the enriched chunks, also after a reload", { timeout: 120_000 }, async () => {
-    // Each model call waits, so the job spends long enough in each stage for the page's polls to see it.
-    app.model.control({ delayMs: 1_500 });
-    const page = await newPage(browser);
-    await openHome(page, app.base);
-    await chooseFile(page, join(workDir, "computing-history.md"));
-    await chooseTier(page, "AI Pro");
-    await page.getByText("it runs as a job with its own page").waitFor();
-    await continueToPayment(page, "0.025");
+  it(
+    "pays with the test wallet, shows the job's progress to 100 on its own URL, then the enriched chunks, also after a reload",
+    { timeout: 120_000 },
+    async () => {
+      // Each model call waits, so the job spends long enough in each stage for the page's polls to see it.
+      app.model.control({ delayMs: 1_500 });
+      const page = await newPage(browser);
+      await openHome(page, app.base);
+      await chooseFile(page, join(workDir, "computing-history.md"));
+      await chooseTier(page, "AI Pro");
+      await page.getByText("it runs as a job with its own page").waitFor();
+      await continueToPayment(page, "0.025");
 
-    await page.getByRole("button", { name: "Use a test wallet" }).click();
-    await page.getByText(/The faucet sent it [\d.]+ SOL and [\d.]+ test USDC\./).waitFor();
-    await paymentStatus(page).getByText("Ready to pay 0.025 USDC from the test wallet.").waitFor();
-    await page.getByRole("button", { name: "Pay 0.025 USDC" }).click();
+      await page.getByRole("button", { name: "Use a test wallet" }).click();
+      await page.getByText(/The faucet sent it [\d.]+ SOL and [\d.]+ test USDC\./).waitFor();
+      await paymentStatus(page).getByText("Ready to pay 0.025 USDC from the test wallet.").waitFor();
+      await page.getByRole("button", { name: "Pay 0.025 USDC" }).click();
 
-    await page.waitForURL(/\/jobs\/ai-pro_[0-9a-f]{12}$/, { timeout: 30_000 });
-    const jobUrl = page.url();
-    const bar = page.getByRole("progressbar", { name: "Job progress" });
-    await bar.waitFor();
+      await page.waitForURL(/\/jobs\/ai-pro_[0-9a-f]{12}$/, { timeout: 30_000 });
+      const jobUrl = page.url();
+      const bar = page.getByRole("progressbar", { name: "Job progress" });
+      await bar.waitFor();
 
-    // Every value the bar shows, sampled far more often than the page polls.
-    const values: number[] = [];
-    let screenshotTaken = false;
-    const deadline = Date.now() + WATCH_MS;
-    while (Date.now() < deadline) {
-      const value = Number(await bar.getAttribute("aria-valuenow"));
-      if (values.at(-1) !== value) values.push(value);
-      if (value === 100) break;
-      if (value > 0 && !screenshotTaken) {
-        screenshotTaken = true;
-        expect(await bar.getAttribute("aria-valuetext")).toMatch(new RegExp(`^${value}%: \\S`));
-        await page.getByText("Processing", { exact: true }).waitFor();
-        await screenshot(page, "job-progress");
-        await expectAccessible(page);
+      // Every value the bar shows, sampled far more often than the page polls.
+      const values: number[] = [];
+      let screenshotTaken = false;
+      const deadline = Date.now() + WATCH_MS;
+      while (Date.now() < deadline) {
+        const value = Number(await bar.getAttribute("aria-valuenow"));
+        if (values.at(-1) !== value) values.push(value);
+        if (value === 100) break;
+        if (value > 0 && !screenshotTaken) {
+          screenshotTaken = true;
+          expect(await bar.getAttribute("aria-valuetext")).toMatch(new RegExp(`^${value}%: \\S`));
+          await page.getByText("Processing", { exact: true }).waitFor();
+          await screenshot(page, "job-progress");
+          await expectAccessible(page);
+        }
+        await page.waitForTimeout(200);
       }
-      await page.waitForTimeout(200);
-    }
-    expect(values.at(-1), `progress seen: ${values.join(", ")}`).toBe(100);
-    expect(values.some((v) => v > 0 && v < 100), `progress seen: ${values.join(", ")}`).toBe(true);
-    expect(values).toEqual([...values].sort((a, b) => a - b));
-    expect(screenshotTaken).toBe(true);
+      expect(values.at(-1), `progress seen: ${values.join(", ")}`).toBe(100);
+      expect(
+        values.some((v) => v > 0 && v < 100),
+        `progress seen: ${values.join(", ")}`,
+      ).toBe(true);
+      expect(values).toEqual([...values].sort((a, b) => a - b));
+      expect(screenshotTaken).toBe(true);
 
-    // The enriched result.
-    await page.getByRole("heading", { name: "Enriched and ready" }).waitFor();
-    await waitForChunks(page);
-    expect(await resultFigure(page, "Tier").innerText()).toBe("AI Pro");
-    expect(await resultFigure(page, "Payment").innerText()).toMatch(/^0\.025 USDC/);
-    const documentSummary = page.getByRole("heading", { name: "Document summary" }).locator("xpath=..");
-    expect((await documentSummary.innerText()).replace("Document summary", "").trim().length).toBeGreaterThan(20);
-    const chunks = await shownChunkCount(page);
-    expect(chunks).toBeGreaterThan(0);
-    const firstCard = page.getByRole("list", { name: "Chunks" }).getByRole("article").first();
-    expect(await firstCard.innerText()).toMatch(/Summary: \S/);
-    const entities = await page.getByRole("list", { name: "Entities" }).getByRole("listitem").allInnerTexts();
-    const entityTexts = entities.map((e) => e.replace(/\s+/g, " "));
-    expect(entityTexts).toEqual(expect.arrayContaining([expect.stringMatching(/London$/), expect.stringMatching(/Ada Lovelace$/)]));
-    await screenshot(page, "job-result");
-    await expectAccessible(page);
+      // The enriched result.
+      await page.getByRole("heading", { name: "Enriched and ready" }).waitFor();
+      await waitForChunks(page);
+      expect(await resultFigure(page, "Tier").innerText()).toBe("AI Pro");
+      expect(await resultFigure(page, "Payment").innerText()).toMatch(/^0\.025 USDC/);
+      const documentSummary = page.getByRole("heading", { name: "Document summary" }).locator("xpath=..");
+      expect((await documentSummary.innerText()).replace("Document summary", "").trim().length).toBeGreaterThan(20);
+      const chunks = await shownChunkCount(page);
+      expect(chunks).toBeGreaterThan(0);
+      const firstCard = page.getByRole("list", { name: "Chunks" }).getByRole("article").first();
+      expect(await firstCard.innerText()).toMatch(/Summary: \S/);
+      const entities = await page.getByRole("list", { name: "Entities" }).getByRole("listitem").allInnerTexts();
+      const entityTexts = entities.map((e) => e.replace(/\s+/g, " "));
+      expect(entityTexts).toEqual(
+        expect.arrayContaining([expect.stringMatching(/London$/), expect.stringMatching(/Ada Lovelace$/)]),
+      );
+      await screenshot(page, "job-result");
+      await expectAccessible(page);
 
-    // The job's URL is its own: a reload shows the finished job and its result again.
-    await page.reload();
-    await page.getByRole("heading", { name: "Enriched and ready" }).waitFor();
-    expect(page.url()).toBe(jobUrl);
-    expect(await bar.getAttribute("aria-valuenow")).toBe("100");
-    await waitForChunks(page);
-    expect(await shownChunkCount(page)).toBe(chunks);
-    await page.getByRole("heading", { name: "Document summary" }).waitFor();
-    expect(await page.getByRole("list", { name: "Entities" }).first().innerText()).not.toBe("");
-  });
+      // The job's URL is its own: a reload shows the finished job and its result again.
+      await page.reload();
+      await page.getByRole("heading", { name: "Enriched and ready" }).waitFor();
+      expect(page.url()).toBe(jobUrl);
+      expect(await bar.getAttribute("aria-valuenow")).toBe("100");
+      await waitForChunks(page);
+      expect(await shownChunkCount(page)).toBe(chunks);
+      await page.getByRole("heading", { name: "Document summary" }).waitFor();
+      expect(await page.getByRole("list", { name: "Entities" }).first().innerText()).not.toBe("");
+    },
+  );
 });

@@ -44,7 +44,10 @@ afterAll(async () => {
 
 /** The paid request's answer (the one repeated with X-PAYMENT), as the page received it. */
 function paidAnswer(page: Page): Promise<Response> {
-  const answer = page.waitForResponse((response) => /\/api\/chunk\//.test(response.url()) && response.request().headers()["x-payment"] !== undefined, { timeout: 30_000 });
+  const answer = page.waitForResponse(
+    (response) => /\/api\/chunk\//.test(response.url()) && response.request().headers()["x-payment"] !== undefined,
+    { timeout: 30_000 },
+  );
   // Awaited later; a test that fails before then must not leave an unhandled rejection behind.
   answer.catch(() => {});
   return answer;
@@ -57,76 +60,89 @@ function deferred() {
 }
 
 describe("paid structure tier", () => {
-  it("pays 0.002 USDC from an injected wallet through the modal, shows each step, and serves the chunks", { timeout: 90_000 }, async () => {
-    const page = await newPage(browser);
-    const asked = deferred();
-    const approve = deferred();
-    const wallet = await installInjectedWallet(page, {
-      name: "E2E Wallet",
-      // Holds the approval open like a person reading the wallet's prompt, so the page's step can be looked at.
-      onSignRequest: async () => {
-        asked.resolve();
-        await approve.promise;
-      },
-    });
-    const funded = await fundWallet(app.base, wallet.address);
-    const payToBefore = await usdcBalance(app.chain.rpcUrl, app.chain.payToTokenAccount);
+  it(
+    "pays 0.002 USDC from an injected wallet through the modal, shows each step, and serves the chunks",
+    { timeout: 90_000 },
+    async () => {
+      const page = await newPage(browser);
+      const asked = deferred();
+      const approve = deferred();
+      const wallet = await installInjectedWallet(page, {
+        name: "E2E Wallet",
+        // Holds the approval open like a person reading the wallet's prompt, so the page's step can be looked at.
+        onSignRequest: async () => {
+          asked.resolve();
+          await approve.promise;
+        },
+      });
+      const funded = await fundWallet(app.base, wallet.address);
+      const payToBefore = await usdcBalance(app.chain.rpcUrl, app.chain.payToTokenAccount);
 
-    await openHome(page, app.base);
-    await chooseFile(page, fixture("multipage.pdf"));
-    await chooseTier(page, "Structure");
-    await page.getByText("Structure costs 0.002 USDC for this document").waitFor();
-    await continueToPayment(page, "0.002");
-    // One payment per request: the form and its button are locked while the payment card is open.
-    expect(await page.getByRole("button", { name: /^Continue to payment/ }).isDisabled()).toBe(true);
-    await paymentStatus(page).getByText("The price is 0.002 USDC. Connect a wallet to pay.").waitFor();
+      await openHome(page, app.base);
+      await chooseFile(page, fixture("multipage.pdf"));
+      await chooseTier(page, "Structure");
+      await page.getByText("Structure costs 0.002 USDC for this document").waitFor();
+      await continueToPayment(page, "0.002");
+      // One payment per request: the form and its button are locked while the payment card is open.
+      expect(await page.getByRole("button", { name: /^Continue to payment/ }).isDisabled()).toBe(true);
+      await paymentStatus(page).getByText("The price is 0.002 USDC. Connect a wallet to pay.").waitFor();
 
-    await connectWallet(page, "E2E Wallet");
-    await paymentStatus(page).getByText("Ready to pay 0.002 USDC from E2E Wallet.").waitFor();
-    const steps = page.getByRole("list", { name: "Payment steps" });
-    await steps.getByText("E2E Wallet · 10 USDC").waitFor();
+      await connectWallet(page, "E2E Wallet");
+      await paymentStatus(page).getByText("Ready to pay 0.002 USDC from E2E Wallet.").waitFor();
+      const steps = page.getByRole("list", { name: "Payment steps" });
+      await steps.getByText("E2E Wallet · 10 USDC").waitFor();
 
-    const answer = paidAnswer(page);
-    await page.getByRole("button", { name: "Pay 0.002 USDC" }).click();
-    await asked.promise;
-    await paymentStatus(page).getByText("Waiting for approval in your wallet.").waitFor();
-    expect(await paymentSteps(page)).toEqual([
-      expect.stringMatching(/^Price: done — 0\.002 USDC to \w+…\w+$/),
-      "Wallet: done — E2E Wallet · 10 USDC",
-      "Approve: in progress — Waiting for approval in your wallet…",
-      "Confirm: not started — The transfer lands on Solana",
-      "Chunk: not started — The request, repeated with the payment",
-    ]);
-    await screenshot(page, "paid-steps");
-    await expectAccessible(page);
-    approve.resolve();
+      const answer = paidAnswer(page);
+      await page.getByRole("button", { name: "Pay 0.002 USDC" }).click();
+      await asked.promise;
+      await paymentStatus(page).getByText("Waiting for approval in your wallet.").waitFor();
+      expect(await paymentSteps(page)).toEqual([
+        expect.stringMatching(/^Price: done — 0\.002 USDC to \w+…\w+$/),
+        "Wallet: done — E2E Wallet · 10 USDC",
+        "Approve: in progress — Waiting for approval in your wallet…",
+        "Confirm: not started — The transfer lands on Solana",
+        "Chunk: not started — The request, repeated with the payment",
+      ]);
+      await screenshot(page, "paid-steps");
+      await expectAccessible(page);
+      approve.resolve();
 
-    // The request repeated with the payment: 200, paid 2000 base units by this transaction.
-    const response = await answer;
-    expect(response.status()).toBe(200);
-    const body = (await response.json()) as { payment: { amount: number; asset: string; transaction: string }; total_chunks: number };
-    expect(body.payment.amount).toBe(2000);
-    expect(body.payment.asset).toBe("USDC");
-    expect(wallet.signed).toBe(1);
+      // The request repeated with the payment: 200, paid 2000 base units by this transaction.
+      const response = await answer;
+      expect(response.status()).toBe(200);
+      const body = (await response.json()) as {
+        payment: { amount: number; asset: string; transaction: string };
+        total_chunks: number;
+      };
+      expect(body.payment.amount).toBe(2000);
+      expect(body.payment.asset).toBe("USDC");
+      expect(wallet.signed).toBe(1);
 
-    await waitForChunks(page);
-    expect(await resultFigure(page, "Tier").innerText()).toBe("Structure");
-    expect(await resultFigure(page, "Payment").innerText()).toMatch(/^0\.002 USDC/);
-    expect(await resultFigure(page, "Payment").locator("[title]").getAttribute("title")).toBe(body.payment.transaction);
-    expect(await shownChunkCount(page)).toBe(body.total_chunks);
-    expect(body.total_chunks).toBeGreaterThan(0);
-    await screenshot(page, "paid-result");
-    await expectAccessible(page);
+      await waitForChunks(page);
+      expect(await resultFigure(page, "Tier").innerText()).toBe("Structure");
+      expect(await resultFigure(page, "Payment").innerText()).toMatch(/^0\.002 USDC/);
+      expect(await resultFigure(page, "Payment").locator("[title]").getAttribute("title")).toBe(
+        body.payment.transaction,
+      );
+      expect(await shownChunkCount(page)).toBe(body.total_chunks);
+      expect(body.total_chunks).toBeGreaterThan(0);
+      await screenshot(page, "paid-result");
+      await expectAccessible(page);
 
-    // On chain: the transaction the result names exists, succeeded, and moved exactly the price to the service.
-    const transaction = await createSolanaRpc(app.chain.rpcUrl)
-      .getTransaction(toSignature(body.payment.transaction), { commitment: "confirmed", encoding: "jsonParsed", maxSupportedTransactionVersion: 0 })
-      .send();
-    expect(transaction).not.toBeNull();
-    expect(transaction!.meta?.err).toBeNull();
-    expect(await usdcBalance(app.chain.rpcUrl, app.chain.payToTokenAccount)).toBe(payToBefore + STRUCTURE_PRICE);
-    expect(await usdcBalance(app.chain.rpcUrl, funded.token_account)).toBe(FAUCET_USDC - STRUCTURE_PRICE);
-  });
+      // On chain: the transaction the result names exists, succeeded, and moved exactly the price to the service.
+      const transaction = await createSolanaRpc(app.chain.rpcUrl)
+        .getTransaction(toSignature(body.payment.transaction), {
+          commitment: "confirmed",
+          encoding: "jsonParsed",
+          maxSupportedTransactionVersion: 0,
+        })
+        .send();
+      expect(transaction).not.toBeNull();
+      expect(transaction!.meta?.err).toBeNull();
+      expect(await usdcBalance(app.chain.rpcUrl, app.chain.payToTokenAccount)).toBe(payToBefore + STRUCTURE_PRICE);
+      expect(await usdcBalance(app.chain.rpcUrl, funded.token_account)).toBe(FAUCET_USDC - STRUCTURE_PRICE);
+    },
+  );
 
   it("says a declined signature charged nothing, and the payment can be tried again", { timeout: 90_000 }, async () => {
     const page = await newPage(browser);

@@ -28,15 +28,23 @@ export function extractBytes(bytes: Uint8Array, filename: string, limits: Limits
 // chroma-dev: the Chroma report's corpora (read-only, from the shared folder)
 // ---------------------------------------------------------------------------
 
-const Reference = z.object({ content: z.string().min(1), start_index: z.number().int().nonnegative(), end_index: z.number().int().nonnegative() });
-const QuestionRow = z.object({ question: z.string(), references: z.string().transform((s, ctx) => {
-  try {
-    return z.array(Reference).min(1).parse(JSON.parse(s));
-  } catch (error) {
-    ctx.addIssue({ code: "custom", message: `references is not a JSON list of excerpts: ${String(error)}` });
-    return z.NEVER;
-  }
-}), corpus_id: z.string().min(1) });
+const Reference = z.object({
+  content: z.string().min(1),
+  start_index: z.number().int().nonnegative(),
+  end_index: z.number().int().nonnegative(),
+});
+const QuestionRow = z.object({
+  question: z.string(),
+  references: z.string().transform((s, ctx) => {
+    try {
+      return z.array(Reference).min(1).parse(JSON.parse(s));
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `references is not a JSON list of excerpts: ${String(error)}` });
+      return z.NEVER;
+    }
+  }),
+  corpus_id: z.string().min(1),
+});
 
 /**
  * `questions.csv` gives excerpts as offsets into the corpus files. Extraction
@@ -45,7 +53,10 @@ const QuestionRow = z.object({ question: z.string(), references: z.string().tran
  */
 export async function loadChromaDev(dir: string, limits: Limits): Promise<QaDocument[]> {
   const questionsFile = path.join(dir, "questions.csv");
-  if (!fs.existsSync(questionsFile)) throw new Error(`chroma-dev data not found: ${questionsFile} is missing (expected the shared eval data at ${dir}; pass --chroma-dir)`);
+  if (!fs.existsSync(questionsFile))
+    throw new Error(
+      `chroma-dev data not found: ${questionsFile} is missing (expected the shared eval data at ${dir}; pass --chroma-dir)`,
+    );
   const rows = parseCsv(fs.readFileSync(questionsFile, "utf8")).map((row, i) => {
     const parsed = QuestionRow.safeParse(row);
     if (!parsed.success) throw new Error(`${questionsFile} row ${i + 2}: ${parsed.error.message}`);
@@ -61,7 +72,9 @@ export async function loadChromaDev(dir: string, limits: Limits): Promise<QaDocu
     for (const row of rows.filter((r) => r.corpus_id === corpus)) {
       for (const ref of row.references) {
         const atOffset = extracted.text.slice(ref.start_index, ref.end_index) === ref.content;
-        const range = atOffset ? { start: ref.start_index, end: ref.end_index } : locateExcerpt(extracted.text, ref.content, ref.start_index);
+        const range = atOffset
+          ? { start: ref.start_index, end: ref.end_index }
+          : locateExcerpt(extracted.text, ref.content, ref.start_index);
         excerpts.push(trimRange(extracted.text, range));
       }
     }
@@ -91,7 +104,8 @@ export function locateAnnotations(id: string, extracted: Extracted, questions: z
     try {
       return trimRange(extracted.text, locateExcerpt(extracted.text, q.excerpt));
     } catch (error) {
-      if (error instanceof LocateError) throw new Error(`${id}: question ${JSON.stringify(q.question)}: ${error.message}`);
+      if (error instanceof LocateError)
+        throw new Error(`${id}: question ${JSON.stringify(q.question)}: ${error.message}`);
       throw error;
     }
   });

@@ -24,7 +24,8 @@ export function parseCsv(text: string): Record<string, string>[] {
         }
         quoted = false;
         i++;
-        if (i < text.length && !",\r\n".includes(text[i]!)) throw new Error(`CSV: text after a closing quote at offset ${i}`);
+        if (i < text.length && !",\r\n".includes(text[i]!))
+          throw new Error(`CSV: text after a closing quote at offset ${i}`);
         continue;
       }
       field += c;
@@ -49,7 +50,8 @@ export function parseCsv(text: string): Record<string, string>[] {
   const [header, ...records] = rows;
   if (!header) return [];
   return records.map((cells, n) => {
-    if (cells.length !== header.length) throw new Error(`CSV: record ${n + 1} has ${cells.length} fields, the header ${header.length}`);
+    if (cells.length !== header.length)
+      throw new Error(`CSV: record ${n + 1} has ${cells.length} fields, the header ${header.length}`);
     return Object.fromEntries(header.map((name, j) => [name, cells[j]!]));
   });
 }

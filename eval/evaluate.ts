@@ -18,14 +18,18 @@ interface Prepared {
 const prepared = new WeakMap<Extracted, Prepared>();
 
 /** Markdown, HTML and DOCX extract to Markdown; PDFs and plain text have no Markdown structure to damage. */
-const isMarkdown = (extracted: Extracted) => extracted.kind === "markdown" || extracted.kind === "html" || extracted.kind === "docx";
+const isMarkdown = (extracted: Extracted) =>
+  extracted.kind === "markdown" || extracted.kind === "html" || extracted.kind === "docx";
 
 function prepare(extracted: Extracted): Prepared {
   let p = prepared.get(extracted);
   if (!p) {
     const { scale, total } = tokenScale(extracted.text);
     const elements = isMarkdown(extracted)
-      ? markdownElements(extracted.text).map((e) => ({ ...e, tokens: countTokens(extracted.text.slice(e.start, e.end)) }))
+      ? markdownElements(extracted.text).map((e) => ({
+          ...e,
+          tokens: countTokens(extracted.text.slice(e.start, e.end)),
+        }))
       : [];
     p = { scale, totalTokens: total, elements };
     prepared.set(extracted, p);
@@ -63,15 +67,25 @@ export interface MethodScores {
 }
 
 function emptyDamage(): Damage {
-  return { fence: { cut: 0, total: 0, oversized: 0 }, row: { cut: 0, total: 0, oversized: 0 }, item: { cut: 0, total: 0, oversized: 0 } };
+  return {
+    fence: { cut: 0, total: 0, oversized: 0 },
+    row: { cut: 0, total: 0, oversized: 0 },
+    item: { cut: 0, total: 0, oversized: 0 },
+  };
 }
 
 function checkRanges(method: Method, text: string, chunks: MeasuredChunk[]): void {
   for (const c of chunks)
-    if (!(c.start >= 0 && c.end <= text.length && c.start < c.end)) throw new Error(`${method.id}: chunk range [${c.start}, ${c.end}) outside the text (length ${text.length})`);
+    if (!(c.start >= 0 && c.end <= text.length && c.start < c.end))
+      throw new Error(`${method.id}: chunk range [${c.start}, ${c.end}) outside the text (length ${text.length})`);
 }
 
-export async function evaluateMethod(method: Method, maxTokens: number, documents: QaDocument[], samples: SegmentationSample[]): Promise<MethodScores> {
+export async function evaluateMethod(
+  method: Method,
+  maxTokens: number,
+  documents: QaDocument[],
+  samples: SegmentationSample[],
+): Promise<MethodScores> {
   const started = performance.now();
   const sizes: number[] = [];
   const damage = emptyDamage();
@@ -109,7 +123,8 @@ export async function evaluateMethod(method: Method, maxTokens: number, document
     checkRanges(method, sample.extracted.text, chunks);
     const { scale, totalTokens } = prepare(sample.extracted);
     const length = Math.round(totalTokens);
-    const toUnits = (offsets: number[]) => [...new Set(offsets.map((o) => Math.round(scale(o))).filter((b) => b > 0 && b < length))].sort((a, b) => a - b);
+    const toUnits = (offsets: number[]) =>
+      [...new Set(offsets.map((o) => Math.round(scale(o))).filter((b) => b > 0 && b < length))].sort((a, b) => a - b);
     const reference = { length, boundaries: toUnits(sample.boundaries) };
     const hypothesis = { length, boundaries: toUnits(chunks.slice(1).map((c) => c.start)) };
     pkSum += pk(reference, hypothesis);

@@ -23,7 +23,8 @@ export function markdownElements(text: string): MarkdownElement[] {
     const start = node.position?.start.offset;
     const end = node.position?.end.offset;
     if (start !== undefined && end !== undefined) {
-      if (node.type === "code" && /^[ \t]*(`{3,}|~{3,})/.test(text.slice(start, start + 64))) found.push({ kind: "fence", start, end });
+      if (node.type === "code" && /^[ \t]*(`{3,}|~{3,})/.test(text.slice(start, start + 64)))
+        found.push({ kind: "fence", start, end });
       else if (node.type === "tableRow") found.push({ kind: "row", start, end });
       else if (node.type === "listItem") found.push({ kind: "item", start, end });
     }

@@ -1,6 +1,10 @@
 import { RecursiveChunker, SemanticChunker } from "@chonkiejs/core";
 import { MarkdownTextSplitter, RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
-import { countTokens as gptCountTokens, decode as gptDecode, encode as gptEncode } from "gpt-tokenizer/encoding/o200k_base";
+import {
+  countTokens as gptCountTokens,
+  decode as gptDecode,
+  encode as gptEncode,
+} from "gpt-tokenizer/encoding/o200k_base";
 import { chunkExtracted, methodFor } from "@/lib/chunking";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
@@ -32,13 +36,14 @@ const gptTokenizer = {
   decodeBatch: (batch: number[][]) => batch.map((tokens) => gptDecode(tokens)),
 };
 
-const measured = (text: string, ranges: Range[]): MeasuredChunk[] => ranges.map((r) => ({ ...r, tokens: countTokens(text.slice(r.start, r.end)) }));
+const measured = (text: string, ranges: Range[]): MeasuredChunk[] =>
+  ranges.map((r) => ({ ...r, tokens: countTokens(text.slice(r.start, r.end)) }));
 
 /** UTF-8 byte offset → UTF-16 index of the character that byte belongs to (length + 1 entries). */
 export function utf8ToUtf16Offsets(text: string): Int32Array {
   const map = new Int32Array(Buffer.byteLength(text, "utf8") + 1);
   let byte = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const code = text.codePointAt(i)!;
     const bytes = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
     for (let b = 0; b < bytes; b++) map[byte + b] = i;
@@ -93,7 +98,12 @@ export function fixedSizeRanges(text: string, maxTokens: number): Range[] {
 }
 
 export function createMethods(embedder: Embedder): Method[] {
-  const langchain = (id: string, name: string, Splitter: typeof RecursiveCharacterTextSplitter, note: string): Method => ({
+  const langchain = (
+    id: string,
+    name: string,
+    Splitter: typeof RecursiveCharacterTextSplitter,
+    note: string,
+  ): Method => ({
     id,
     label: () => name,
     note,
@@ -108,10 +118,18 @@ export function createMethods(embedder: Embedder): Method[] {
     tier("free", embedder),
     tier("structure", embedder),
     tier("semantic", embedder),
-    langchain("langchain-recursive", "LangChain RecursiveCharacterTextSplitter", RecursiveCharacterTextSplitter,
-      "@langchain/textsplitters, chunkSize = max_tokens, chunkOverlap 0, lengthFunction = gpt-tokenizer o200k countTokens; default separators"),
-    langchain("langchain-markdown", "LangChain MarkdownTextSplitter", MarkdownTextSplitter,
-      "@langchain/textsplitters MarkdownTextSplitter (Markdown separators), sized like the recursive one"),
+    langchain(
+      "langchain-recursive",
+      "LangChain RecursiveCharacterTextSplitter",
+      RecursiveCharacterTextSplitter,
+      "@langchain/textsplitters, chunkSize = max_tokens, chunkOverlap 0, lengthFunction = gpt-tokenizer o200k countTokens; default separators",
+    ),
+    langchain(
+      "langchain-markdown",
+      "LangChain MarkdownTextSplitter",
+      MarkdownTextSplitter,
+      "@langchain/textsplitters MarkdownTextSplitter (Markdown separators), sized like the recursive one",
+    ),
     {
       id: "chonkie-recursive",
       label: () => "Chonkie RecursiveChunker",
@@ -126,7 +144,11 @@ export function createMethods(embedder: Embedder): Method[] {
       label: () => "Chonkie SemanticChunker",
       note: `@chonkiejs/core SemanticChunker, chunkSize = max_tokens, tokenizer = gpt-tokenizer o200k, embeddings = our embedder (${embedder.id}); defaults otherwise (threshold 0.8, window 3)`,
       async chunk(extracted, maxTokens) {
-        const chunker = await SemanticChunker.create({ embeddings: embed, chunkSize: maxTokens, tokenizer: gptTokenizer });
+        const chunker = await SemanticChunker.create({
+          embeddings: embed,
+          chunkSize: maxTokens,
+          tokenizer: gptTokenizer,
+        });
         return chonkieRanges(extracted.text, await chunker.chunk(extracted.text));
       },
     },

@@ -26,13 +26,16 @@ export function containedWhole(excerpt: Range, chunks: readonly Range[]): boolea
  * method dropped) are skipped; they then count against the IoU.
  */
 export function minimalCover(excerpt: Range, chunks: readonly Range[]): Range[] {
-  const touching = chunks.filter((c) => c.start < excerpt.end && c.end > excerpt.start).sort((a, b) => a.start - b.start || b.end - a.end);
+  const touching = chunks
+    .filter((c) => c.start < excerpt.end && c.end > excerpt.start)
+    .sort((a, b) => a.start - b.start || b.end - a.end);
   const cover: Range[] = [];
   let position = excerpt.start;
   let i = 0;
   while (position < excerpt.end) {
     let best: Range | undefined;
-    for (; i < touching.length && touching[i]!.start <= position; i++) if (!best || touching[i]!.end > best.end) best = touching[i];
+    for (; i < touching.length && touching[i]!.start <= position; i++)
+      if (!best || touching[i]!.end > best.end) best = touching[i];
     if (best && best.end > position) {
       cover.push(best);
       position = best.end;
@@ -88,7 +91,11 @@ export interface ExcerptScores {
   iou: number;
 }
 
-export function scoreExcerpts(excerpts: readonly Range[], chunks: readonly Range[], scale: Scale = characters): ExcerptScores {
+export function scoreExcerpts(
+  excerpts: readonly Range[],
+  chunks: readonly Range[],
+  scale: Scale = characters,
+): ExcerptScores {
   if (excerpts.length === 0) return { excerpts: 0, whole: Number.NaN, iou: Number.NaN };
   let whole = 0;
   let iou = 0;
@@ -159,8 +166,14 @@ export function defaultWindow(reference: Segmentation): number {
   return Math.max(1, Math.round(reference.length / segments / 2));
 }
 
-function windowMetric(reference: Segmentation, hypothesis: Segmentation, k: number, differs: (ref: number, hyp: number) => boolean): number {
-  if (reference.length !== hypothesis.length) throw new Error(`segmentations of different lengths: ${reference.length} and ${hypothesis.length}`);
+function windowMetric(
+  reference: Segmentation,
+  hypothesis: Segmentation,
+  k: number,
+  differs: (ref: number, hyp: number) => boolean,
+): number {
+  if (reference.length !== hypothesis.length)
+    throw new Error(`segmentations of different lengths: ${reference.length} and ${hypothesis.length}`);
   const n = reference.length;
   if (k < 1) throw new Error("k must be at least 1");
   if (n <= k) return 0;
@@ -177,7 +190,7 @@ function windowMetric(reference: Segmentation, hypothesis: Segmentation, k: numb
  * apart are wrongly judged to be in the same or in different segments.
  */
 export function pk(reference: Segmentation, hypothesis: Segmentation, k = defaultWindow(reference)): number {
-  return windowMetric(reference, hypothesis, k, (r, h) => (r > 0) !== (h > 0));
+  return windowMetric(reference, hypothesis, k, (r, h) => r > 0 !== h > 0);
 }
 
 /**

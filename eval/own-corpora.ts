@@ -28,19 +28,32 @@ function annotated(dir: string): Array<{ name: string; source: string; questions
     });
 }
 
-export async function loadOwnCorpora(limits: Config["limits"], which: { markdown: boolean; pdf: boolean }): Promise<QaDocument[]> {
+export async function loadOwnCorpora(
+  limits: Config["limits"],
+  which: { markdown: boolean; pdf: boolean },
+): Promise<QaDocument[]> {
   const documents: QaDocument[] = [];
   if (which.markdown) {
     for (const { name, source, questions } of annotated(path.join(CORPORA_DIR, "markdown"))) {
       const extracted = await extractBytes(new Uint8Array(fs.readFileSync(source)), path.basename(source), limits);
-      documents.push({ id: `markdown/${name}`, corpus: "markdown", extracted, excerpts: locateAnnotations(`markdown/${name}`, extracted, questions.questions) });
+      documents.push({
+        id: `markdown/${name}`,
+        corpus: "markdown",
+        extracted,
+        excerpts: locateAnnotations(`markdown/${name}`, extracted, questions.questions),
+      });
     }
   }
   if (which.pdf) {
     for (const { name, source, questions } of annotated(path.join(CORPORA_DIR, "pdf"))) {
       const bytes = await renderPdf(fs.readFileSync(source, "utf8"));
       const extracted = await extractBytes(bytes, `${name}.pdf`, limits);
-      documents.push({ id: `pdf/${name}`, corpus: "pdf", extracted, excerpts: locateAnnotations(`pdf/${name}`, extracted, questions.questions) });
+      documents.push({
+        id: `pdf/${name}`,
+        corpus: "pdf",
+        extracted,
+        excerpts: locateAnnotations(`pdf/${name}`, extracted, questions.questions),
+      });
     }
   }
   return documents;
@@ -56,13 +69,22 @@ export function segmentationSources(chromaDir: string): SourceDocument[] {
     ...wikitextArticles(read(path.join(chromaDir, "wikitexts.md")), "wikitexts"),
     ...chatConversations(read(path.join(chromaDir, "chatlogs.md")), "chatlogs"),
   ];
-  for (const [dir, genre] of [["markdown", "software docs"], ["pdf", "handbook"]] as const) {
+  for (const [dir, genre] of [
+    ["markdown", "software docs"],
+    ["pdf", "handbook"],
+  ] as const) {
     const full = path.join(CORPORA_DIR, dir);
-    for (const f of fs.readdirSync(full).filter((x) => x.endsWith(".md")).sort())
+    for (const f of fs
+      .readdirSync(full)
+      .filter((x) => x.endsWith(".md"))
+      .sort())
       sources.push(markdownProse(read(path.join(full, f)), `${dir}/${f}`, genre));
   }
   const extra = path.join(CORPORA_DIR, "segmentation");
-  for (const f of fs.readdirSync(extra).filter((x) => x.endsWith(".txt")).sort()) {
+  for (const f of fs
+    .readdirSync(extra)
+    .filter((x) => x.endsWith(".txt"))
+    .sort()) {
     // File names are GENRE--NAME.txt.
     const genre = f.split("--")[0]!;
     sources.push(plainProse(read(path.join(extra, f)), `segmentation/${f}`, genre));

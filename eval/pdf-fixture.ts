@@ -16,7 +16,10 @@ const BODY = 10.5;
 const LEADING = 1.45;
 const HEADER = "Chunkwise Field Guide to Document Chunking";
 
-type Block = { kind: "heading"; level: number; text: string } | { kind: "paragraph"; text: string } | { kind: "item"; depth: number; marker: string; text: string };
+type Block =
+  | { kind: "heading"; level: number; text: string }
+  | { kind: "paragraph"; text: string }
+  | { kind: "item"; depth: number; marker: string; text: string };
 
 function parseBlocks(source: string): Block[] {
   const blocks: Block[] = [];
@@ -34,8 +37,18 @@ function parseBlocks(source: string): Block[] {
       blocks.push({ kind: "heading", level: heading[1]!.length, text: heading[2]!.trim() });
     } else if (item) {
       flush();
-      blocks.push({ kind: "item", depth: Math.floor(item[1]!.length / 2), marker: item[2]!.trim() === "-" ? "\u2022" : item[2]!.trim(), text: item[3]!.trim() });
-    } else if (blocks.length && blocks[blocks.length - 1]!.kind === "item" && /^ +\S/.test(line) && paragraph.length === 0) {
+      blocks.push({
+        kind: "item",
+        depth: Math.floor(item[1]!.length / 2),
+        marker: item[2]!.trim() === "-" ? "\u2022" : item[2]!.trim(),
+        text: item[3]!.trim(),
+      });
+    } else if (
+      blocks.length &&
+      blocks[blocks.length - 1]!.kind === "item" &&
+      /^ +\S/.test(line) &&
+      paragraph.length === 0
+    ) {
       // A continuation line of a list item.
       const last = blocks[blocks.length - 1] as Extract<Block, { kind: "item" }>;
       last.text += ` ${line.trim()}`;
@@ -109,7 +122,12 @@ export async function renderPdf(source: string): Promise<Uint8Array> {
   pages.forEach((p, i) => {
     p.drawText(HEADER, { x: PAGE.margin, y: PAGE.height - PAGE.margin / 2, size: 8, font: regular });
     const footer = `Page ${i + 1} of ${pages.length}`;
-    p.drawText(footer, { x: PAGE.width - PAGE.margin - regular.widthOfTextAtSize(footer, 8), y: PAGE.margin / 2, size: 8, font: regular });
+    p.drawText(footer, {
+      x: PAGE.width - PAGE.margin - regular.widthOfTextAtSize(footer, 8),
+      y: PAGE.margin / 2,
+      size: 8,
+      font: regular,
+    });
   });
   return pdf.save({ useObjectStreams: false });
 }

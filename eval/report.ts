@@ -17,11 +17,30 @@ function markdownTable(header: string[], rows: string[][]): string {
 }
 
 export function mainTable(rows: Row[]): string {
-  const header = ["method", "excerpts whole", "IoU", "IoU × mean", "mean tok", "sd tok", "chunks", "> budget", "fences cut", "rows cut", "items cut", "Pk", "WindowDiff", "s"];
+  const header = [
+    "method",
+    "excerpts whole",
+    "IoU",
+    "IoU × mean",
+    "mean tok",
+    "sd tok",
+    "chunks",
+    "> budget",
+    "fences cut",
+    "rows cut",
+    "items cut",
+    "Pk",
+    "WindowDiff",
+    "s",
+  ];
   const lines = rows.map((row) => {
     if (row.outcome.kind === "error") {
       const what = `ERROR: ${row.outcome.message}`;
-      return [row.label, what.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 160), ...header.slice(2).map(() => "")];
+      return [
+        row.label,
+        what.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 160),
+        ...header.slice(2).map(() => ""),
+      ];
     }
     const s = row.outcome.scores;
     const damage = (k: "fence" | "row" | "item") => `${s.damage[k].cut}/${s.damage[k].total - s.damage[k].oversized}`;
@@ -47,7 +66,11 @@ export function mainTable(rows: Row[]): string {
 
 /** Excerpts whole and IoU × mean size per corpus, one column pair per corpus. */
 export function corpusTable(rows: Row[]): string {
-  const corpora = [...new Set(rows.flatMap((r) => (r.outcome.kind === "scores" ? r.outcome.scores.perCorpus.map((c) => c.corpus) : [])))];
+  const corpora = [
+    ...new Set(
+      rows.flatMap((r) => (r.outcome.kind === "scores" ? r.outcome.scores.perCorpus.map((c) => c.corpus) : [])),
+    ),
+  ];
   const header = ["method", ...corpora.flatMap((c) => [`${c}: whole`, `${c}: IoU × mean`])];
   const lines = rows
     .filter((r) => r.outcome.kind === "scores")
@@ -81,14 +104,34 @@ export function bars(rows: Row[]): Bar[] {
   const semantic = scoresOf(rows, "semantic");
   const fixed = scoresOf(rows, "fixed");
   const chonkieSemantic = scoresOf(rows, "chonkie-semantic");
-  const cuts = structure ? structure.damage.fence.cut + structure.damage.row.cut + structure.damage.item.cut : Number.NaN;
-  const ratioToLangchain = structure && langchain ? (structure.iou * structure.meanTokens) / (langchain.iou * langchain.meanTokens) : Number.NaN;
+  const cuts = structure
+    ? structure.damage.fence.cut + structure.damage.row.cut + structure.damage.item.cut
+    : Number.NaN;
+  const ratioToLangchain =
+    structure && langchain
+      ? (structure.iou * structure.meanTokens) / (langchain.iou * langchain.meanTokens)
+      : Number.NaN;
   return [
-    { text: `structure keeps >= 99% of excerpts whole (${structure ? pct(structure.whole) : "–"})`, holds: structure ? structure.whole >= 0.99 : undefined },
-    { text: `structure IoU × mean size >= 1.10 × LangChain recursive (${Number.isNaN(ratioToLangchain) ? "–" : `${ratioToLangchain.toFixed(2)}×`})`, holds: Number.isNaN(ratioToLangchain) ? undefined : ratioToLangchain >= 1.1 },
-    { text: `structure cuts no fence, row or item that fits the budget (${Number.isNaN(cuts) ? "–" : cuts} cut)`, holds: structure ? cuts === 0 : undefined },
-    { text: `semantic Pk below fixed-size tokens (${semantic ? ratio(semantic.pk) : "–"} vs ${fixed ? ratio(fixed.pk) : "–"})`, holds: semantic && fixed ? semantic.pk < fixed.pk : undefined },
-    { text: `semantic Pk below Chonkie SemanticChunker (${semantic ? ratio(semantic.pk) : "–"} vs ${chonkieSemantic ? ratio(chonkieSemantic.pk) : "–"})`, holds: semantic && chonkieSemantic ? semantic.pk < chonkieSemantic.pk : undefined },
+    {
+      text: `structure keeps >= 99% of excerpts whole (${structure ? pct(structure.whole) : "–"})`,
+      holds: structure ? structure.whole >= 0.99 : undefined,
+    },
+    {
+      text: `structure IoU × mean size >= 1.10 × LangChain recursive (${Number.isNaN(ratioToLangchain) ? "–" : `${ratioToLangchain.toFixed(2)}×`})`,
+      holds: Number.isNaN(ratioToLangchain) ? undefined : ratioToLangchain >= 1.1,
+    },
+    {
+      text: `structure cuts no fence, row or item that fits the budget (${Number.isNaN(cuts) ? "–" : cuts} cut)`,
+      holds: structure ? cuts === 0 : undefined,
+    },
+    {
+      text: `semantic Pk below fixed-size tokens (${semantic ? ratio(semantic.pk) : "–"} vs ${fixed ? ratio(fixed.pk) : "–"})`,
+      holds: semantic && fixed ? semantic.pk < fixed.pk : undefined,
+    },
+    {
+      text: `semantic Pk below Chonkie SemanticChunker (${semantic ? ratio(semantic.pk) : "–"} vs ${chonkieSemantic ? ratio(chonkieSemantic.pk) : "–"})`,
+      holds: semantic && chonkieSemantic ? semantic.pk < chonkieSemantic.pk : undefined,
+    },
   ];
 }
 

@@ -124,7 +124,9 @@ interface Sentence {
 
 function sentencesOf(source: SourceDocument): Sentence[] {
   return source.paragraphs.flatMap((p, paragraph) =>
-    [...sentenceSegmenter.segment(p)].map((s) => ({ paragraph, text: s.segment.trim() })).filter((s) => s.text.length > 0),
+    [...sentenceSegmenter.segment(p)]
+      .map((s) => ({ paragraph, text: s.segment.trim() }))
+      .filter((s) => s.text.length > 0),
   );
 }
 
@@ -143,9 +145,16 @@ function takeSection(sentences: Sentence[], from: number, target: number): strin
   return paragraphs.map((p) => p.join(" ")).join("\n\n");
 }
 
-export async function buildSegmentationSet(sources: SourceDocument[], options: SegmentationOptions, limits: Config["limits"]): Promise<SegmentationSample[]> {
-  const usable = sources.map((source) => ({ source, sentences: sentencesOf(source) })).filter((s) => s.sentences.length >= 8);
-  if (new Set(usable.map((u) => u.source.id)).size < 3) throw new Error("segmentation set: fewer than three usable source documents");
+export async function buildSegmentationSet(
+  sources: SourceDocument[],
+  options: SegmentationOptions,
+  limits: Config["limits"],
+): Promise<SegmentationSample[]> {
+  const usable = sources
+    .map((source) => ({ source, sentences: sentencesOf(source) }))
+    .filter((s) => s.sentences.length >= 8);
+  if (new Set(usable.map((u) => u.source.id)).size < 3)
+    throw new Error("segmentation set: fewer than three usable source documents");
   const random = mulberry32(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
@@ -165,7 +174,9 @@ export async function buildSegmentationSet(sources: SourceDocument[], options: S
       const [lo, hi] = pick(options.lengthBands);
       const target = between(lo, hi);
       // Start at a paragraph's first sentence, leaving room for the section where possible.
-      const starts = sentences.map((s, i) => (i === 0 || sentences[i - 1]!.paragraph !== s.paragraph ? i : -1)).filter((i) => i >= 0);
+      const starts = sentences
+        .map((s, i) => (i === 0 || sentences[i - 1]!.paragraph !== s.paragraph ? i : -1))
+        .filter((i) => i >= 0);
       const section = takeSection(sentences, pick(starts), target);
       if (countTokens(section) < Math.min(lo, 30)) continue;
       sections.push(section);
@@ -179,7 +190,8 @@ export async function buildSegmentationSet(sources: SourceDocument[], options: S
     });
     const text = sections.join("\n\n");
     const extracted = await extractBytes(new TextEncoder().encode(text), `segmentation-${n + 1}.txt`, limits);
-    if (extracted.text !== text) throw new Error(`segmentation sample ${n + 1}: extraction changed the text, the boundaries would be off`);
+    if (extracted.text !== text)
+      throw new Error(`segmentation sample ${n + 1}: extraction changed the text, the boundaries would be off`);
     samples.push({ id: `segmentation-${n + 1}`, extracted, boundaries, sources: ids });
   }
   return samples;

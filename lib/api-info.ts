@@ -13,7 +13,11 @@ import packageJson from "@/package.json";
 function availability(config: Config, id: TierId) {
   if (!isAiTier(id)) return { available: true };
   const { model, setting } = tierModel(config.ai, id);
-  if (!model) return { available: false, reason: `No model is configured for this tier on this server (${setting}); its endpoint answers 503 ai_not_configured before asking for payment.` };
+  if (!model)
+    return {
+      available: false,
+      reason: `No model is configured for this tier on this server (${setting}); its endpoint answers 503 ai_not_configured before asking for payment.`,
+    };
   return { available: true, model };
 }
 
@@ -44,16 +48,43 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
     }),
     payment: {
       how: "Send a paid tier request without payment to get a 402 with paymentRequirements. Either transfer maxAmountRequired USDC base units to payTo (put extra.reference in a Memo instruction to bind the payment to that request) and repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client (scheme exact), which sends X-PAYMENT: <base64 payload> and gets X-PAYMENT-RESPONSE back.",
-      x402: payment.feePayer ? { x402Version: 1, scheme: "exact", network: x402Network(config.network), fee_payer: payment.feePayer } : null,
+      x402: payment.feePayer
+        ? { x402Version: 1, scheme: "exact", network: x402Network(config.network), fee_payer: payment.feePayer }
+        : null,
       max_payment_age_seconds: config.payments.maxAgeSeconds,
       /** The Solana RPC a browser wallet flow should use (blockhash, balances, sending); a public endpoint, not the server's own. */
       rpc_url: config.payments.publicRpcUrl,
       reference_required: config.payments.requireReference,
-      one_payment_pays_for: "one request: one document (or URL) with one tier and one set of options; the same payment with the same request returns the same result again",
+      one_payment_pays_for:
+        "one request: one document (or URL) with one tier and one set of options; the same payment with the same request returns the same result again",
     },
-    ...(local ? { localnet: { rpc_url: config.payments.rpcUrl, ws_url: config.payments.wsUrl, faucet_url: `${apiBase}/dev/faucet`, note: "A local test chain: test USDC at devnet's mint address, no real money. POST {\"address\": \"<base58>\"} to faucet_url for SOL and test USDC." } } : {}),
-    url_endpoint: { path: `${apiBase}/chunk`, method: "POST", body: { url: "string (http or https)", tier: `one of ${TIER_IDS.join(", ")} (default structure)`, output_format: OUTPUT_FORMATS.join(" | "), max_tokens: "integer", overlap_tokens: "integer" } },
-    defaults: { max_tokens: config.chunking.defaultMaxTokens, overlap_tokens: config.chunking.defaultOverlapTokens, output_format: "raw", tokenizer: "o200k_base" },
+    ...(local
+      ? {
+          localnet: {
+            rpc_url: config.payments.rpcUrl,
+            ws_url: config.payments.wsUrl,
+            faucet_url: `${apiBase}/dev/faucet`,
+            note: 'A local test chain: test USDC at devnet\'s mint address, no real money. POST {"address": "<base58>"} to faucet_url for SOL and test USDC.',
+          },
+        }
+      : {}),
+    url_endpoint: {
+      path: `${apiBase}/chunk`,
+      method: "POST",
+      body: {
+        url: "string (http or https)",
+        tier: `one of ${TIER_IDS.join(", ")} (default structure)`,
+        output_format: OUTPUT_FORMATS.join(" | "),
+        max_tokens: "integer",
+        overlap_tokens: "integer",
+      },
+    },
+    defaults: {
+      max_tokens: config.chunking.defaultMaxTokens,
+      overlap_tokens: config.chunking.defaultOverlapTokens,
+      output_format: "raw",
+      tokenizer: "o200k_base",
+    },
     limits: {
       max_upload_bytes: config.limits.maxUploadBytes,
       max_pages_per_request: config.limits.maxPagesPerRequest,
@@ -63,10 +94,21 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
       free_pages_per_day: config.freePagesPerDay,
       inline_chunk_limit: INLINE_CHUNK_LIMIT,
       result_lifetime: lifetimeText(config.resultTtlSeconds),
-      url_fetch: { schemes: ["http", "https"], max_redirects: config.urlFetch.maxRedirects, timeout_ms: config.urlFetch.timeoutMs, max_bytes: config.urlFetch.maxBytes },
+      url_fetch: {
+        schemes: ["http", "https"],
+        max_redirects: config.urlFetch.maxRedirects,
+        timeout_ms: config.urlFetch.timeoutMs,
+        max_bytes: config.urlFetch.maxBytes,
+      },
     },
     input_types: {
-      upload: ["text/plain (.txt)", "application/pdf (.pdf)", "text/markdown (.md)", "text/html (.html)", "DOCX (.docx)"],
+      upload: [
+        "text/plain (.txt)",
+        "application/pdf (.pdf)",
+        "text/markdown (.md)",
+        "text/html (.html)",
+        "DOCX (.docx)",
+      ],
       url: ["PDF", "TXT", "HTML", "DOCX", "Markdown"],
       detection: "from the bytes, not the file name",
     },

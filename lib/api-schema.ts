@@ -13,15 +13,33 @@ import { TIER_IDS } from "@/lib/tiers";
 const tokens = z.coerce.number({ error: "must be a whole number" }).int("must be a whole number");
 
 export const ChunkOptionsSchema = z.object({
-  max_tokens: tokens.optional().meta({ description: "The most tokens (`o200k_base`) a chunk may have; no chunk exceeds it." }),
-  overlap_tokens: tokens.optional().meta({ description: "Tokens each chunk repeats from the end of the one before; at most half of `max_tokens`." }),
-  output_format: z.enum(OUTPUT_FORMATS).optional().meta({ description: "`raw` (default), or records for a vector store's official JS client." }),
+  max_tokens: tokens
+    .optional()
+    .meta({ description: "The most tokens (`o200k_base`) a chunk may have; no chunk exceeds it." }),
+  overlap_tokens: tokens
+    .optional()
+    .meta({ description: "Tokens each chunk repeats from the end of the one before; at most half of `max_tokens`." }),
+  output_format: z
+    .enum(OUTPUT_FORMATS)
+    .optional()
+    .meta({ description: "`raw` (default), or records for a vector store's official JS client." }),
 });
 export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
-  url: z.string().min(1).max(4096).meta({ description: "The document's `http` or `https` URL: PDF, DOCX, HTML, Markdown or plain text. Every hop must resolve to a public address.", example: "https://example.com/paper.pdf" }),
-  tier: z.enum(TIER_IDS).default("structure").meta({ description: "Which tier chunks it; the paid ones need `X-PAYMENT`." }),
+  url: z
+    .string()
+    .min(1)
+    .max(4096)
+    .meta({
+      description:
+        "The document's `http` or `https` URL: PDF, DOCX, HTML, Markdown or plain text. Every hop must resolve to a public address.",
+      example: "https://example.com/paper.pdf",
+    }),
+  tier: z
+    .enum(TIER_IDS)
+    .default("structure")
+    .meta({ description: "Which tier chunks it; the paid ones need `X-PAYMENT`." }),
 });
 export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 
@@ -31,7 +49,12 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
  * the other fields with `ChunkOptionsSchema`, which this extends.
  */
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
-  file: z.file().meta({ description: "The document: PDF, DOCX, HTML, Markdown or plain text (UTF-8, or UTF-16 with a byte-order mark). Its type is read from the bytes; the name only tells Markdown from plain text." }),
+  file: z
+    .file()
+    .meta({
+      description:
+        "The document: PDF, DOCX, HTML, Markdown or plain text (UTF-8, or UTF-16 with a byte-order mark). Its type is read from the bytes; the name only tells Markdown from plain text.",
+    }),
 });
 
 /** Turns a zod failure into one readable sentence for the 400 message. */
@@ -50,22 +73,47 @@ const count = z.number().int().nonnegative();
 export const ResultIdSchema = z
   .string()
   .regex(RESULT_ID_PATTERN)
-  .meta({ description: "A stored result: `standard_<12 hex>` for large documents, `ai-pro_<12 hex>` for completed jobs.", example: "standard_3f9c0a1b2c3d" });
+  .meta({
+    description: "A stored result: `standard_<12 hex>` for large documents, `ai-pro_<12 hex>` for completed jobs.",
+    example: "standard_3f9c0a1b2c3d",
+  });
 
-export const JobIdSchema = z.string().regex(JOB_ID_PATTERN).meta({ description: "An ai-pro job: `ai-pro_<12 hex>`.", example: "ai-pro_3f9c0a1b2c3d" });
+export const JobIdSchema = z
+  .string()
+  .regex(JOB_ID_PATTERN)
+  .meta({ description: "An ai-pro job: `ai-pro_<12 hex>`.", example: "ai-pro_3f9c0a1b2c3d" });
 
-export const EntitySchema = Entity.meta({ id: "Entity", description: "A named entity the ai-pro tier found in a chunk." });
+export const EntitySchema = Entity.meta({
+  id: "Entity",
+  description: "A named entity the ai-pro tier found in a chunk.",
+});
 
 export const ChunkMetadataSchema = z
   .object({
     chunk_index: count.meta({ description: "Zero-based position of the chunk in the document." }),
     char_count: count.meta({ description: "Characters in `text`, counted in Unicode code points." }),
-    start: count.meta({ description: "Where the chunk starts in the extracted text, in UTF-16 code units: `text === extracted.slice(start, end)` unless the tier rewrote the chunk (a re-fenced code block, a repeated table header)." }),
+    start: count.meta({
+      description:
+        "Where the chunk starts in the extracted text, in UTF-16 code units: `text === extracted.slice(start, end)` unless the tier rewrote the chunk (a re-fenced code block, a repeated table header).",
+    }),
     end: count.meta({ description: "Where the chunk ends in the extracted text (exclusive), in UTF-16 code units." }),
     token_count: count.meta({ description: "Exact `o200k_base` tokens in `text`; never more than `max_tokens`." }),
-    page_start: z.number().int().min(1).optional().meta({ description: "PDF only: the first page the chunk covers (1-based)." }),
-    page_end: z.number().int().min(1).optional().meta({ description: "PDF only: the last page the chunk covers (1-based)." }),
-    headings: z.array(z.string()).optional().meta({ description: "The section path above the chunk, outermost first (structure tier and up)." }),
+    page_start: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: "PDF only: the first page the chunk covers (1-based)." }),
+    page_end: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: "PDF only: the last page the chunk covers (1-based)." }),
+    headings: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "The section path above the chunk, outermost first (structure tier and up)." }),
     summary: z.string().optional().meta({ description: "ai-pro: what the chunk says, in a sentence or two." }),
     entities: z.array(EntitySchema).optional().meta({ description: "ai-pro: the named entities the chunk mentions." }),
   })
@@ -86,24 +134,71 @@ const recordFields = {
   end: count,
   token_count: count,
 };
-const recordKey = z.string().meta({ description: "`<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`: the same document chunked the same way always gets the same ids." });
-const recordUuid = z.uuid().meta({ description: "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`." });
+const recordKey = z
+  .string()
+  .meta({
+    description:
+      "`<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`: the same document chunked the same way always gets the same ids.",
+  });
+const recordUuid = z
+  .uuid()
+  .meta({
+    description: "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`.",
+  });
 
 export const PineconeRecordSchema = z
   .looseObject({ _id: recordKey, chunk_text: z.string(), ...recordFields })
-  .meta({ id: "PineconeRecord", description: "`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `headings` (strings), `summary`, `entities` (`\"type:text\"` strings), `truncated_fields`." });
+  .meta({
+    id: "PineconeRecord",
+    description:
+      '`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
+  });
 
 export const ChromaRecordSchema = z
-  .object({ id: recordKey, document: z.string(), metadata: z.looseObject(recordFields).meta({ description: "Scalars only: `headings` as one `\"A > B\"` string, `entities` as a JSON string, `truncated_fields` as `\"a,b\"`." }) })
-  .meta({ id: "ChromaRecord", description: "`output_format=chroma`: spread a list into `collection.add({ids, documents, metadatas})`." });
+  .object({
+    id: recordKey,
+    document: z.string(),
+    metadata: z
+      .looseObject(recordFields)
+      .meta({
+        description:
+          'Scalars only: `headings` as one `"A > B"` string, `entities` as a JSON string, `truncated_fields` as `"a,b"`.',
+      }),
+  })
+  .meta({
+    id: "ChromaRecord",
+    description: "`output_format=chroma`: spread a list into `collection.add({ids, documents, metadatas})`.",
+  });
 
 export const WeaviateObjectSchema = z
-  .object({ id: recordUuid, properties: z.looseObject({ text: z.string(), ...recordFields }).meta({ description: "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects)." }) })
-  .meta({ id: "WeaviateObject", description: "`output_format=weaviate`: an object for `collection.data.insertMany()`." });
+  .object({
+    id: recordUuid,
+    properties: z
+      .looseObject({ text: z.string(), ...recordFields })
+      .meta({
+        description:
+          "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+      }),
+  })
+  .meta({
+    id: "WeaviateObject",
+    description: "`output_format=weaviate`: an object for `collection.data.insertMany()`.",
+  });
 
 export const QdrantPointSchema = z
-  .object({ id: recordUuid, payload: z.looseObject({ text: z.string(), ...recordFields }).meta({ description: "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects)." }) })
-  .meta({ id: "QdrantPoint", description: "`output_format=qdrant`: a point for `client.upsert()` once you add its `vector`." });
+  .object({
+    id: recordUuid,
+    payload: z
+      .looseObject({ text: z.string(), ...recordFields })
+      .meta({
+        description:
+          "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+      }),
+  })
+  .meta({
+    id: "QdrantPoint",
+    description: "`output_format=qdrant`: a point for `client.upsert()` once you add its `vector`.",
+  });
 
 export const ChunkRecordSchema = z
   .union([RawChunkSchema, PineconeRecordSchema, WeaviateObjectSchema, ChromaRecordSchema, QdrantPointSchema])
@@ -112,22 +207,36 @@ export const ChunkRecordSchema = z
 export const AiDetailsSchema = z
   .object({
     model: z.string().meta({ description: "The model that found the boundaries." }),
-    units: count.meta({ description: "Numbered units (paragraphs, code blocks, sentences of long paragraphs) shown to the model." }),
+    units: count.meta({
+      description: "Numbered units (paragraphs, code blocks, sentences of long paragraphs) shown to the model.",
+    }),
     windows: count.meta({ description: "Model calls for boundaries." }),
     sections_found: count,
     fallback: z
       .array(z.object({ start: count, end: count, reason: z.string() }))
-      .meta({ description: "Stretches of text (character offsets) the model's replies left undecided, cut by the structure splitter alone." }),
-    unenriched: z.array(z.object({ chunk_index: count, reason: z.string() })).optional().meta({ description: "ai-pro: chunks a bad reply left without summary and entities." }),
+      .meta({
+        description:
+          "Stretches of text (character offsets) the model's replies left undecided, cut by the structure splitter alone.",
+      }),
+    unenriched: z
+      .array(z.object({ chunk_index: count, reason: z.string() }))
+      .optional()
+      .meta({ description: "ai-pro: chunks a bad reply left without summary and entities." }),
   })
   .meta({ id: "AiDetails", description: "The ai and ai-pro tiers: what the model did." });
 
 export const DocumentMetadataSchema = z
   .object({
-    filename: z.string().meta({ description: "The uploaded file's name (for display only), or the name the URL gave." }),
+    filename: z
+      .string()
+      .meta({ description: "The uploaded file's name (for display only), or the name the URL gave." }),
     content_type: z.string().meta({ description: "The media type detected from the bytes." }),
     size_bytes: count,
-    estimated_pages: z.number().int().min(1).meta({ description: "A PDF's page count; otherwise ceil(characters / 3000)." }),
+    estimated_pages: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: "A PDF's page count; otherwise ceil(characters / 3000)." }),
     method: z.string().meta({ description: "The method that ran (`GET /api` lists each tier's `running_method`)." }),
     embedder: z.string().optional().meta({ description: "semantic tier: the embedder that ran." }),
     ai: AiDetailsSchema.optional(),
@@ -142,7 +251,10 @@ export const PaymentSummarySchema = z
     amount: count.meta({ description: "USDC base units received (6 decimals); 0 on the free tier." }),
     asset: z.literal("USDC"),
     network: z.string(),
-    transaction: z.string().nullable().meta({ description: "The payment's transaction signature; null on the free tier." }),
+    transaction: z
+      .string()
+      .nullable()
+      .meta({ description: "The payment's transaction signature; null on the free tier." }),
   })
   .meta({ id: "PaymentSummary" });
 
@@ -151,13 +263,22 @@ const resultFields = {
   tier: z.enum(TIER_IDS),
   total_chunks: count,
   metadata: DocumentMetadataSchema,
-  document_summary: z.string().nullable().optional().meta({ description: "ai-pro: the whole document in a few sentences (null when the model's answer was unusable)." }),
+  document_summary: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({
+      description: "ai-pro: the whole document in a few sentences (null when the model's answer was unusable).",
+    }),
   payment: PaymentSummarySchema,
 };
 
 export const ChunkingResultSchema = z
   .object({ ...resultFields, chunks: z.array(ChunkRecordSchema) })
-  .meta({ id: "ChunkingResult", description: "A result with its chunks inline (fewer than `GET /api` `limits.inline_chunk_limit` chunks)." });
+  .meta({
+    id: "ChunkingResult",
+    description: "A result with its chunks inline (fewer than `GET /api` `limits.inline_chunk_limit` chunks).",
+  });
 
 export const StoredResultSummarySchema = z
   .object({
@@ -166,7 +287,11 @@ export const StoredResultSummarySchema = z
     download_url: z.url().meta({ description: "`GET` it for the full result: `{base_url}/results/{result_id}`." }),
     expires_in: z.string().meta({ description: "How long the stored result lives.", example: "60 minutes" }),
   })
-  .meta({ id: "StoredResultSummary", description: "A result too large to inline (`limits.inline_chunk_limit` chunks or more): stored, and this summary says where." });
+  .meta({
+    id: "StoredResultSummary",
+    description:
+      "A result too large to inline (`limits.inline_chunk_limit` chunks or more): stored, and this summary says where.",
+  });
 
 export const StoredResultSchema = z
   .object({
@@ -193,16 +318,30 @@ export const JobStatusSchema = z
     success: z.literal(true),
     job_id: JobIdSchema,
     status: z.enum(["processing", "completed", "failed"]),
-    progress: z.number().int().min(0).max(100).meta({ description: "The share of model calls made; 100 only when completed." }),
-    message: z.string().meta({ description: "The stage: `Extracting text`, `Finding boundaries 12/40`, `Summarising 30/118`, `Summarising the document`, `Completed`, `Failed`." }),
+    progress: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .meta({ description: "The share of model calls made; 100 only when completed." }),
+    message: z
+      .string()
+      .meta({
+        description:
+          "The stage: `Extracting text`, `Finding boundaries 12/40`, `Summarising 30/118`, `Summarising the document`, `Completed`, `Failed`.",
+      }),
     created_at: z.iso.datetime(),
-    expires_at: z.iso.datetime().meta({ description: "The job and its result are gone after this (one hour after creation)." }),
+    expires_at: z.iso
+      .datetime()
+      .meta({ description: "The job and its result are gone after this (one hour after creation)." }),
     result_id: ResultIdSchema.optional().meta({ description: "When completed." }),
     download_url: z.url().optional().meta({ description: "When completed: `{base_url}/results/{result_id}`." }),
     error: z
       .object({ code: z.string(), message: z.string() })
       .optional()
-      .meta({ description: "When failed. The payment was released: submit the request again with the same `X-PAYMENT`." }),
+      .meta({
+        description: "When failed. The payment was released: submit the request again with the same `X-PAYMENT`.",
+      }),
   })
   .meta({ id: "JobStatus" });
 
@@ -210,7 +349,10 @@ export const ErrorBodySchema = z
   .object({
     success: z.literal(false),
     error: z.string().meta({ description: "The HTTP status name.", example: "Bad Request" }),
-    code: z.string().regex(/^[a-z0-9_]+$/).meta({ description: "A stable snake_case reason: branch on this, not on `message`." }),
+    code: z
+      .string()
+      .regex(/^[a-z0-9_]+$/)
+      .meta({ description: "A stable snake_case reason: branch on this, not on `message`." }),
     message: z.string().meta({ description: "What happened and what to do, for people." }),
   })
   .meta({ id: "Error", description: "The body of every error but 402." });
@@ -219,10 +361,20 @@ export const PaymentRequirementSchema = z
   .object({
     x402Version: z.literal(1),
     scheme: z.literal("exact"),
-    network: z.string().meta({ description: "In `paymentRequirements` the service's network (`solana-localnet`, `solana-devnet`, `solana`); in `accepts[]` as x402 clients know it (the local chain shows as `solana-devnet`)." }),
-    maxAmountRequired: z.string().regex(/^\d+$/).meta({ description: "The price in USDC base units (6 decimals), as a decimal string.", example: "2000" }),
+    network: z
+      .string()
+      .meta({
+        description:
+          "In `paymentRequirements` the service's network (`solana-localnet`, `solana-devnet`, `solana`); in `accepts[]` as x402 clients know it (the local chain shows as `solana-devnet`).",
+      }),
+    maxAmountRequired: z
+      .string()
+      .regex(/^\d+$/)
+      .meta({ description: "The price in USDC base units (6 decimals), as a decimal string.", example: "2000" }),
     asset: z.string().meta({ description: "The USDC mint address." }),
-    payTo: z.string().meta({ description: "The address to pay (its USDC associated token account receives the transfer)." }),
+    payTo: z
+      .string()
+      .meta({ description: "The address to pay (its USDC associated token account receives the transfer)." }),
     description: z.string(),
     resource: z.url().meta({ description: "The URL this requirement pays for." }),
     mimeType: z.string(),
@@ -231,8 +383,20 @@ export const PaymentRequirementSchema = z
       name: z.literal("USDC"),
       decimals: z.literal(6),
       tier: z.enum(TIER_IDS),
-      feePayer: z.string().optional().meta({ description: "x402: the service's fee payer, which co-signs `exact` payloads. Absent when this server takes only transaction signatures." }),
-      reference: z.string().optional().meta({ description: "One-time reference bound to this tier and document (or URL): put it in a Memo instruction of the transfer so the payment can pay for this request only." }),
+      feePayer: z
+        .string()
+        .optional()
+        .meta({
+          description:
+            "x402: the service's fee payer, which co-signs `exact` payloads. Absent when this server takes only transaction signatures.",
+        }),
+      reference: z
+        .string()
+        .optional()
+        .meta({
+          description:
+            "One-time reference bound to this tier and document (or URL): put it in a Memo instruction of the transfer so the payment can pay for this request only.",
+        }),
     }),
   })
   .meta({ id: "PaymentRequirement" });
@@ -240,13 +404,19 @@ export const PaymentRequirementSchema = z
 export const PaymentRequiredSchema = z
   .object({
     error: z.literal("Payment Required"),
-    code: z.string().meta({ description: "`payment_required` when no payment came; otherwise why the payment was refused." }),
+    code: z
+      .string()
+      .meta({ description: "`payment_required` when no payment came; otherwise why the payment was refused." }),
     message: z.string(),
     paymentRequirements: PaymentRequirementSchema,
     x402Version: z.literal(1),
     accepts: z.array(PaymentRequirementSchema).min(1).meta({ description: "The same requirement for x402 clients." }),
   })
-  .meta({ id: "PaymentRequired", description: "The 402 body: the spec's `paymentRequirements`, plus `code`, `x402Version` and `accepts[]` for x402 clients." });
+  .meta({
+    id: "PaymentRequired",
+    description:
+      "The 402 body: the spec's `paymentRequirements`, plus `code`, `x402Version` and `accepts[]` for x402 clients.",
+  });
 
 export const TierInfoSchema = z
   .looseObject({
@@ -280,8 +450,15 @@ export const ApiInfoSchema = z
       rpc_url: z.url().meta({ description: "The Solana RPC a browser wallet flow should use." }),
       reference_required: z.boolean(),
     }),
-    localnet: z.looseObject({ rpc_url: z.url(), ws_url: z.url(), faucet_url: z.url() }).optional().meta({ description: "Local mode only: the test chain and its faucet." }),
-    defaults: z.looseObject({ max_tokens: z.number().int(), overlap_tokens: z.number().int(), output_format: z.enum(OUTPUT_FORMATS) }),
+    localnet: z
+      .looseObject({ rpc_url: z.url(), ws_url: z.url(), faucet_url: z.url() })
+      .optional()
+      .meta({ description: "Local mode only: the test chain and its faucet." }),
+    defaults: z.looseObject({
+      max_tokens: z.number().int(),
+      overlap_tokens: z.number().int(),
+      output_format: z.enum(OUTPUT_FORMATS),
+    }),
     limits: z.looseObject({
       max_upload_bytes: count,
       max_tokens_range: z.tuple([z.number().int(), z.number().int()]),
@@ -290,7 +467,10 @@ export const ApiInfoSchema = z
     }),
     output_formats: z.array(z.enum(OUTPUT_FORMATS)),
   })
-  .meta({ id: "ApiInfo", description: "Everything a client needs to choose a tier and call it. Fields beyond these may be added." });
+  .meta({
+    id: "ApiInfo",
+    description: "Everything a client needs to choose a tier and call it. Fields beyond these may be added.",
+  });
 
 const check = z.object({ ok: z.boolean(), error: z.string().optional() });
 

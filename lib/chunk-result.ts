@@ -26,7 +26,10 @@ export interface ResolvedOptions {
 export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunking"]): ResolvedOptions {
   const maxTokens = input.max_tokens ?? chunking.defaultMaxTokens;
   if (maxTokens < chunking.minMaxTokens || maxTokens > chunking.maxMaxTokens)
-    throw badRequest("invalid_options", `max_tokens must be between ${chunking.minMaxTokens} and ${chunking.maxMaxTokens}.`);
+    throw badRequest(
+      "invalid_options",
+      `max_tokens must be between ${chunking.minMaxTokens} and ${chunking.maxMaxTokens}.`,
+    );
   const overlapTokens = input.overlap_tokens ?? Math.min(chunking.defaultOverlapTokens, Math.floor(maxTokens / 2));
   if (overlapTokens < 0 || overlapTokens * 2 > maxTokens)
     throw badRequest("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
@@ -37,7 +40,18 @@ export interface ChunkingResult {
   success: true;
   tier: TierId;
   total_chunks: number;
-  metadata: { filename: string; content_type: string; size_bytes: number; estimated_pages: number; method: string; embedder?: string; ai?: Record<string, unknown>; max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
+  metadata: {
+    filename: string;
+    content_type: string;
+    size_bytes: number;
+    estimated_pages: number;
+    method: string;
+    embedder?: string;
+    ai?: Record<string, unknown>;
+    max_tokens: number;
+    overlap_tokens: number;
+    output_format: OutputFormat;
+  };
   /** ai-pro: the whole document in a few sentences (null when the model's answer was unusable). */
   document_summary?: string | null;
   chunks: unknown[];
@@ -63,17 +77,32 @@ export function loaded(source: { bytes: Uint8Array; filename?: string; contentTy
 }
 
 export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<Extracted> {
-  return extract(doc.bytes, { filename: doc.filename, contentType: doc.contentType }, {
-    maxUnpackedBytes: limits.maxUnpackedBytes,
-    maxChars: limits.maxCharsPerRequest,
-    maxPages: limits.maxPagesPerRequest,
-    timeoutMs: limits.extractTimeoutMs,
-  });
+  return extract(
+    doc.bytes,
+    { filename: doc.filename, contentType: doc.contentType },
+    {
+      maxUnpackedBytes: limits.maxUnpackedBytes,
+      maxChars: limits.maxCharsPerRequest,
+      maxPages: limits.maxPagesPerRequest,
+      timeoutMs: limits.extractTimeoutMs,
+    },
+  );
 }
 
 /** Chunking, enrichment (ai-pro) and formatting without HTTP, quota or payment: shared by the pipeline, jobs and the command-line entry. */
-export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierId, options: ResolvedOptions, context: MethodContext): Promise<Omit<ChunkingResult, "payment">> {
-  const { chunks, details } = await chunkExtracted(extracted, tier, { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }, context);
+export async function buildResult(
+  doc: Loaded,
+  extracted: Extracted,
+  tier: TierId,
+  options: ResolvedOptions,
+  context: MethodContext,
+): Promise<Omit<ChunkingResult, "payment">> {
+  const { chunks, details } = await chunkExtracted(
+    extracted,
+    tier,
+    { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens },
+    context,
+  );
   if (chunks.length === 0) throw badRequest("empty_document", "The document contains no text to chunk.");
   const enrichment = tier === "ai-pro" ? await enrich(chunks, context) : undefined;
   return {
@@ -93,16 +122,25 @@ export async function buildResult(doc: Loaded, extracted: Extracted, tier: TierI
       output_format: options.outputFormat,
     },
     ...(enrichment ? { document_summary: enrichment.documentSummary } : {}),
-    chunks: formatChunks(chunks, options.outputFormat, { documentId: doc.documentId, filename: doc.filename, tier, maxTokens: options.maxTokens, overlapTokens: options.overlapTokens }),
+    chunks: formatChunks(chunks, options.outputFormat, {
+      documentId: doc.documentId,
+      filename: doc.filename,
+      tier,
+      maxTokens: options.maxTokens,
+      overlapTokens: options.overlapTokens,
+    }),
   };
 }
 
 /** ai-pro: each chunk's summary and entities into its metadata; the document's summary returned. */
 async function enrich(chunks: Chunk[], context: MethodContext) {
-  const enrichment = await enrichChunks(chunks, requireModel(context.models, "ai-pro"), { concurrency: context.modelConcurrency ?? 4, progress: context.progress, signal: context.signal });
+  const enrichment = await enrichChunks(chunks, requireModel(context.models, "ai-pro"), {
+    concurrency: context.modelConcurrency ?? 4,
+    progress: context.progress,
+    signal: context.signal,
+  });
   enrichment.annotations.forEach((annotation, i) => {
     if (annotation) Object.assign(chunks[i]!.metadata, annotation);
   });
   return enrichment;
 }
-

@@ -4,11 +4,13 @@ import { z } from "zod";
  * The environment, parsed and validated once. The only module that reads
  * `process.env`; everything else receives a `Config`.
  */
-const bool = z
-  .enum(["true", "false", "1", "0", ""])
-  .transform((v) => v === "true" || v === "1");
+const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const optionalString = z.string().trim().optional().transform((v) => (v ? v : undefined));
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined));
 
 export const NETWORKS = ["solana-localnet", "solana-devnet", "solana"] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -18,7 +20,10 @@ export const DEVNET_USDC_MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 export const MAINNET_USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
 const EnvSchema = z.object({
-  PUBLIC_BASE_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  PUBLIC_BASE_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
 
   REDIS_URL: optionalString,
   UPSTASH_REDIS_REST_URL: optionalString,
@@ -27,14 +32,26 @@ const EnvSchema = z.object({
   SOLANA_NETWORK: z.enum(NETWORKS).default("solana-localnet"),
   USDC_MINT: optionalString,
   PAY_TO_ADDRESS: optionalString,
-  SOLANA_RPC_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
-  SOLANA_WS_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  SOLANA_RPC_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  SOLANA_WS_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   /** The RPC browsers (the web page's wallet flow) use; SOLANA_RPC_URL may carry a provider key and stays server-side. */
-  PUBLIC_SOLANA_RPC_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  PUBLIC_SOLANA_RPC_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   LOCAL_CHAIN_PORT: int(1, 65534).default(8899),
   /** base58 of the 64-byte secret key that co-signs x402 payments as fee payer. */
   FEE_PAYER_SECRET_KEY: optionalString,
-  X402_FACILITATOR_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  X402_FACILITATOR_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   /** The facilitator's fee payer, announced as `extra.feePayer` when a facilitator settles x402 payments. */
   X402_FACILITATOR_FEE_PAYER: optionalString,
   PAYMENT_MAX_AGE_SECONDS: int(10, 30 * 24 * 3600).default(3600),
@@ -54,14 +71,20 @@ const EnvSchema = z.object({
   TRUST_PROXY_HEADERS: bool.optional(),
   VERCEL: optionalString,
 
-  EMBEDDINGS_BASE_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  EMBEDDINGS_BASE_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: optionalString,
   EMBEDDINGS_BATCH_SIZE: int(1, 2048).default(96),
   EMBEDDINGS_CONCURRENCY: int(1, 64).default(4),
   EMBEDDINGS_TIMEOUT_MS: int(100, 600_000).default(30_000),
 
-  AI_BASE_URL: z.url().optional().or(z.literal("").transform(() => undefined)),
+  AI_BASE_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   AI_API_KEY: optionalString,
   AI_MODEL: optionalString,
   AI_PRO_MODEL: optionalString,
@@ -80,10 +103,7 @@ const EnvSchema = z.object({
 
 export interface Config {
   publicBaseUrl?: string;
-  store:
-    | { kind: "memory" }
-    | { kind: "redis"; url: string }
-    | { kind: "upstash"; url: string; token: string };
+  store: { kind: "memory" } | { kind: "redis"; url: string } | { kind: "upstash"; url: string; token: string };
   network: Network;
   usdcMint: string;
   payTo: string;
@@ -120,7 +140,15 @@ export interface Config {
   /** The semantic tier's embedder: the built-in local one unless an OpenAI-compatible endpoint is set. */
   embeddings:
     | { kind: "local" }
-    | { kind: "openai"; baseUrl: string; apiKey?: string; model: string; batchSize: number; concurrency: number; timeoutMs: number };
+    | {
+        kind: "openai";
+        baseUrl: string;
+        apiKey?: string;
+        model: string;
+        batchSize: number;
+        concurrency: number;
+        timeoutMs: number;
+      };
   /** The AI tiers' OpenAI-compatible endpoint; a tier without its model is not available. */
   ai: {
     baseUrl: string;
@@ -190,17 +218,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const mainnet = e.SOLANA_NETWORK === "solana";
   if (mainnet && store.kind === "memory")
-    throw new ConfigError("Refusing to run on mainnet with the memory store: set REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN so used payments survive restarts.");
+    throw new ConfigError(
+      "Refusing to run on mainnet with the memory store: set REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN so used payments survive restarts.",
+    );
   if (mainnet && e.URL_FETCH_ALLOW_PRIVATE)
     throw new ConfigError("URL_FETCH_ALLOW_PRIVATE=true is for tests and is refused on mainnet.");
   if (e.SOLANA_NETWORK !== "solana-localnet" && !e.PAY_TO_ADDRESS)
     throw new ConfigError(`PAY_TO_ADDRESS is required on ${e.SOLANA_NETWORK}.`);
   if (e.X402_FACILITATOR_URL && !e.X402_FACILITATOR_FEE_PAYER)
-    throw new ConfigError("X402_FACILITATOR_FEE_PAYER (the facilitator's fee payer address) is required with X402_FACILITATOR_URL.");
+    throw new ConfigError(
+      "X402_FACILITATOR_FEE_PAYER (the facilitator's fee payer address) is required with X402_FACILITATOR_URL.",
+    );
   if (e.EMBEDDINGS_BASE_URL && !e.EMBEDDINGS_MODEL)
     throw new ConfigError("EMBEDDINGS_MODEL is required when EMBEDDINGS_BASE_URL is set.");
   if ((e.AI_MODEL || e.AI_PRO_MODEL) && !e.AI_BASE_URL && !e.AI_API_KEY)
-    throw new ConfigError("AI_MODEL / AI_PRO_MODEL need AI_BASE_URL (any OpenAI-compatible endpoint) or AI_API_KEY (OpenAI itself).");
+    throw new ConfigError(
+      "AI_MODEL / AI_PRO_MODEL need AI_BASE_URL (any OpenAI-compatible endpoint) or AI_API_KEY (OpenAI itself).",
+    );
   if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
     throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
 
@@ -215,10 +249,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     payments: {
       rpcUrl,
       wsUrl: e.SOLANA_WS_URL ?? defaultWsUrl(rpcUrl),
-      publicRpcUrl: e.PUBLIC_SOLANA_RPC_URL ?? (e.SOLANA_NETWORK === "solana-localnet" ? rpcUrl : DEFAULT_RPC_URLS[e.SOLANA_NETWORK](e.LOCAL_CHAIN_PORT)),
+      publicRpcUrl:
+        e.PUBLIC_SOLANA_RPC_URL ??
+        (e.SOLANA_NETWORK === "solana-localnet" ? rpcUrl : DEFAULT_RPC_URLS[e.SOLANA_NETWORK](e.LOCAL_CHAIN_PORT)),
       localChainPort: e.LOCAL_CHAIN_PORT,
       feePayerSecretKey: e.FEE_PAYER_SECRET_KEY,
-      facilitator: e.X402_FACILITATOR_URL ? { url: e.X402_FACILITATOR_URL.replace(/\/+$/, ""), feePayer: e.X402_FACILITATOR_FEE_PAYER! } : undefined,
+      facilitator: e.X402_FACILITATOR_URL
+        ? { url: e.X402_FACILITATOR_URL.replace(/\/+$/, ""), feePayer: e.X402_FACILITATOR_FEE_PAYER! }
+        : undefined,
       maxAgeSeconds: e.PAYMENT_MAX_AGE_SECONDS,
       requireReference: e.PAYMENT_REQUIRE_REFERENCE,
       confirmTimeoutMs: e.PAYMENT_CONFIRM_TIMEOUT_MS,
@@ -231,12 +269,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
     },
-    urlFetch: { timeoutMs: e.URL_FETCH_TIMEOUT_MS, maxBytes: e.MAX_UPLOAD_BYTES, allowPrivate: e.URL_FETCH_ALLOW_PRIVATE, maxRedirects: 5 },
+    urlFetch: {
+      timeoutMs: e.URL_FETCH_TIMEOUT_MS,
+      maxBytes: e.MAX_UPLOAD_BYTES,
+      allowPrivate: e.URL_FETCH_ALLOW_PRIVATE,
+      maxRedirects: 5,
+    },
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? Boolean(e.VERCEL),
     resultTtlSeconds: e.RESULT_TTL_SECONDS,
-    chunking: { defaultMaxTokens: e.DEFAULT_MAX_TOKENS, defaultOverlapTokens: e.DEFAULT_OVERLAP_TOKENS, minMaxTokens: 32, maxMaxTokens: 8192 },
+    chunking: {
+      defaultMaxTokens: e.DEFAULT_MAX_TOKENS,
+      defaultOverlapTokens: e.DEFAULT_OVERLAP_TOKENS,
+      minMaxTokens: 32,
+      maxMaxTokens: 8192,
+    },
     embeddings: e.EMBEDDINGS_BASE_URL
-      ? { kind: "openai", baseUrl: e.EMBEDDINGS_BASE_URL.replace(/\/+$/, ""), apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL!, batchSize: e.EMBEDDINGS_BATCH_SIZE, concurrency: e.EMBEDDINGS_CONCURRENCY, timeoutMs: e.EMBEDDINGS_TIMEOUT_MS }
+      ? {
+          kind: "openai",
+          baseUrl: e.EMBEDDINGS_BASE_URL.replace(/\/+$/, ""),
+          apiKey: e.EMBEDDINGS_API_KEY,
+          model: e.EMBEDDINGS_MODEL!,
+          batchSize: e.EMBEDDINGS_BATCH_SIZE,
+          concurrency: e.EMBEDDINGS_CONCURRENCY,
+          timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
+        }
       : { kind: "local" },
     ai: {
       baseUrl: (e.AI_BASE_URL ?? "https://api.openai.com/v1").replace(/\/+$/, ""),

@@ -22,7 +22,8 @@ const FaucetAnswer = z.object({
 
 /** Throws the 404 every other network answers; called before the body is read. */
 export function assertFaucetAvailable(services: Services): void {
-  if (services.config.network !== "solana-localnet") throw new ApiError(404, "not_found", "The faucet exists only on the local test chain.");
+  if (services.config.network !== "solana-localnet")
+    throw new ApiError(404, "not_found", "The faucet exists only on the local test chain.");
 }
 
 export async function runFaucet(services: Services, body: unknown) {

@@ -32,6 +32,8 @@ export async function checkHealth(services: Services) {
   return {
     status: healthy ? ("healthy" as const) : ("degraded" as const),
     network: services.config.network,
-    ...(healthy ? {} : { checks: { store: { kind: services.store.kind, ...store }, chain: { rpc: "solana", ...chain } } }),
+    ...(healthy
+      ? {}
+      : { checks: { store: { kind: services.store.kind, ...store }, chain: { rpc: "solana", ...chain } } }),
   };
 }

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject, createDocument } from "zod-openapi";
+import {
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+  createDocument,
+} from "zod-openapi";
 import {
   ApiInfoSchema,
   ChunkOptionsSchema,
@@ -78,7 +83,12 @@ export interface ErrorCode {
  * check that each code thrown in lib/ is listed here.
  */
 function errorCodes(config: Config): ErrorCode[] {
-  const e = (status: ErrorStatus, code: string, when: string, ...scopes: Scope[]): ErrorCode => ({ status, code, when, scopes });
+  const e = (status: ErrorStatus, code: string, when: string, ...scopes: Scope[]): ErrorCode => ({
+    status,
+    code,
+    when,
+    scopes,
+  });
   const lifetime = lifetimeText(config.resultTtlSeconds);
   return [
     e(400, "empty_document", "The document holds no text.", "detect", "document"),
@@ -105,16 +115,31 @@ function errorCodes(config: Config): ErrorCode[] {
     e(402, "payment_invalid", "A malformed `X-PAYMENT` header.", "paid"),
     e(402, "payment_not_found", "The transaction is not confirmed yet: repeat with the same header.", "paid"),
     e(402, "payment_failed", "The transaction failed on chain; no USDC moved.", "paid"),
-    e(402, "payment_expired", `The transfer is older than ${config.payments.maxAgeSeconds} s, or an x402 transaction's blockhash expired.`, "paid"),
+    e(
+      402,
+      "payment_expired",
+      `The transfer is older than ${config.payments.maxAgeSeconds} s, or an x402 transaction's blockhash expired.`,
+      "paid",
+    ),
     e(402, "payment_insufficient", "Less than the price reached `payTo`.", "paid"),
     e(402, "payment_wrong_asset", "The transfer is not USDC.", "paid"),
     e(402, "payment_wrong_recipient", "The transfer does not pay `payTo`.", "paid"),
     e(402, "payment_reference_mismatch", "The Memo carries the reference of another request.", "paid"),
-    e(402, "payment_reference_required", "This server takes only transfers carrying the 402's reference in a Memo.", "paid"),
+    e(
+      402,
+      "payment_reference_required",
+      "This server takes only transfers carrying the 402's reference in a Memo.",
+      "paid",
+    ),
     e(402, "payment_already_used", "The payment already paid for another request.", "paid"),
     e(402, "payment_wrong_network", "x402: the payload is for another network.", "x402"),
     e(402, "payment_amount_mismatch", "x402: the transfer is not exactly the price.", "x402"),
-    e(402, "payment_fee_payer_misuse", "x402: the fee payer is not `extra.feePayer`, or an instruction uses its account.", "x402"),
+    e(
+      402,
+      "payment_fee_payer_misuse",
+      "x402: the fee payer is not `extra.feePayer`, or an instruction uses its account.",
+      "x402",
+    ),
     e(402, "payment_invalid_instructions", "x402: instructions beyond the exact-SVM layout.", "x402"),
     e(402, "payment_invalid_signature", "x402: a missing or wrong signature.", "x402"),
     e(402, "payment_simulation_failed", "x402: the transaction would fail; nothing was sent.", "x402"),
@@ -130,19 +155,45 @@ function errorCodes(config: Config): ErrorCode[] {
     e(413, "body_too_large", "The JSON body is over 64 KB.", "json"),
     e(413, "url_too_large", `The URL's document is over ${megabytes(config.urlFetch.maxBytes)}.`, "url"),
     e(413, "too_many_pages", `More than ${config.limits.maxPagesPerRequest} pages.`, "document"),
-    e(413, "too_many_characters", `More than ${config.limits.maxCharsPerRequest.toLocaleString("en-US")} characters of text.`, "document"),
+    e(
+      413,
+      "too_many_characters",
+      `More than ${config.limits.maxCharsPerRequest.toLocaleString("en-US")} characters of text.`,
+      "document",
+    ),
     e(413, "zip_bomb", `A DOCX unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`, "document"),
-    e(415, "unsupported_type", "Not PDF, DOCX, HTML, Markdown or text (the type is read from the bytes).", "detect", "document"),
-    e(429, "free_quota_exceeded", `The free tier's ${config.freePagesPerDay} pages of the UTC day are used up; \`Retry-After\` says when they renew.`, "free"),
+    e(
+      415,
+      "unsupported_type",
+      "Not PDF, DOCX, HTML, Markdown or text (the type is read from the bytes).",
+      "detect",
+      "document",
+    ),
+    e(
+      429,
+      "free_quota_exceeded",
+      `The free tier's ${config.freePagesPerDay} pages of the UTC day are used up; \`Retry-After\` says when they renew.`,
+      "free",
+    ),
     e(500, "internal_error", "A fault on our side; nothing was charged.", "any"),
     e(500, "extraction_failed", "The document reader failed on our side.", "document"),
     e(500, "fee_payer_misconfigured", "x402: the server's fee payer cannot pay fees.", "x402"),
     e(503, "store_unavailable", "The store is unreachable: retry later.", "store"),
     e(503, "embeddings_unavailable", "The embedding provider failed; the payment was released.", "semantic"),
     e(503, "ai_not_configured", "This server has no model for the tier (asked before any payment).", "aiConfig"),
-    e(503, "ai_unavailable", "The model provider failed; the payment was released: repeat with the same `X-PAYMENT`.", "aiCall"),
+    e(
+      503,
+      "ai_unavailable",
+      "The model provider failed; the payment was released: repeat with the same `X-PAYMENT`.",
+      "aiCall",
+    ),
     e(503, "chain_unavailable", "The Solana RPC is unreachable; the payment is untouched.", "chain"),
-    e(503, "payment_unconfirmed", "x402: the transfer was sent but is not confirmed yet: repeat with the same `X-PAYMENT`.", "x402"),
+    e(
+      503,
+      "payment_unconfirmed",
+      "x402: the transfer was sent but is not confirmed yet: repeat with the same `X-PAYMENT`.",
+      "x402",
+    ),
     e(503, "facilitator_unavailable", "x402: the configured facilitator is unreachable.", "x402"),
   ];
 }
@@ -153,11 +204,19 @@ const megabytes = (bytes: number) => `${Number((bytes / 1024 / 1024).toFixed(1))
 const rateLimitHeaders = {
   "X-RateLimit-Limit": z.number().int().meta({ description: "Free pages per UTC day." }),
   "X-RateLimit-Remaining": z.number().int().meta({ description: "Free pages left today." }),
-  "X-RateLimit-Reset": z.number().int().meta({ description: "Epoch seconds when the allowance renews (next UTC midnight)." }),
+  "X-RateLimit-Reset": z
+    .number()
+    .int()
+    .meta({ description: "Epoch seconds when the allowance renews (next UTC midnight)." }),
 };
 const retryAfter = { "Retry-After": z.number().int().meta({ description: "Seconds to wait before retrying." }) };
 const paymentResponseHeader = {
-  "X-PAYMENT-RESPONSE": z.string().optional().meta({ description: "x402 payments only: base64 JSON `{success, transaction, network, payer}` of the settled payment." }),
+  "X-PAYMENT-RESPONSE": z
+    .string()
+    .optional()
+    .meta({
+      description: "x402 payments only: base64 JSON `{success, transaction, network, payer}` of the settled payment.",
+    }),
 };
 
 /** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
@@ -168,9 +227,16 @@ function errorResponses(catalogue: ErrorCode[], scopes: readonly Scope[]): ZodOp
     const entries = relevant.filter((entry) => entry.status === status);
     const codes = entries.map((entry) => entry.code) as [string, ...string[]];
     const base = status === 402 ? PaymentRequiredSchema : ErrorBodySchema;
-    const headers = status === 429 ? z.object({ ...retryAfter, ...rateLimitHeaders }) : status === 409 || status === 503 ? z.object({ "Retry-After": retryAfter["Retry-After"].optional() }) : undefined;
+    const headers =
+      status === 429
+        ? z.object({ ...retryAfter, ...rateLimitHeaders })
+        : status === 409 || status === 503
+          ? z.object({ "Retry-After": retryAfter["Retry-After"].optional() })
+          : undefined;
     responses[`${status}`] = {
-      description: [`${STATUS_NAMES[status]}.`, ...entries.map((entry) => `- \`${entry.code}\`: ${entry.when}`)].join("\n"),
+      description: [`${STATUS_NAMES[status]}.`, ...entries.map((entry) => `- \`${entry.code}\`: ${entry.when}`)].join(
+        "\n",
+      ),
       content: { "application/json": { schema: base.extend({ code: z.enum(codes) }) } },
       ...(headers ? { headers } : {}),
     };
@@ -184,9 +250,21 @@ const json = (schema: z.ZodType) => ({ content: { "application/json": { schema }
 function optionsAsEnforced(chunking: Config["chunking"]) {
   const { max_tokens, overlap_tokens } = ChunkOptionsSchema.shape;
   return {
-    max_tokens: max_tokens.meta({ override: { type: "integer", minimum: chunking.minMaxTokens, maximum: chunking.maxMaxTokens, default: chunking.defaultMaxTokens } }),
+    max_tokens: max_tokens.meta({
+      override: {
+        type: "integer",
+        minimum: chunking.minMaxTokens,
+        maximum: chunking.maxMaxTokens,
+        default: chunking.defaultMaxTokens,
+      },
+    }),
     overlap_tokens: overlap_tokens.meta({
-      override: { type: "integer", minimum: 0, maximum: Math.floor(chunking.maxMaxTokens / 2), default: chunking.defaultOverlapTokens },
+      override: {
+        type: "integer",
+        minimum: 0,
+        maximum: Math.floor(chunking.maxMaxTokens / 2),
+        default: chunking.defaultOverlapTokens,
+      },
       description: `${overlap_tokens.description} Defaults to ${chunking.defaultOverlapTokens}, or half of \`max_tokens\` when that is less.`,
     }),
   };
@@ -198,7 +276,13 @@ function curl(parts: string[]): { lang: string; label: string; source: string } 
 
 const pascal = (segment: string) => segment.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
-function uploadOperation(tier: Tier, path: string, config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpenApiOperationObject {
+function uploadOperation(
+  tier: Tier,
+  path: string,
+  config: Config,
+  apiBase: string,
+  catalogue: ErrorCode[],
+): ZodOpenApiOperationObject {
   const canonical = tier.endpoints[0];
   const paid = isPaid(tier);
   const async = tier.mode === "async";
@@ -207,7 +291,9 @@ function uploadOperation(tier: Tier, path: string, config: Config, apiBase: stri
   else scopes.push("free");
   if (tier.id === "semantic") scopes.push("semantic");
   if (tier.id === "ai" || tier.id === "ai-pro") scopes.push("aiConfig", ...(async ? [] : (["aiCall"] as const)));
-  const price = paid ? `$${priceUsd(tier)} USDC per request (${tier.priceBaseUnits} base units).` : `Free, ${config.freePagesPerDay} pages per UTC day per client.`;
+  const price = paid
+    ? `$${priceUsd(tier)} USDC per request (${tier.priceBaseUnits} base units).`
+    : `Free, ${config.freePagesPerDay} pages per UTC day per client.`;
   const answer = async
     ? "Answers at once with a job: poll its `status_url` every second or two until `completed`, then GET its `download_url`. Extraction and model errors show in the job's `error` (and release the payment)."
     : `Answers with the chunks inline, or with ${INLINE_CHUNK_LIMIT} chunks or more a summary and a \`download_url\` (kept ${lifetimeText(config.resultTtlSeconds)}).`;
@@ -215,7 +301,18 @@ function uploadOperation(tier: Tier, path: string, config: Config, apiBase: stri
     operationId: `chunk${pascal(path.replace("/chunk/", ""))}`,
     tags: [TAGS.chunking],
     summary: `Chunk an upload: ${tier.id} tier${path === canonical ? "" : ` (alias of ${canonical})`}`,
-    description: [tier.method, `Good for: ${tier.goodFor}`, price, paid ? "Without payment the answer is 402 with the payment requirements; pay, then repeat the same request with `X-PAYMENT`." : "", answer, `Uploads up to ${megabytes(config.limits.maxUploadBytes)}.`].filter(Boolean).join("\n\n"),
+    description: [
+      tier.method,
+      `Good for: ${tier.goodFor}`,
+      price,
+      paid
+        ? "Without payment the answer is 402 with the payment requirements; pay, then repeat the same request with `X-PAYMENT`."
+        : "",
+      answer,
+      `Uploads up to ${megabytes(config.limits.maxUploadBytes)}.`,
+    ]
+      .filter(Boolean)
+      .join("\n\n"),
     "x-chunkwise-tier": tier.id,
     ...(paid ? { security: [{ xPayment: [] }] } : {}),
     requestBody: {
@@ -260,13 +357,40 @@ function urlOperation(config: Config, apiBase: string, catalogue: ErrorCode[]): 
       200: {
         description: "The chunking result, or for `ai-pro` the job.",
         ...json(z.union([ChunkingResultSchema, StoredResultSummarySchema, JobAcceptedSchema])),
-        headers: z.object({ ...paymentResponseHeader, ...Object.fromEntries(Object.entries(rateLimitHeaders).map(([name, schema]) => [name, schema.optional()])) }),
+        headers: z.object({
+          ...paymentResponseHeader,
+          ...Object.fromEntries(Object.entries(rateLimitHeaders).map(([name, schema]) => [name, schema.optional()])),
+        }),
       },
-      ...errorResponses(catalogue, ["json", "url", "options", "document", "free", "paid", "x402", "semantic", "aiConfig", "aiCall", "store", "chain"]),
+      ...errorResponses(catalogue, [
+        "json",
+        "url",
+        "options",
+        "document",
+        "free",
+        "paid",
+        "x402",
+        "semantic",
+        "aiConfig",
+        "aiCall",
+        "store",
+        "chain",
+      ]),
     },
     "x-codeSamples": [
-      curl(["curl", "-H 'content-type: application/json'", `-d '{"url": "https://example.com/paper.pdf", "tier": "free"}'`, `${apiBase}/chunk`]),
-      curl(["curl", "-H 'content-type: application/json'", "-H 'X-PAYMENT: <transaction signature>'", `-d '{"url": "https://example.com/paper.pdf", "tier": "structure"}'`, `${apiBase}/chunk`]),
+      curl([
+        "curl",
+        "-H 'content-type: application/json'",
+        `-d '{"url": "https://example.com/paper.pdf", "tier": "free"}'`,
+        `${apiBase}/chunk`,
+      ]),
+      curl([
+        "curl",
+        "-H 'content-type: application/json'",
+        "-H 'X-PAYMENT: <transaction signature>'",
+        `-d '{"url": "https://example.com/paper.pdf", "tier": "structure"}'`,
+        `${apiBase}/chunk`,
+      ]),
     ],
   };
 }
@@ -275,7 +399,11 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
   const get = (operation: Omit<ZodOpenApiOperationObject, "x-codeSamples">, path: string) => ({
     get: { ...operation, "x-codeSamples": [curl(["curl", `${apiBase}${path}`])] },
   });
-  const uploads = Object.fromEntries(TIER_IDS.flatMap((id) => TIERS[id].endpoints.map((path) => [path, { post: uploadOperation(TIERS[id], path, config, apiBase, catalogue) }])));
+  const uploads = Object.fromEntries(
+    TIER_IDS.flatMap((id) =>
+      TIERS[id].endpoints.map((path) => [path, { post: uploadOperation(TIERS[id], path, config, apiBase, catalogue) }]),
+    ),
+  );
   const lifetime = lifetimeText(config.resultTtlSeconds);
   return {
     "/": get(
@@ -283,8 +411,12 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         operationId: "getApiInfo",
         tags: [TAGS.service],
         summary: "Tiers, prices, limits and how to pay",
-        description: "Name, version, network, the USDC mint and `payTo`, each tier with its price, endpoints and availability on this server, defaults, limits, output formats and how payment works.",
-        responses: { 200: { description: "The API's description.", ...json(ApiInfoSchema) }, ...errorResponses(catalogue, []) },
+        description:
+          "Name, version, network, the USDC mint and `payTo`, each tier with its price, endpoints and availability on this server, defaults, limits, output formats and how payment works.",
+        responses: {
+          200: { description: "The API's description.", ...json(ApiInfoSchema) },
+          ...errorResponses(catalogue, []),
+        },
       },
       "",
     ),
@@ -294,7 +426,10 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         tags: [TAGS.service],
         summary: "Health check",
         description: "`healthy` when the store and the Solana RPC answer; otherwise 503 `degraded` with each check.",
-        responses: { 200: { description: "Healthy.", ...json(HealthSchema) }, 503: { description: "Degraded: the store or the Solana RPC does not answer.", ...json(HealthSchema) } },
+        responses: {
+          200: { description: "Healthy.", ...json(HealthSchema) },
+          503: { description: "Degraded: the store or the Solana RPC does not answer.", ...json(HealthSchema) },
+        },
       },
       "/health",
     ),
@@ -304,7 +439,10 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         tags: [TAGS.service],
         summary: "Free pages left today",
         description: "The calling client's free-tier allowance for the UTC day, read without taking any.",
-        responses: { 200: { description: "The allowance.", ...json(FreeQuotaSchema), headers: z.object(rateLimitHeaders) }, ...errorResponses(catalogue, ["store"]) },
+        responses: {
+          200: { description: "The allowance.", ...json(FreeQuotaSchema), headers: z.object(rateLimitHeaders) },
+          ...errorResponses(catalogue, ["store"]),
+        },
       },
       "/quota",
     ),
@@ -314,7 +452,10 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         tags: [TAGS.service],
         summary: "This document",
         description: "The OpenAPI 3.1 description of this API, with this server's URL, limits and defaults.",
-        responses: { 200: { description: "The OpenAPI document.", ...json(OpenApiDocumentSchema) }, ...errorResponses(catalogue, []) },
+        responses: {
+          200: { description: "The OpenAPI document.", ...json(OpenApiDocumentSchema) },
+          ...errorResponses(catalogue, []),
+        },
       },
       "/openapi.json",
     ),
@@ -327,7 +468,10 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         summary: "A stored result",
         description: `The full result of a large document (${INLINE_CHUNK_LIMIT} chunks or more) or of a completed job, kept ${lifetime}. Free, no payment.`,
         requestParams: { path: z.object({ result_id: ResultIdSchema }) },
-        responses: { 200: { description: "The result with all its chunks.", ...json(StoredResultSchema) }, ...errorResponses(catalogue, ["result", "store"]) },
+        responses: {
+          200: { description: "The result with all its chunks.", ...json(StoredResultSchema) },
+          ...errorResponses(catalogue, ["result", "store"]),
+        },
         "x-codeSamples": [curl(["curl", `${apiBase}/results/standard_3f9c0a1b2c3d`])],
       },
     },
@@ -338,7 +482,10 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         summary: "An ai-pro job's progress",
         description: `Poll every second or two. \`processing\` → \`completed\` (with \`result_id\` and \`download_url\`) or \`failed\` (with \`error\`; the payment is released, so the same \`X-PAYMENT\` buys a new job). Jobs expire ${lifetime} after creation.`,
         requestParams: { path: z.object({ job_id: JobIdSchema }) },
-        responses: { 200: { description: "The job.", ...json(JobStatusSchema) }, ...errorResponses(catalogue, ["job", "store"]) },
+        responses: {
+          200: { description: "The job.", ...json(JobStatusSchema) },
+          ...errorResponses(catalogue, ["job", "store"]),
+        },
         "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/status`])],
       },
     },
@@ -347,9 +494,13 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         operationId: "getJobResult",
         tags: [TAGS.jobs],
         summary: "A completed job's result",
-        description: "The enriched result (per-chunk `summary` and `entities`, `document_summary`). 409 until the job has completed.",
+        description:
+          "The enriched result (per-chunk `summary` and `entities`, `document_summary`). 409 until the job has completed.",
         requestParams: { path: z.object({ job_id: JobIdSchema }) },
-        responses: { 200: { description: "The result with all its chunks.", ...json(StoredResultSchema) }, ...errorResponses(catalogue, ["job", "jobResult", "store"]) },
+        responses: {
+          200: { description: "The result with all its chunks.", ...json(StoredResultSchema) },
+          ...errorResponses(catalogue, ["job", "jobResult", "store"]),
+        },
         "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/result`])],
       },
     },
@@ -360,10 +511,31 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
               operationId: "postFaucet",
               tags: [TAGS.local],
               summary: "Fund a test wallet",
-              description: "Local mode only (404 on any other network): sends SOL and test USDC on the local chain, so any paid tier can be tried with no real money.",
-              requestBody: { required: true, ...json(FaucetRequestSchema.extend({ address: FaucetRequestSchema.shape.address.meta({ description: "A base58 Solana address.", example: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" }) })) },
-              responses: { 200: { description: "Funded.", ...json(FaucetAnswerSchema) }, ...errorResponses(catalogue, ["json", "faucet", "chain"]) },
-              "x-codeSamples": [curl(["curl", "-H 'content-type: application/json'", `-d '{"address": "<base58 address>"}'`, `${apiBase}/dev/faucet`])],
+              description:
+                "Local mode only (404 on any other network): sends SOL and test USDC on the local chain, so any paid tier can be tried with no real money.",
+              requestBody: {
+                required: true,
+                ...json(
+                  FaucetRequestSchema.extend({
+                    address: FaucetRequestSchema.shape.address.meta({
+                      description: "A base58 Solana address.",
+                      example: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+                    }),
+                  }),
+                ),
+              },
+              responses: {
+                200: { description: "Funded.", ...json(FaucetAnswerSchema) },
+                ...errorResponses(catalogue, ["json", "faucet", "chain"]),
+              },
+              "x-codeSamples": [
+                curl([
+                  "curl",
+                  "-H 'content-type: application/json'",
+                  `-d '{"address": "<base58 address>"}'`,
+                  `${apiBase}/dev/faucet`,
+                ]),
+              ],
             },
           },
         }
@@ -374,43 +546,48 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
 function buildDocument(config: Config, apiBase: string): OpenApiDocument {
   const catalogue = errorCodes(config);
   const origin = apiBase.replace(/\/api$/, "");
-  return createDocument({
-    openapi: "3.1.0",
-    info: {
-      title: "Chunkwise API",
-      version: packageJson.version,
-      summary: packageJson.description,
-      description:
-        "Splits documents (PDF, DOCX, HTML, Markdown, text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in `o200k_base` tokens. The paid tiers settle per request in USDC on Solana through HTTP 402: ask, read the 402's payment requirements, pay, repeat with `X-PAYMENT`. Every error but 402 has the body `{success: false, error, code, message}`; branch on `code`.",
-    },
-    servers: [{ url: apiBase, description: `This server (${config.network})` }],
-    externalDocs: { description: "The reference with examples", url: `${origin}/docs` },
-    tags: [
-      { name: TAGS.chunking, description: "Upload a document to a tier's endpoint, or send a URL." },
-      { name: TAGS.jobs, description: "Stored results of large documents, and the ai-pro tier's async jobs." },
-      { name: TAGS.service, description: "What the API offers, its health, the free allowance and this document." },
-      ...(config.network === "solana-localnet" ? [{ name: TAGS.local, description: "The embedded test chain: test USDC, no real money." }] : []),
-    ],
-    paths: paths(config, apiBase, catalogue),
-    components: {
-      securitySchemes: {
-        xPayment: {
-          type: "apiKey",
-          in: "header",
-          name: "X-PAYMENT",
-          description:
-            "Proof of payment for a paid tier, made before the request. Either the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo instruction so it can pay for that request only), or an x402 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options; the same payment with the same request returns the same result again.",
+  return createDocument(
+    {
+      openapi: "3.1.0",
+      info: {
+        title: "Chunkwise API",
+        version: packageJson.version,
+        summary: packageJson.description,
+        description:
+          "Splits documents (PDF, DOCX, HTML, Markdown, text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in `o200k_base` tokens. The paid tiers settle per request in USDC on Solana through HTTP 402: ask, read the 402's payment requirements, pay, repeat with `X-PAYMENT`. Every error but 402 has the body `{success: false, error, code, message}`; branch on `code`.",
+      },
+      servers: [{ url: apiBase, description: `This server (${config.network})` }],
+      externalDocs: { description: "The reference with examples", url: `${origin}/docs` },
+      tags: [
+        { name: TAGS.chunking, description: "Upload a document to a tier's endpoint, or send a URL." },
+        { name: TAGS.jobs, description: "Stored results of large documents, and the ai-pro tier's async jobs." },
+        { name: TAGS.service, description: "What the API offers, its health, the free allowance and this document." },
+        ...(config.network === "solana-localnet"
+          ? [{ name: TAGS.local, description: "The embedded test chain: test USDC, no real money." }]
+          : []),
+      ],
+      paths: paths(config, apiBase, catalogue),
+      components: {
+        securitySchemes: {
+          xPayment: {
+            type: "apiKey",
+            in: "header",
+            name: "X-PAYMENT",
+            description:
+              "Proof of payment for a paid tier, made before the request. Either the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo instruction so it can pay for that request only), or an x402 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options; the same payment with the same request returns the same result again.",
+          },
         },
       },
+      "x-error-codes": catalogue.map(({ status, code, when }) => ({ status, error: STATUS_NAMES[status], code, when })),
     },
-    "x-error-codes": catalogue.map(({ status, code, when }) => ({ status, error: STATUS_NAMES[status], code, when })),
-  }, {
-    // zod bounds every `.int()` by the safe-integer range; as documentation that is noise.
-    override: ({ jsonSchema }) => {
-      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
-      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    {
+      // zod bounds every `.int()` by the safe-integer range; as documentation that is noise.
+      override: ({ jsonSchema }) => {
+        if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+        if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      },
     },
-  });
+  );
 }
 
 const cache = new WeakMap<Config, Map<string, OpenApiDocument>>();

@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
-import { type ChunkingResult, type Loaded, type ResolvedOptions, buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
+import {
+  type ChunkingResult,
+  type Loaded,
+  type ResolvedOptions,
+  buildResult,
+  extractDocument,
+  loaded,
+  resolveOptions,
+} from "@/lib/chunk-result";
 import { detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import { startJob } from "@/lib/jobs/runner";
@@ -15,8 +23,7 @@ import type { ChunkOptionsInput } from "@/lib/api-schema";
 export const INLINE_CHUNK_LIMIT = 100;
 
 export type DocumentInput =
-  | { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string }
-  | { kind: "url"; url: string };
+  { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string } | { kind: "url"; url: string };
 
 export interface ChunkRequest {
   tier: TierId;
@@ -49,7 +56,12 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   return isPaid(tier) ? runPaid(services, request, tier, options) : runFree(services, request, tier, options);
 }
 
-async function runFree(services: Services, request: ChunkRequest, tier: Tier, options: ResolvedOptions): Promise<ChunkResponse> {
+async function runFree(
+  services: Services,
+  request: ChunkRequest,
+  tier: Tier,
+  options: ResolvedOptions,
+): Promise<ChunkResponse> {
   const { config, quota } = services;
   // Refuse an exhausted client before fetching or parsing anything.
   await quota.assertAvailable(request.client);
@@ -68,12 +80,21 @@ async function runFree(services: Services, request: ChunkRequest, tier: Tier, op
 
 /** What a payment reference binds to: the uploaded bytes' hash, or the URL (known before fetching). */
 function documentBinding(input: DocumentInput): string {
-  return input.kind === "upload" ? `sha256:${createHash("sha256").update(input.bytes).digest("hex")}` : `url:${input.url}`;
+  return input.kind === "upload"
+    ? `sha256:${createHash("sha256").update(input.bytes).digest("hex")}`
+    : `url:${input.url}`;
 }
 
-async function runPaid(services: Services, request: ChunkRequest, tier: Tier, options: ResolvedOptions): Promise<ChunkResponse> {
+async function runPaid(
+  services: Services,
+  request: ChunkRequest,
+  tier: Tier,
+  options: ResolvedOptions,
+): Promise<ChunkResponse> {
   const document = documentBinding(request.input);
-  const requestKey = createHash("sha256").update(JSON.stringify([tier.id, document, options])).digest("hex");
+  const requestKey = createHash("sha256")
+    .update(JSON.stringify([tier.id, document, options]))
+    .digest("hex");
   const admission = await services.payments.admit({
     tier,
     document,
@@ -84,10 +105,21 @@ async function runPaid(services: Services, request: ChunkRequest, tier: Tier, op
   if (admission.kind === "replay") return admission.response;
 
   const { receipt, claim } = admission;
-  const payment = { amount: Number(receipt.amount), asset: "USDC" as const, network: services.config.network, transaction: receipt.transaction };
+  const payment = {
+    amount: Number(receipt.amount),
+    asset: "USDC" as const,
+    network: services.config.network,
+    transaction: receipt.transaction,
+  };
   try {
     if (tier.mode === "async") {
-      const body = await startJob(services, { input: request.input, options, apiBase: request.apiBase, payment, paymentRequest: requestKey });
+      const body = await startJob(services, {
+        input: request.input,
+        options,
+        apiBase: request.apiBase,
+        payment,
+        paymentRequest: requestKey,
+      });
       // The payment bought the job: a retry with it gets this job again; a failed job releases it.
       const response = { body, headers: receipt.headers };
       await claim.complete(response);
@@ -114,17 +146,30 @@ interface Work {
 }
 
 /** Chunks, then answers inline or stores the result behind a `download_url`. */
-async function respond(services: Services, request: ChunkRequest, work: Work, headers: Record<string, string>): Promise<ChunkResponse> {
+async function respond(
+  services: Services,
+  request: ChunkRequest,
+  work: Work,
+  headers: Record<string, string>,
+): Promise<ChunkResponse> {
   const { config, results } = services;
   const context = { embedder: services.embedder, models: services.models, modelConcurrency: config.ai.concurrency };
-  const result: ChunkingResult = { ...(await buildResult(work.doc, work.extracted, work.tier.id, work.options, context)), payment: work.payment };
+  const result: ChunkingResult = {
+    ...(await buildResult(work.doc, work.extracted, work.tier.id, work.options, context)),
+    payment: work.payment,
+  };
   if (result.total_chunks < INLINE_CHUNK_LIMIT) return { body: { ...result }, headers };
 
   const resultId = newResultId(work.tier.resultPrefix);
   await results.save(resultId, { ...result, result_id: resultId });
   const { chunks: _stored, ...summary } = result;
   return {
-    body: { ...summary, result_id: resultId, download_url: `${request.apiBase}/results/${resultId}`, expires_in: lifetimeText(config.resultTtlSeconds) },
+    body: {
+      ...summary,
+      result_id: resultId,
+      download_url: `${request.apiBase}/results/${resultId}`,
+      expires_in: lifetimeText(config.resultTtlSeconds),
+    },
     headers,
   };
 }

@@ -34,9 +34,14 @@ export function rateLimitHeaders(w: QuotaWindow): Record<string, string> {
 }
 
 function exceeded(w: QuotaWindow, now: number, detail: string): ApiError {
-  return new ApiError(429, "free_quota_exceeded", `${detail} The free tier allows ${w.limit} pages per UTC day; it resets at ${new Date(w.resetAt * 1000).toISOString()}. Paid tiers have no daily limit.`, {
-    headers: { ...rateLimitHeaders(w), "retry-after": String(Math.max(1, w.resetAt - Math.floor(now / 1000))) },
-  });
+  return new ApiError(
+    429,
+    "free_quota_exceeded",
+    `${detail} The free tier allows ${w.limit} pages per UTC day; it resets at ${new Date(w.resetAt * 1000).toISOString()}. Paid tiers have no daily limit.`,
+    {
+      headers: { ...rateLimitHeaders(w), "retry-after": String(Math.max(1, w.resetAt - Math.floor(now / 1000))) },
+    },
+  );
 }
 
 export class FreeQuota {
@@ -69,7 +74,11 @@ export class FreeQuota {
     const w = { limit: this.limit, remaining: this.limit - used, resetAt: resetMs / 1000 };
     if (used > this.limit) {
       await this.store.incrBy(k, -pages, { ttlMs });
-      throw exceeded({ ...w, remaining: this.limit - (used - pages) }, now, `This document has ${pages} page(s) and ${Math.max(0, this.limit - (used - pages))} free page(s) are left today.`);
+      throw exceeded(
+        { ...w, remaining: this.limit - (used - pages) },
+        now,
+        `This document has ${pages} page(s) and ${Math.max(0, this.limit - (used - pages))} free page(s) are left today.`,
+      );
     }
     let refunded = false;
     return {

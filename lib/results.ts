@@ -25,7 +25,11 @@ export class ResultStore {
   async load(id: string): Promise<Record<string, unknown>> {
     const raw = RESULT_ID_PATTERN.test(id) ? await this.store.get(key(id)) : null;
     if (raw === null)
-      throw new ApiError(404, "expired_or_unknown", `No result ${id} exists: results are kept for ${lifetimeText(this.ttlSeconds)} after they are made. Chunk the document again.`);
+      throw new ApiError(
+        404,
+        "expired_or_unknown",
+        `No result ${id} exists: results are kept for ${lifetimeText(this.ttlSeconds)} after they are made. Chunk the document again.`,
+      );
     return JSON.parse(raw) as Record<string, unknown>;
   }
 }

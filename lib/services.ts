@@ -38,7 +38,10 @@ export interface Services {
   schedule(work: () => Promise<void>): void;
 }
 
-export function createServices(config: Config, overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule">> = {}): Services {
+export function createServices(
+  config: Config,
+  overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule">> = {},
+): Services {
   const store = overrides.store ?? createStore(config.store);
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
   return {

@@ -304,7 +304,7 @@ export function scanPreToken(text: string, pos: number, limit: number): number {
 /** Every pre-token of `text`, as [start, end) offsets. For tests and tools; the counting paths never materialise this. */
 export function preTokenize(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  for (let pos = 0; pos < text.length; ) {
+  for (let pos = 0; pos < text.length;) {
     const end = scanPreToken(text, pos, text.length);
     out.push([pos, end]);
     pos = end;
@@ -597,7 +597,7 @@ function heapPush(rank: number, start: number, end: number): void {
 
 function heapPop(): void {
   heapSwap(0, --heapSize);
-  for (let i = 0; ; ) {
+  for (let i = 0; ;) {
     const l = 2 * i + 1;
     const r = l + 1;
     let m = i;
@@ -709,7 +709,7 @@ function countCached(text: string, start: number, end: number): number {
   }
   const cells = tableCells;
   let slot = h & TABLE_MASK;
-  probe: for (;; slot = (slot + 1) & TABLE_MASK) {
+  probe: for (; ; slot = (slot + 1) & TABLE_MASK) {
     const at = slot * SLOT_INTS;
     const count = cells[at]!;
     if (count === 0) break;
@@ -745,7 +745,7 @@ function countCached(text: string, start: number, end: number): number {
 export function countTokens(text: string): number {
   let total = 0;
   const limit = text.length;
-  for (let pos = 0; pos < limit; ) {
+  for (let pos = 0; pos < limit;) {
     const end = scanPreToken(text, pos, limit);
     total += countCached(text, pos, end);
     pos = end;
@@ -786,7 +786,7 @@ export class TokenIndex {
     let cumulative = new Float64Array(starts.length);
     let count = 0;
     let total = 0;
-    for (let pos = 0; pos < limit; ) {
+    for (let pos = 0; pos < limit;) {
       const end = scanPreToken(text, pos, limit);
       if (count + 1 >= starts.length) {
         const grownStarts = new Int32Array(starts.length * 2);

@@ -54,24 +54,263 @@ const Args = z.object({
 // ---------------------------------------------------------------------------
 
 const TOPICS: Array<{ title: string; words: string[] }> = [
-  { title: "Water and Irrigation", words: ["irrigation", "aquifer", "canal", "drainage", "salinity", "rainfall", "reservoir", "runoff", "groundwater", "sluice", "pump", "wetland"] },
-  { title: "Railway Signalling", words: ["signal", "interlocking", "track circuit", "points", "block section", "timetable", "locomotive", "junction", "gradient", "platform", "siding", "axle counter"] },
-  { title: "Bread and Fermentation", words: ["dough", "yeast", "starter", "gluten", "proofing", "crumb", "crust", "hydration", "flour", "oven", "rye", "levain"] },
-  { title: "Coastal Erosion", words: ["shoreline", "dune", "groyne", "tide", "sediment", "cliff", "storm surge", "breakwater", "estuary", "longshore drift", "seawall", "salt marsh"] },
-  { title: "Medieval Manuscripts", words: ["scribe", "parchment", "vellum", "illumination", "scriptorium", "binding", "marginalia", "codex", "quire", "rubric", "palimpsest", "ink"] },
-  { title: "Beekeeping", words: ["hive", "colony", "queen", "brood", "nectar", "pollen", "swarm", "comb", "drone", "varroa mite", "honey flow", "apiary"] },
-  { title: "Power Grid Operations", words: ["substation", "transformer", "frequency", "load", "feeder", "transmission line", "inverter", "reserve", "outage", "dispatch", "voltage", "breaker"] },
-  { title: "Orchard Management", words: ["rootstock", "grafting", "pruning", "blossom", "frost", "canopy", "thinning", "harvest", "orchard", "scab", "pollinator", "cultivar"] },
-  { title: "Bridge Inspection", words: ["girder", "bearing", "abutment", "corrosion", "deck", "pier", "fatigue crack", "expansion joint", "load rating", "scour", "rivet", "truss"] },
-  { title: "Choral Singing", words: ["soprano", "alto", "tenor", "bass", "rehearsal", "harmony", "conductor", "breath", "phrasing", "anthem", "score", "tuning"] },
-  { title: "Glacier Monitoring", words: ["glacier", "moraine", "crevasse", "ablation", "firn", "meltwater", "ice core", "terminus", "snowline", "mass balance", "calving", "cirque"] },
-  { title: "Public Libraries", words: ["catalogue", "lending", "reading room", "archive", "librarian", "periodical", "shelf", "borrower", "reference desk", "collection", "branch", "loan"] },
+  {
+    title: "Water and Irrigation",
+    words: [
+      "irrigation",
+      "aquifer",
+      "canal",
+      "drainage",
+      "salinity",
+      "rainfall",
+      "reservoir",
+      "runoff",
+      "groundwater",
+      "sluice",
+      "pump",
+      "wetland",
+    ],
+  },
+  {
+    title: "Railway Signalling",
+    words: [
+      "signal",
+      "interlocking",
+      "track circuit",
+      "points",
+      "block section",
+      "timetable",
+      "locomotive",
+      "junction",
+      "gradient",
+      "platform",
+      "siding",
+      "axle counter",
+    ],
+  },
+  {
+    title: "Bread and Fermentation",
+    words: [
+      "dough",
+      "yeast",
+      "starter",
+      "gluten",
+      "proofing",
+      "crumb",
+      "crust",
+      "hydration",
+      "flour",
+      "oven",
+      "rye",
+      "levain",
+    ],
+  },
+  {
+    title: "Coastal Erosion",
+    words: [
+      "shoreline",
+      "dune",
+      "groyne",
+      "tide",
+      "sediment",
+      "cliff",
+      "storm surge",
+      "breakwater",
+      "estuary",
+      "longshore drift",
+      "seawall",
+      "salt marsh",
+    ],
+  },
+  {
+    title: "Medieval Manuscripts",
+    words: [
+      "scribe",
+      "parchment",
+      "vellum",
+      "illumination",
+      "scriptorium",
+      "binding",
+      "marginalia",
+      "codex",
+      "quire",
+      "rubric",
+      "palimpsest",
+      "ink",
+    ],
+  },
+  {
+    title: "Beekeeping",
+    words: [
+      "hive",
+      "colony",
+      "queen",
+      "brood",
+      "nectar",
+      "pollen",
+      "swarm",
+      "comb",
+      "drone",
+      "varroa mite",
+      "honey flow",
+      "apiary",
+    ],
+  },
+  {
+    title: "Power Grid Operations",
+    words: [
+      "substation",
+      "transformer",
+      "frequency",
+      "load",
+      "feeder",
+      "transmission line",
+      "inverter",
+      "reserve",
+      "outage",
+      "dispatch",
+      "voltage",
+      "breaker",
+    ],
+  },
+  {
+    title: "Orchard Management",
+    words: [
+      "rootstock",
+      "grafting",
+      "pruning",
+      "blossom",
+      "frost",
+      "canopy",
+      "thinning",
+      "harvest",
+      "orchard",
+      "scab",
+      "pollinator",
+      "cultivar",
+    ],
+  },
+  {
+    title: "Bridge Inspection",
+    words: [
+      "girder",
+      "bearing",
+      "abutment",
+      "corrosion",
+      "deck",
+      "pier",
+      "fatigue crack",
+      "expansion joint",
+      "load rating",
+      "scour",
+      "rivet",
+      "truss",
+    ],
+  },
+  {
+    title: "Choral Singing",
+    words: [
+      "soprano",
+      "alto",
+      "tenor",
+      "bass",
+      "rehearsal",
+      "harmony",
+      "conductor",
+      "breath",
+      "phrasing",
+      "anthem",
+      "score",
+      "tuning",
+    ],
+  },
+  {
+    title: "Glacier Monitoring",
+    words: [
+      "glacier",
+      "moraine",
+      "crevasse",
+      "ablation",
+      "firn",
+      "meltwater",
+      "ice core",
+      "terminus",
+      "snowline",
+      "mass balance",
+      "calving",
+      "cirque",
+    ],
+  },
+  {
+    title: "Public Libraries",
+    words: [
+      "catalogue",
+      "lending",
+      "reading room",
+      "archive",
+      "librarian",
+      "periodical",
+      "shelf",
+      "borrower",
+      "reference desk",
+      "collection",
+      "branch",
+      "loan",
+    ],
+  },
 ];
-const VERBS = ["shapes", "limits", "depends on", "changes", "records", "reveals", "supports", "follows", "reduces", "extends", "protects", "explains"];
-const QUALIFIERS = ["in most seasons", "over the long term", "when conditions change", "across the region", "during the first phase", "according to the survey", "in older sites", "with few exceptions", "at the smaller sites", "after careful review"];
-const PEOPLE = ["Dr Amara Lindqvist", "Prof Tomas Reyes", "Dr Helen Achterberg", "Prof Kofi Mensah", "Dr Ines Carvalho", "Dr Ravi Natarajan"];
-const PLACES = ["London", "Nairobi", "Oslo", "Lisbon", "Toronto", "Melbourne", "Warsaw", "Edinburgh", "Zurich", "Seoul"];
-const ORGS = ["the Northern Survey Institute", "the Coastal Research Council", "Meridian Analytics Ltd", "the Harbour Foundation"];
+const VERBS = [
+  "shapes",
+  "limits",
+  "depends on",
+  "changes",
+  "records",
+  "reveals",
+  "supports",
+  "follows",
+  "reduces",
+  "extends",
+  "protects",
+  "explains",
+];
+const QUALIFIERS = [
+  "in most seasons",
+  "over the long term",
+  "when conditions change",
+  "across the region",
+  "during the first phase",
+  "according to the survey",
+  "in older sites",
+  "with few exceptions",
+  "at the smaller sites",
+  "after careful review",
+];
+const PEOPLE = [
+  "Dr Amara Lindqvist",
+  "Prof Tomas Reyes",
+  "Dr Helen Achterberg",
+  "Prof Kofi Mensah",
+  "Dr Ines Carvalho",
+  "Dr Ravi Natarajan",
+];
+const PLACES = [
+  "London",
+  "Nairobi",
+  "Oslo",
+  "Lisbon",
+  "Toronto",
+  "Melbourne",
+  "Warsaw",
+  "Edinburgh",
+  "Zurich",
+  "Seoul",
+];
+const ORGS = [
+  "the Northern Survey Institute",
+  "the Coastal Research Council",
+  "Meridian Analytics Ltd",
+  "the Harbour Foundation",
+];
 
 function capitalise(text: string): string {
   return text[0]!.toUpperCase() + text.slice(1);
@@ -83,8 +322,10 @@ function reportBlocks(): string[] {
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
   const sentence = (words: string[]) => {
     const r = random();
-    if (r < 0.08) return `${pick(PEOPLE)} said the ${pick(words)} ${pick(VERBS)} the ${pick(words)} ${pick(QUALIFIERS)}.`;
-    if (r < 0.14) return `In ${1990 + Math.floor(random() * 34)}, ${pick(ORGS)} studied the ${pick(words)} near ${pick(PLACES)}.`;
+    if (r < 0.08)
+      return `${pick(PEOPLE)} said the ${pick(words)} ${pick(VERBS)} the ${pick(words)} ${pick(QUALIFIERS)}.`;
+    if (r < 0.14)
+      return `In ${1990 + Math.floor(random() * 34)}, ${pick(ORGS)} studied the ${pick(words)} near ${pick(PLACES)}.`;
     return `${capitalise(`the ${pick(words)}`)} ${pick(VERBS)} the ${pick(words)} and the ${pick(words)} ${pick(QUALIFIERS)}.`;
   };
   const blocks: string[] = [];
@@ -95,7 +336,8 @@ function reportBlocks(): string[] {
     for (let section = 1; section <= sections; section++) {
       blocks.push(`## ${chapter}.${section} ${capitalise(pick(topic.words))} and ${capitalise(pick(topic.words))}`);
       const paragraphs = 3 + Math.floor(random() * 4);
-      for (let p = 0; p < paragraphs; p++) blocks.push(Array.from({ length: 4 + Math.floor(random() * 4) }, () => sentence(topic.words)).join(" "));
+      for (let p = 0; p < paragraphs; p++)
+        blocks.push(Array.from({ length: 4 + Math.floor(random() * 4) }, () => sentence(topic.words)).join(" "));
     }
   }
   return blocks;
@@ -103,7 +345,6 @@ function reportBlocks(): string[] {
 
 const PAGE = { width: 595, height: 842, margin: 64 };
 const RUNNING_HEADER = "Field Studies in Infrastructure, Food and Nature";
-
 
 /**
  * The report laid out as a word processor would (headings in bold, wrapped paragraphs, a running
@@ -144,11 +385,17 @@ async function twoHundredPagePdf(): Promise<Uint8Array> {
     }
     y -= size * 0.7;
   }
-  if (pdf.getPageCount() !== PAGES) throw new Error(`the report filled ${pdf.getPageCount()} pages, fewer than ${PAGES}`);
+  if (pdf.getPageCount() !== PAGES)
+    throw new Error(`the report filled ${pdf.getPageCount()} pages, fewer than ${PAGES}`);
   pdf.getPages().forEach((p, i, pages) => {
     p.drawText(RUNNING_HEADER, { x: PAGE.margin, y: PAGE.height - PAGE.margin / 2, size: 8, font: regular });
     const footer = `Page ${i + 1} of ${pages.length}`;
-    p.drawText(footer, { x: PAGE.width - PAGE.margin - regular.widthOfTextAtSize(footer, 8), y: PAGE.margin / 2, size: 8, font: regular });
+    p.drawText(footer, {
+      x: PAGE.width - PAGE.margin - regular.widthOfTextAtSize(footer, 8),
+      y: PAGE.margin / 2,
+      size: 8,
+      font: regular,
+    });
   });
   return pdf.save({ useObjectStreams: false });
 }
@@ -165,10 +412,14 @@ interface Standin {
 }
 
 async function startStandin(delayMs: number): Promise<Standin> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "model-standin.ts"), "--port", "0", "--delay-ms", String(delayMs)], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "scripts", "model-standin.ts"), "--port", "0", "--delay-ms", String(delayMs)],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   process.once("exit", () => child.kill("SIGKILL"));
   const url = await new Promise<string>((resolve, reject) => {
     let output = "";
@@ -184,7 +435,13 @@ async function startStandin(delayMs: number): Promise<Standin> {
     child.once("exit", (code) => reject(new Error(`the model stand-in exited (${code}):\n${output}`)));
   });
   const control = url.replace(/\/v1$/, "/control");
-  const State = z.object({ counters: z.object({ completions: z.number(), bySchema: z.record(z.string(), z.number()), byModel: z.record(z.string(), z.number()) }) });
+  const State = z.object({
+    counters: z.object({
+      completions: z.number(),
+      bySchema: z.record(z.string(), z.number()),
+      byModel: z.record(z.string(), z.number()),
+    }),
+  });
   return {
     url,
     counters: async () => State.parse(await (await fetch(control)).json()).counters,
@@ -197,15 +454,26 @@ async function startStandin(delayMs: number): Promise<Standin> {
 // Measurements
 // ---------------------------------------------------------------------------
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(p * values.length) - 1)]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(p * values.length) - 1)]!;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const PLACEHOLDER_PAYMENT = { amount: 25_000, asset: "USDC" as const, network: "solana-localnet", transaction: "bench-startJob-without-payment" };
+const PLACEHOLDER_PAYMENT = {
+  amount: 25_000,
+  asset: "USDC" as const,
+  network: "solana-localnet",
+  transaction: "bench-startJob-without-payment",
+};
 
 function aiConfig(standinUrl: string, env: Record<string, string> = {}): Config {
   return loadConfig({ AI_BASE_URL: standinUrl, AI_MODEL: "standin-small", AI_PRO_MODEL: "standin-large", ...env });
 }
 
-const pdfInput = (bytes: Uint8Array) => ({ kind: "upload" as const, bytes, filename: "bench-200-pages.pdf", contentType: "application/pdf" });
+const pdfInput = (bytes: Uint8Array) => ({
+  kind: "upload" as const,
+  bytes,
+  filename: "bench-200-pages.pdf",
+  contentType: "application/pdf",
+});
 
 /** The job's phases as its status showed them (polled every 25 ms): when each was first seen. */
 type Phase = "Extracting text" | "Finding boundaries" | "Summarising chunks" | "Summarising the document";
@@ -222,7 +490,13 @@ async function aiProJob(standinUrl: string, pdf: Uint8Array) {
   const config = aiConfig(standinUrl);
   const services = createServices(config, { schedule: (task) => void (work = task()) });
   const started = performance.now();
-  const body = await startJob(services, { input: pdfInput(pdf), options: resolveOptions({}, config.chunking), apiBase: "http://bench/api", payment: PLACEHOLDER_PAYMENT, paymentRequest: "bench" });
+  const body = await startJob(services, {
+    input: pdfInput(pdf),
+    options: resolveOptions({}, config.chunking),
+    apiBase: "http://bench/api",
+    payment: PLACEHOLDER_PAYMENT,
+    paymentRequest: "bench",
+  });
   const jobId = z.object({ job_id: z.string() }).parse(body).job_id;
   const phases = new Map<Phase, number>();
   let done = false;
@@ -240,12 +514,22 @@ async function aiProJob(standinUrl: string, pdf: Uint8Array) {
   const status = await jobStatus(services, jobId);
   if (status.status !== "completed") throw new Error(`the job ended ${JSON.stringify(status)}`);
   const result = await services.results.load(z.string().parse(status.result_id));
-  const ai = z.object({ windows: z.number(), units: z.number(), sections_found: z.number() }).parse((result.metadata as { ai: unknown }).ai);
+  const ai = z
+    .object({ windows: z.number(), units: z.number(), sections_found: z.number() })
+    .parse((result.metadata as { ai: unknown }).ai);
   // Again, apart, for its size and its own time.
   const extractedAt = performance.now();
   const extracted = await extractDocument(loaded(pdfInput(pdf)), config.limits);
   const extractMs = performance.now() - extractedAt;
-  return { wallMs, phases, ai, totalChunks: z.number().parse(result.total_chunks), extracted, extractMs, concurrency: config.ai.proConcurrency };
+  return {
+    wallMs,
+    phases,
+    ai,
+    totalChunks: z.number().parse(result.total_chunks),
+    extracted,
+    extractMs,
+    concurrency: config.ai.proConcurrency,
+  };
 }
 
 async function aiSync(standinUrl: string, pdf: Uint8Array) {
@@ -263,12 +547,22 @@ async function aiSync(standinUrl: string, pdf: Uint8Array) {
 }
 
 /** `runs` job creations (after WARMUP_RUNS untimed), the work never scheduled; each job's keys deleted, untimed, so the store does not fill up. */
-async function creationLatencies(services: Services, input: Parameters<typeof startJob>[1]["input"], runs: number): Promise<number[]> {
+async function creationLatencies(
+  services: Services,
+  input: Parameters<typeof startJob>[1]["input"],
+  runs: number,
+): Promise<number[]> {
   const config = services.config;
   const times: number[] = [];
   for (let i = 0; i < WARMUP_RUNS + runs; i++) {
     const started = performance.now();
-    const body = await startJob(services, { input, options: resolveOptions({}, config.chunking), apiBase: "http://bench/api", payment: PLACEHOLDER_PAYMENT, paymentRequest: `bench-${i}` });
+    const body = await startJob(services, {
+      input,
+      options: resolveOptions({}, config.chunking),
+      apiBase: "http://bench/api",
+      payment: PLACEHOLDER_PAYMENT,
+      paymentRequest: `bench-${i}`,
+    });
     const elapsed = performance.now() - started;
     if (i >= WARMUP_RUNS) times.push(elapsed);
     const jobId = z.object({ job_id: z.string() }).parse(body).job_id;
@@ -280,13 +574,20 @@ async function creationLatencies(services: Services, input: Parameters<typeof st
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { "delay-ms": { type: "string", default: "2000" }, runs: { type: "string", default: "200" } } });
+  const { values } = parseArgs({
+    options: { "delay-ms": { type: "string", default: "2000" }, runs: { type: "string", default: "200" } },
+  });
   const args = Args.parse({ delayMs: values["delay-ms"], runs: values.runs });
 
   const madeAt = performance.now();
   const pdf = await twoHundredPagePdf();
   const makeMs = performance.now() - madeAt;
-  const smallText = { kind: "upload" as const, bytes: new TextEncoder().encode(`# A short note\n\n${"Plain prose about retrieval and chunking. ".repeat(40)}\n`), filename: "note.md", contentType: "text/markdown" };
+  const smallText = {
+    kind: "upload" as const,
+    bytes: new TextEncoder().encode(`# A short note\n\n${"Plain prose about retrieval and chunking. ".repeat(40)}\n`),
+    filename: "note.md",
+    contentType: "text/markdown",
+  };
 
   const standin = await startStandin(args.delayMs);
   const redis = await startRedisServer();
@@ -310,9 +611,18 @@ async function main(): Promise<void> {
     const onRedis = createServices(aiConfig(standin.url, { REDIS_URL: redis.url }), { schedule: () => undefined });
     const creation: Array<[string, number[]]> = [];
     try {
-      for (const [storeName, services] of [["memory", memory], ["redis-server", onRedis]] as const) {
-        creation.push([`${storeName}, 200-page PDF (${(pdf.length / 1e6).toFixed(2)} MB)`, await creationLatencies(services, pdfInput(pdf), args.runs)]);
-        creation.push([`${storeName}, small text (${smallText.bytes.length} B)`, await creationLatencies(services, smallText, args.runs)]);
+      for (const [storeName, services] of [
+        ["memory", memory],
+        ["redis-server", onRedis],
+      ] as const) {
+        creation.push([
+          `${storeName}, 200-page PDF (${(pdf.length / 1e6).toFixed(2)} MB)`,
+          await creationLatencies(services, pdfInput(pdf), args.runs),
+        ]);
+        creation.push([
+          `${storeName}, small text (${smallText.bytes.length} B)`,
+          await creationLatencies(services, smallText, args.runs),
+        ]);
       }
     } finally {
       await onRedis.store.close();
@@ -329,36 +639,62 @@ async function main(): Promise<void> {
     const [low, high] = REPLACED_SECONDS;
     const wall = job.wallMs / 1000;
 
-    console.log(`\n## AI tiers with a slow model (stand-in answering every call after ${args.delayMs} ms; in process, memory store)\n`);
-    console.log(`Payment: none. The job is created with startJob() (lib/jobs/runner.ts), what POST /api/chunk/ai-pro runs after its payment gate; scripts/bench-payment.ts times the gate. Document made in ${seconds(makeMs)} with pdf-lib.\n`);
+    console.log(
+      `\n## AI tiers with a slow model (stand-in answering every call after ${args.delayMs} ms; in process, memory store)\n`,
+    );
+    console.log(
+      `Payment: none. The job is created with startJob() (lib/jobs/runner.ts), what POST /api/chunk/ai-pro runs after its payment gate; scripts/bench-payment.ts times the gate. Document made in ${seconds(makeMs)} with pdf-lib.\n`,
+    );
     console.log("| ai-pro job, 200-page PDF | value |");
     console.log("|---|---|");
-    console.log(`| pages / characters extracted | ${extracted.pageCount} / ${extracted.text.length.toLocaleString("en")} |`);
+    console.log(
+      `| pages / characters extracted | ${extracted.pageCount} / ${extracted.text.length.toLocaleString("en")} |`,
+    );
     console.log(`| boundary units / windows | ${job.ai.units} / ${job.ai.windows} |`);
     console.log(`| chunks (sections found by the model) | ${job.totalChunks} (${job.ai.sections_found}) |`);
-    console.log(`| enrichment calls (chunk batches + document summary) | ${enrichmentCalls} (${batches} + ${jobCounters.bySchema.document_summary ?? 0}) |`);
+    console.log(
+      `| enrichment calls (chunk batches + document summary) | ${enrichmentCalls} (${batches} + ${jobCounters.bySchema.document_summary ?? 0}) |`,
+    );
     console.log(`| total model calls | ${jobCounters.completions} |`);
-    console.log(`| AI_PRO_CONCURRENCY / rounds of calls (windows + batches + summary) | ${job.concurrency} / ${modelRounds} (${rounds(job.ai.windows)} + ${rounds(batches)} + 1), at least ${seconds(modelRounds * args.delayMs)} of waiting |`);
-    console.log(`| phases, from the status messages (polled every 25 ms): creation until boundaries start (extraction, unit planning) / boundaries + structure splitting / chunk enrichment / document summary | ${span("Extracting text", "Finding boundaries")} / ${span("Finding boundaries", "Summarising chunks")} / ${span("Summarising chunks", "Summarising the document")} / ${span("Summarising the document")} |`);
+    console.log(
+      `| AI_PRO_CONCURRENCY / rounds of calls (windows + batches + summary) | ${job.concurrency} / ${modelRounds} (${rounds(job.ai.windows)} + ${rounds(batches)} + 1), at least ${seconds(modelRounds * args.delayMs)} of waiting |`,
+    );
+    console.log(
+      `| phases, from the status messages (polled every 25 ms): creation until boundaries start (extraction, unit planning) / boundaries + structure splitting / chunk enrichment / document summary | ${span("Extracting text", "Finding boundaries")} / ${span("Finding boundaries", "Summarising chunks")} / ${span("Summarising chunks", "Summarising the document")} / ${span("Summarising the document")} |`,
+    );
     console.log(`| extraction alone (timed apart) | ${seconds(job.extractMs)} |`);
-    console.log(`| time not spent waiting for the model (wall − rounds × delay) | ${seconds(job.wallMs - modelRounds * args.delayMs)} |`);
-    console.log(`| **wall time, created to completed** | **${wall.toFixed(1)} s** (bar: under ${BAR_SECONDS} s: ${wall < BAR_SECONDS ? "met" : "NOT met"}) |`);
-    console.log(`| vs the service this replaces (${low}–${high} s) | ${(low / wall).toFixed(1)}–${(high / wall).toFixed(1)}× faster |`);
-    console.log(`| stand-in counters | ${JSON.stringify({ completions: jobCounters.completions, bySchema: jobCounters.bySchema, byModel: jobCounters.byModel })} |`);
+    console.log(
+      `| time not spent waiting for the model (wall − rounds × delay) | ${seconds(job.wallMs - modelRounds * args.delayMs)} |`,
+    );
+    console.log(
+      `| **wall time, created to completed** | **${wall.toFixed(1)} s** (bar: under ${BAR_SECONDS} s: ${wall < BAR_SECONDS ? "met" : "NOT met"}) |`,
+    );
+    console.log(
+      `| vs the service this replaces (${low}–${high} s) | ${(low / wall).toFixed(1)}–${(high / wall).toFixed(1)}× faster |`,
+    );
+    console.log(
+      `| stand-in counters | ${JSON.stringify({ completions: jobCounters.completions, bySchema: jobCounters.bySchema, byModel: jobCounters.byModel })} |`,
+    );
 
     console.log(`\n| ai tier (sync), same document and delay | value |`);
     console.log("|---|---|");
-    console.log(`| AI_CONCURRENCY / windows / rounds | ${sync.concurrency} / ${sync.windows} / ${Math.ceil(sync.windows / sync.concurrency)} |`);
+    console.log(
+      `| AI_CONCURRENCY / windows / rounds | ${sync.concurrency} / ${sync.windows} / ${Math.ceil(sync.windows / sync.concurrency)} |`,
+    );
     console.log(`| chunks | ${sync.totalChunks} |`);
     console.log(`| model calls | ${syncCounters.completions} |`);
     console.log(`| **wall time, extraction to result** | **${seconds(sync.wallMs)}** |`);
 
-    console.log(`\nJob creation, startJob() with the work not scheduled (${args.runs} runs each after ${WARMUP_RUNS} warm-up; bar: p99 under ${CREATION_BAR_MS} ms; ms):\n`);
+    console.log(
+      `\nJob creation, startJob() with the work not scheduled (${args.runs} runs each after ${WARMUP_RUNS} warm-up; bar: p99 under ${CREATION_BAR_MS} ms; ms):\n`,
+    );
     console.log("| store, upload | p50 | p95 | p99 |");
     console.log("|---|---|---|---|");
     for (const [label, times] of creation) {
       const p99 = percentile(times, 0.99);
-      console.log(`| ${label} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.95).toFixed(2)} | ${p99.toFixed(2)}${p99 < CREATION_BAR_MS ? "" : " (over the bar)"} |`);
+      console.log(
+        `| ${label} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.95).toFixed(2)} | ${p99.toFixed(2)}${p99 < CREATION_BAR_MS ? "" : " (over the bar)"} |`,
+      );
     }
   } finally {
     standin.stop();

@@ -14,7 +14,14 @@
  * signature path, 4 or more for x402).
  */
 import { randomBytes } from "node:crypto";
-import { type Base64EncodedWireTransaction, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, getAddressEncoder, getBase58Decoder, type TransactionSigner } from "@solana/kit";
+import {
+  type Base64EncodedWireTransaction,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createSolanaRpc,
+  getAddressEncoder,
+  getBase58Decoder,
+  type TransactionSigner,
+} from "@solana/kit";
 import { z } from "zod";
 import { createPaymentHeader } from "x402/client";
 import { createSigner } from "x402/types";
@@ -28,12 +35,18 @@ import { TIERS } from "@/lib/tiers";
 const RUNS = 40;
 const DOCUMENT = `# Payment benchmark\n\n${"A paragraph of plain prose about retrieval and chunking. ".repeat(40)}\n`;
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]!;
 
 async function main(): Promise<void> {
   const chain = await startLocalChain({ port: 0 });
   try {
-    const config = loadConfig({ SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo, FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey, FREE_PAGES_PER_DAY: "1000000" });
+    const config = loadConfig({
+      SOLANA_RPC_URL: chain.rpcUrl,
+      PAY_TO_ADDRESS: chain.payTo,
+      FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
+      FREE_PAGES_PER_DAY: "1000000",
+    });
     const services = createServices(config);
     const rpc = createSolanaRpc(chain.rpcUrl);
     let n = 0;
@@ -48,7 +61,13 @@ async function main(): Promise<void> {
       resourcePath: "/chunk/standard",
     });
     const admit = (header: string) =>
-      services.payments.admit({ tier: TIERS.structure, document: `sha256:${++n}`, request: `bench-${n}`, header, resource: "http://bench/api/chunk/standard" });
+      services.payments.admit({
+        tier: TIERS.structure,
+        document: `sha256:${++n}`,
+        request: `bench-${n}`,
+        header,
+        resource: "http://bench/api/chunk/standard",
+      });
     const timed = async (run: () => Promise<unknown>) => {
       const start = performance.now();
       await run();
@@ -57,9 +76,21 @@ async function main(): Promise<void> {
 
     const seed = randomBytes(32);
     const payer: TransactionSigner = await createKeyPairSignerFromPrivateKeyBytes(seed);
-    const funded = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_faucet", params: [payer.address, { usdc: 100_000_000 }] }) });
+    const funded = await fetch(chain.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "chunkwise_faucet",
+        params: [payer.address, { usdc: 100_000_000 }],
+      }),
+    });
     z.object({ result: z.unknown() }).parse(await funded.json());
-    const x402Signer = await createSigner("solana-devnet", getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)])));
+    const x402Signer = await createSigner(
+      "solana-devnet",
+      getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)])),
+    );
 
     // Warm-up: first calls compile code paths and open connections.
     for (let i = 0; i < 5; i++) await runChunkRequest(services, request("free"));
@@ -71,17 +102,28 @@ async function main(): Promise<void> {
       free.push(await timed(() => runChunkRequest(services, request("free"))));
 
       const { value: blockhash } = await rpc.getLatestBlockhash().send();
-      const transfer = await signUsdcTransfer({ payer, mint: chain.usdcMint, payTo: chain.payTo, amount: 2000n, blockhash });
-      await rpc.sendTransaction(transfer.wireTransaction as Base64EncodedWireTransaction, { encoding: "base64" }).send();
+      const transfer = await signUsdcTransfer({
+        payer,
+        mint: chain.usdcMint,
+        payTo: chain.payTo,
+        amount: 2000n,
+        blockhash,
+      });
+      await rpc
+        .sendTransaction(transfer.wireTransaction as Base64EncodedWireTransaction, { encoding: "base64" })
+        .send();
       signaturePath.push(await timed(() => admit(transfer.signature)));
 
       const requirement = { ...(await paymentRequirementsFor(services)), network: "solana-devnet" };
-      const header = await createPaymentHeader(x402Signer, 1, requirement as never, { svmConfig: { rpcUrl: chain.rpcUrl } });
+      const header = await createPaymentHeader(x402Signer, 1, requirement as never, {
+        svmConfig: { rpcUrl: chain.rpcUrl },
+      });
       x402Path.push(await timed(() => admit(header)));
     }
 
     const median = (v: number[]) => percentile(v, 0.5);
-    const row = (label: string, values: number[]) => `| ${label} | ${median(values).toFixed(1)} | ${percentile(values, 0.95).toFixed(1)} |`;
+    const row = (label: string, values: number[]) =>
+      `| ${label} | ${median(values).toFixed(1)} | ${percentile(values, 0.95).toFixed(1)} |`;
     console.log(`\nWhat a verified payment adds to a request (${RUNS} runs each, local chain, memory store, ms):\n`);
     console.log("| step | median | p95 |");
     console.log("|---|---|---|");
@@ -96,7 +138,14 @@ async function main(): Promise<void> {
 /** The requirement a client would read from the 402 (an unpaid request). */
 async function paymentRequirementsFor(services: ReturnType<typeof createServices>): Promise<Record<string, unknown>> {
   try {
-    await runChunkRequest(services, { tier: "structure", input: { kind: "upload", bytes: new TextEncoder().encode("ask"), filename: "a.txt" }, options: {}, client: "bench", apiBase: "http://bench/api", resourcePath: "/chunk/standard" });
+    await runChunkRequest(services, {
+      tier: "structure",
+      input: { kind: "upload", bytes: new TextEncoder().encode("ask"), filename: "a.txt" },
+      options: {},
+      client: "bench",
+      apiBase: "http://bench/api",
+      resourcePath: "/chunk/standard",
+    });
   } catch (error) {
     const body = (error as { body?: { paymentRequirements: Record<string, unknown> } }).body;
     if (body) return body.paymentRequirements;

@@ -224,7 +224,12 @@ const tiktokenLength = (text: string) => tiktoken.encode(text, [], []).length;
 const gptCount = (text: string) => gptCountTokens(text, { disallowedSpecial: new Set() });
 
 /** The bench texts as an upload of Markdown would extract (they are Markdown, text and code). */
-const asExtracted = (text: string): Extracted => ({ kind: "markdown", mediaType: "text/markdown", text, pageCount: Math.max(1, Math.ceil(text.length / 3000)) });
+const asExtracted = (text: string): Extracted => ({
+  kind: "markdown",
+  mediaType: "text/markdown",
+  text,
+  pageCount: Math.max(1, Math.ceil(text.length / 3000)),
+});
 
 async function makeRunners(embedder: Embedder): Promise<Runner[]> {
   const { MarkdownTextSplitter, RecursiveCharacterTextSplitter } = await import("@langchain/textsplitters");
@@ -265,10 +270,19 @@ async function makeRunners(embedder: Embedder): Promise<Runner[]> {
   });
   // The API's core, as a request would run it.
   const tier = (id: TierId) => async (text: string) =>
-    (await chunkExtracted(asExtracted(text), id, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS }, { embedder })).chunks.map((c) => c.text);
+    (
+      await chunkExtracted(
+        asExtracted(text),
+        id,
+        { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS },
+        { embedder },
+      )
+    ).chunks.map((c) => c.text);
   // Chunk texts are materialised like the others return them.
   const chunkwise = async (text: string) =>
-    splitRecursive(text, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS }).map((s) => text.slice(s.start, s.end));
+    splitRecursive(text, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS }).map((s) =>
+      text.slice(s.start, s.end),
+    );
   return [
     {
       name: "chunkwise recursive",
@@ -366,7 +380,11 @@ async function timeOnce(runner: Runner, text: string, warmup: string): Promise<{
 }
 
 /** The median of several runs while they stay within a time budget: single runs of ~50 ms are noisy on a shared VM. */
-async function time(runner: Runner, text: string, warmup: string): Promise<{ seconds: number; runs: number; chunks: string[] }> {
+async function time(
+  runner: Runner,
+  text: string,
+  warmup: string,
+): Promise<{ seconds: number; runs: number; chunks: string[] }> {
   const first = await timeOnce(runner, text, warmup);
   const times = [first.seconds];
   const runs = Math.max(1, Math.min(MAX_RUNS, Math.floor(RUN_BUDGET_S / first.seconds)));
@@ -375,8 +393,10 @@ async function time(runner: Runner, text: string, warmup: string): Promise<{ sec
   return { seconds: times[(times.length - 1) >> 1]!, runs: times.length, chunks: first.chunks };
 }
 
-const pad = (value: string, width: number) => (value.length >= width ? value : value + " ".repeat(width - value.length));
-const padLeft = (value: string, width: number) => (value.length >= width ? value : " ".repeat(width - value.length) + value);
+const pad = (value: string, width: number) =>
+  value.length >= width ? value : value + " ".repeat(width - value.length);
+const padLeft = (value: string, width: number) =>
+  value.length >= width ? value : " ".repeat(width - value.length) + value;
 
 async function main(): Promise<void> {
   const { warmup, sized } = loadTexts();
@@ -414,14 +434,34 @@ async function main(): Promise<void> {
       // Not timed: how many chunks exceed the budget by an exact count.
       const overBudget = runner.reference ? Number.NaN : chunks.filter((c) => countTokens(c) > MAX_TOKENS).length;
       const chunkCount = runner.reference ? Number.NaN : chunks.length;
-      results.push({ splitter: runner.name, size: label, megabytes, seconds, runs, chunks: chunkCount, overBudget, extrapolated: false });
+      results.push({
+        splitter: runner.name,
+        size: label,
+        megabytes,
+        seconds,
+        runs,
+        chunks: chunkCount,
+        overBudget,
+        extrapolated: false,
+      });
       console.log(`  ${runner.name} ${label}: ${seconds.toFixed(3)} s (median of ${runs})`);
     }
   }
 
   const rate = (r: Result | undefined) => (r ? r.megabytes / r.seconds : Number.NaN);
   const find = (name: string, size: string) => results.find((r) => r.splitter === name && r.size === size);
-  const header = ["splitter", "size", "seconds", "runs", "MB/s", "chunks", ">512 tok", "x langchain-tok", "x langchain-md", "x chonkie"];
+  const header = [
+    "splitter",
+    "size",
+    "seconds",
+    "runs",
+    "MB/s",
+    "chunks",
+    ">512 tok",
+    "x langchain-tok",
+    "x langchain-md",
+    "x chonkie",
+  ];
   const widths = [26, 5, 8, 4, 7, 7, 8, 15, 14, 9];
   const line = (cells: string[]) =>
     cells.map((c, i) => (i < 2 ? pad(c, widths[i]!) : padLeft(c, widths[i]!))).join("  ");
@@ -454,7 +494,9 @@ async function main(): Promise<void> {
   console.log(`linearity: chunkwise 10MB/1MB throughput = ${(ours10 / ours1).toFixed(2)} (1.00 = perfectly linear)`);
   for (const runner of runners) console.log(`  ${pad(runner.name, 26)} ${runner.note}`);
   if (results.some((r) => r.extrapolated))
-    console.log(`  ~ = extrapolated from the 1MB run, assuming linear throughput (a timed run would exceed ${SLOW_RUN_LIMIT_S} s)`);
+    console.log(
+      `  ~ = extrapolated from the 1MB run, assuming linear throughput (a timed run would exceed ${SLOW_RUN_LIMIT_S} s)`,
+    );
 }
 
 await main();

@@ -16,7 +16,8 @@ import { ApiError } from "@/lib/errors";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { TIER_IDS } from "@/lib/tiers";
 
-const USAGE = "usage: npm run chunk -- FILE [--tier free|structure|semantic|ai|ai-pro] [--max-tokens N] [--overlap-tokens N] [--output-format raw|pinecone|weaviate|chroma|qdrant]";
+const USAGE =
+  "usage: npm run chunk -- FILE [--tier free|structure|semantic|ai|ai-pro] [--max-tokens N] [--overlap-tokens N] [--output-format raw|pinecone|weaviate|chroma|qdrant]";
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -34,7 +35,11 @@ async function main(): Promise<number> {
     return values.help ? 0 : 2;
   }
   const tier = z.enum(TIER_IDS).safeParse(values.tier);
-  const options = ChunkOptionsSchema.safeParse({ max_tokens: values["max-tokens"], overlap_tokens: values["overlap-tokens"], output_format: values["output-format"] });
+  const options = ChunkOptionsSchema.safeParse({
+    max_tokens: values["max-tokens"],
+    overlap_tokens: values["overlap-tokens"],
+    output_format: values["output-format"],
+  });
   if (!tier.success || !options.success) {
     console.error(tier.success ? describeIssues(options.error!) : `--tier must be one of ${TIER_IDS.join(", ")}`);
     console.error(USAGE);
@@ -46,9 +51,15 @@ async function main(): Promise<number> {
   const bytes = new Uint8Array(await readFile(path));
   const doc = loaded({ bytes, filename: basename(path) });
   const extracted = await extractDocument(doc, config.limits);
-  const context = { embedder: createEmbedder(config.embeddings), models: createModelClients(config.ai), modelConcurrency: tier.data === "ai-pro" ? config.ai.proConcurrency : config.ai.concurrency };
+  const context = {
+    embedder: createEmbedder(config.embeddings),
+    models: createModelClients(config.ai),
+    modelConcurrency: tier.data === "ai-pro" ? config.ai.proConcurrency : config.ai.concurrency,
+  };
   const result = await buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking), context);
-  process.stdout.write(`${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`,
+  );
   return 0;
 }
 

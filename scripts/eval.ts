@@ -42,7 +42,8 @@ async function main(): Promise<number> {
     },
   });
   const budgets = values.budgets ? values.budgets.split(",").map((b) => Number.parseInt(b, 10)) : DEFAULT_BUDGETS;
-  if (budgets.some((b) => !Number.isInteger(b) || b < 32 || b > 8192)) throw new Error("--budgets: integers between 32 and 8192");
+  if (budgets.some((b) => !Number.isInteger(b) || b < 32 || b > 8192))
+    throw new Error("--budgets: integers between 32 and 8192");
   const corpora = values.corpora ? values.corpora.split(",") : [...CORPORA];
   const unknownCorpus = corpora.find((c) => !(CORPORA as readonly string[]).includes(c));
   if (unknownCorpus) throw new Error(`--corpora: unknown ${unknownCorpus}; known: ${CORPORA.join(", ")}`);
@@ -52,15 +53,20 @@ async function main(): Promise<number> {
   // The local embedder whatever the environment says: the evaluation needs no network.
   const embedder = createEmbedder({ kind: "local" });
   const allMethods = createMethods(embedder);
-  const methods = values.methods ? values.methods.split(",").map((id) => {
-    const m = allMethods.find((x) => x.id === id);
-    if (!m) throw new Error(`--methods: unknown ${id}; known: ${allMethods.map((x) => x.id).join(", ")}`);
-    return m;
-  }) : allMethods;
+  const methods = values.methods
+    ? values.methods.split(",").map((id) => {
+        const m = allMethods.find((x) => x.id === id);
+        if (!m) throw new Error(`--methods: unknown ${id}; known: ${allMethods.map((x) => x.id).join(", ")}`);
+        return m;
+      })
+    : allMethods;
 
   const documents: QaDocument[] = [];
   if (corpora.includes("chroma")) documents.push(...(await loadChromaDev(values["chroma-dir"], config.limits)));
-  const own = await loadOwnCorpora(config.limits, { markdown: corpora.includes("markdown"), pdf: corpora.includes("pdf") });
+  const own = await loadOwnCorpora(config.limits, {
+    markdown: corpora.includes("markdown"),
+    pdf: corpora.includes("pdf"),
+  });
   documents.push(...own);
   let samples: SegmentationSample[] = [];
   if (corpora.includes("segmentation")) {
@@ -85,7 +91,11 @@ async function main(): Promise<number> {
       } catch (error) {
         failed = true;
         console.error(`ERROR ${method.id} at ${budget} tokens:`, error);
-        rows.push({ id: method.id, label: method.label(), outcome: { kind: "error", message: error instanceof Error ? error.message : String(error) } });
+        rows.push({
+          id: method.id,
+          label: method.label(),
+          outcome: { kind: "error", message: error instanceof Error ? error.message : String(error) },
+        });
       }
     }
     let section = `### max_tokens ${budget}, overlap 0\n\n${mainTable(rows)}\n`;
@@ -99,7 +109,8 @@ async function main(): Promise<number> {
 
   const seconds = (performance.now() - started) / 1000;
   const methodNotes = methods.map((m) => `- **${m.label()}**: ${m.note}`).join("\n");
-  const isFullRun = !values.budgets && !values.methods && !values.corpora && values["chroma-dir"] === DEFAULT_CHROMA_DIR;
+  const isFullRun =
+    !values.budgets && !values.methods && !values.corpora && values["chroma-dir"] === DEFAULT_CHROMA_DIR;
   const results =
     `Measured ${new Date().toISOString().slice(0, 10)} with node ${process.version}; \`npm run eval\` took ${seconds.toFixed(0)} s.\n` +
     `Data: ${corpusLine}.\n\n${methodNotes}\n\n${sections.join("\n")}`;

@@ -13,7 +13,15 @@
  * SOLANA_RPC_URL overrides the RPC (default: the local chain's, from GET /api).
  */
 import { parseArgs } from "node:util";
-import { type Base64EncodedWireTransaction, createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner, getBase58Encoder, type Signature, type TransactionSigner } from "@solana/kit";
+import {
+  type Base64EncodedWireTransaction,
+  createKeyPairSignerFromBytes,
+  createSolanaRpc,
+  generateKeyPairSigner,
+  getBase58Encoder,
+  type Signature,
+  type TransactionSigner,
+} from "@solana/kit";
 import { z } from "zod";
 import { signUsdcTransfer } from "@/lib/payments/usdc-transfer";
 
@@ -27,15 +35,26 @@ const Requirements = z.object({
     extra: z.object({ reference: z.string().optional(), decimals: z.number().default(6) }).loose(),
   }),
 });
-const ApiInfo = z.object({ network: z.string(), localnet: z.object({ rpc_url: z.string(), faucet_url: z.string() }).optional() });
+const ApiInfo = z.object({
+  network: z.string(),
+  localnet: z.object({ rpc_url: z.string(), faucet_url: z.string() }).optional(),
+});
 
 const log = (line: string) => console.error(`[agent] ${line}`);
 
 async function payer(info: z.infer<typeof ApiInfo>): Promise<TransactionSigner> {
-  if (process.env.AGENT_SECRET_KEY) return createKeyPairSignerFromBytes(getBase58Encoder().encode(process.env.AGENT_SECRET_KEY));
-  if (!info.localnet) throw new Error("Set AGENT_SECRET_KEY to a funded wallet's secret key (base58): this service is not on the local test chain.");
+  if (process.env.AGENT_SECRET_KEY)
+    return createKeyPairSignerFromBytes(getBase58Encoder().encode(process.env.AGENT_SECRET_KEY));
+  if (!info.localnet)
+    throw new Error(
+      "Set AGENT_SECRET_KEY to a funded wallet's secret key (base58): this service is not on the local test chain.",
+    );
   const signer = await generateKeyPairSigner();
-  const funded = await fetch(info.localnet.faucet_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: signer.address }) });
+  const funded = await fetch(info.localnet.faucet_url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ address: signer.address }),
+  });
   if (!funded.ok) throw new Error(`Faucet answered ${funded.status}: ${await funded.text()}`);
   log(`funded test wallet ${signer.address} from the local faucet`);
   return signer;
@@ -55,16 +74,25 @@ async function waitForConfirmation(rpc: ReturnType<typeof createSolanaRpc>, sign
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { tier: { type: "string", default: "structure" }, api: { type: "string", default: process.env.CHUNKWISE_API ?? "http://localhost:3000/api" } },
+    options: {
+      tier: { type: "string", default: "structure" },
+      api: { type: "string", default: process.env.CHUNKWISE_API ?? "http://localhost:3000/api" },
+    },
   });
   const documentUrl = positionals[0];
   if (!documentUrl) {
-    console.error("usage: npm run example:agent -- <document url> [--tier structure|semantic|ai|ai-pro] [--api http://localhost:3000/api]");
+    console.error(
+      "usage: npm run example:agent -- <document url> [--tier structure|semantic|ai|ai-pro] [--api http://localhost:3000/api]",
+    );
     return 2;
   }
   const api = values.api!.replace(/\/+$/, "");
   const request = (headers: Record<string, string> = {}) =>
-    fetch(`${api}/chunk`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ url: documentUrl, tier: values.tier }) });
+    fetch(`${api}/chunk`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ url: documentUrl, tier: values.tier }),
+    });
 
   // 1. Ask, and read the price.
   const first = await request();
@@ -82,7 +110,15 @@ async function main(): Promise<number> {
   const rpc = createSolanaRpc(rpcUrl);
   const signer = await payer(info);
   const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  const transfer = await signUsdcTransfer({ payer: signer, mint: req.asset, payTo: req.payTo, amount: BigInt(req.maxAmountRequired), decimals: req.extra.decimals, reference: req.extra.reference, blockhash });
+  const transfer = await signUsdcTransfer({
+    payer: signer,
+    mint: req.asset,
+    payTo: req.payTo,
+    amount: BigInt(req.maxAmountRequired),
+    decimals: req.extra.decimals,
+    reference: req.extra.reference,
+    blockhash,
+  });
   await rpc.sendTransaction(transfer.wireTransaction as Base64EncodedWireTransaction, { encoding: "base64" }).send();
   log(`sent transfer ${transfer.signature}`);
   await waitForConfirmation(rpc, transfer.signature);

@@ -7,7 +7,18 @@
 import { mulberry32 } from "../tests/helpers/random";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { AlignmentType, Document, HeadingLevel, LevelFormat, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from "docx";
+import {
+  AlignmentType,
+  Document,
+  HeadingLevel,
+  LevelFormat,
+  Packer,
+  Paragraph,
+  Table,
+  TableCell,
+  TableRow,
+  TextRun,
+} from "docx";
 import { strFromU8, strToU8, unzipSync, zipSync, zlibSync } from "fflate";
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, rgb, StandardFonts } from "pdf-lib";
 
@@ -95,7 +106,14 @@ async function makeEncryptedPdf(): Promise<Uint8Array> {
   doc.addPage([595, 842]).drawText("Secret plans.", { x: 60, y: 780, size: 12, font });
   const ctx = doc.context;
   const rand = mulberry32(7);
-  const hex = (n: number) => PDFHexString.of(Array.from({ length: n }, () => Math.floor(rand() * 256).toString(16).padStart(2, "0")).join(""));
+  const hex = (n: number) =>
+    PDFHexString.of(
+      Array.from({ length: n }, () =>
+        Math.floor(rand() * 256)
+          .toString(16)
+          .padStart(2, "0"),
+      ).join(""),
+    );
   const encrypt = ctx.obj({ Filter: "Standard", V: 1, R: 2, Length: 40 });
   encrypt.set(PDFName.of("O"), hex(32));
   encrypt.set(PDFName.of("U"), hex(32));
@@ -135,7 +153,13 @@ const STRUCTURED_PAGES: StructuredBlock[][] = [
     {
       items: [
         { marker: "\u2022", lines: ["Binoculars and a spotting scope with its tripod"] },
-        { marker: "\u2022", lines: ["A waterproof notebook and two pencils, because ink runs in the rain while", "a notebook written in pencil stays readable even when it gets soaked"] },
+        {
+          marker: "\u2022",
+          lines: [
+            "A waterproof notebook and two pencils, because ink runs in the rain while",
+            "a notebook written in pencil stays readable even when it gets soaked",
+          ],
+        },
         { marker: "\u2022", lines: ["Tide tables for the season"] },
         { marker: "\u2013", lines: ["printed on paper, not kept on a phone"], level: 1 },
       ],
@@ -145,7 +169,13 @@ const STRUCTURED_PAGES: StructuredBlock[][] = [
       items: [
         { marker: "1.", lines: ["Check the weather forecast and the times of high and low water"] },
         { marker: "2.", lines: ["Tell the coordinator where the team is going and when it will be back"] },
-        { marker: "3.", lines: ["Charge the radio and test it with the base station, so that help can always", "be called from anywhere on the shore"] },
+        {
+          marker: "3.",
+          lines: [
+            "Charge the radio and test it with the base station, so that help can always",
+            "be called from anywhere on the shore",
+          ],
+        },
       ],
     },
     { paragraph: ["Teams that skip these checks are not covered by the survey's insurance."] },
@@ -163,7 +193,14 @@ const STRUCTURED_PAGES: StructuredBlock[][] = [
       ],
       indent: 18,
     },
-    { paragraph: ["Write the count down at once. Memory is a poor instrument on a cold, wet", "morning, and a number written later is a guess."], indent: 18, spaced: false },
+    {
+      paragraph: [
+        "Write the count down at once. Memory is a poor instrument on a cold, wet",
+        "morning, and a number written later is a guess.",
+      ],
+      indent: 18,
+      spaced: false,
+    },
     { bold: "Tide tables" },
     { paragraph: ["Spring tides push the birds closest to the wall; neap tides spread them out."] },
     {
@@ -175,7 +212,12 @@ const STRUCTURED_PAGES: StructuredBlock[][] = [
   ],
   [
     { heading: "3 Reporting", size: 16 },
-    { paragraph: ["Reports follow the well-known format of the national scheme. Send them from", "the command line with the survey tool:"] },
+    {
+      paragraph: [
+        "Reports follow the well-known format of the national scheme. Send them from",
+        "the command line with the survey tool:",
+      ],
+    },
     { code: ["survey submit --site north-spit --date 2025-05-01", '    --observer "A. N. Other" --count 214'] },
     { paragraph: ["The tool checks each record before it is sent and prints what it rejected."] },
     // A bare number near the foot of one page only: not a page number.
@@ -201,7 +243,8 @@ async function makeStructuredPdf(): Promise<Uint8Array> {
   const [left, right, body, leading] = [60, 480, 11, 15];
   const fills = (line: string, x: number) => {
     const width = regular.widthOfTextAtSize(line, body);
-    if (width > right - x || width < 0.85 * (right - x)) throw new Error(`structured.pdf: "${line}" is ${width.toFixed(0)} pt wide, not a full line of ${right - x}`);
+    if (width > right - x || width < 0.85 * (right - x))
+      throw new Error(`structured.pdf: "${line}" is ${width.toFixed(0)} pt wide, not a full line of ${right - x}`);
   };
 
   STRUCTURED_PAGES.forEach((blocks, index) => {
@@ -272,7 +315,8 @@ function wrap(text: string, width: (s: string) => number, max: number): string[]
 }
 
 async function makeDocx(): Promise<Uint8Array> {
-  const cell = (text: string, bold = false) => new TableCell({ children: [new Paragraph({ children: [new TextRun({ text, bold })] })] });
+  const cell = (text: string, bold = false) =>
+    new TableCell({ children: [new Paragraph({ children: [new TextRun({ text, bold })] })] });
   const doc = new Document({
     creator: "chunkwise",
     title: "Quarterly field report",
@@ -318,7 +362,10 @@ async function makeDocx(): Promise<Uint8Array> {
 function pinDates(docx: Uint8Array): Uint8Array {
   const parts = unzipSync(docx);
   const core = parts["docProps/core.xml"];
-  if (core) parts["docProps/core.xml"] = strToU8(strFromU8(core).replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, FIXED_DATE.toISOString()));
+  if (core)
+    parts["docProps/core.xml"] = strToU8(
+      strFromU8(core).replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, FIXED_DATE.toISOString()),
+    );
   return zipSync(parts, { level: 6, mtime: FIXED_DATE });
 }
 
@@ -383,7 +430,9 @@ function makeBrokenDocx(): Uint8Array {
     {
       "[Content_Types].xml": strToU8(CONTENT_TYPES),
       "_rels/.rels": strToU8(ROOT_RELS),
-      "word/styles.xml": strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>`),
+      "word/styles.xml": strToU8(
+        `<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>`,
+      ),
     },
     { level: 6, mtime: FIXED_DATE },
   );

@@ -8,7 +8,8 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { STANDIN_BANNER, startModelStandin } from "@/standin/model-server";
 
-const USAGE = "usage: npm run model:standin -- [--port 8787] [--host 127.0.0.1] [--delay-ms MS] [--retry-after SECONDS]";
+const USAGE =
+  "usage: npm run model:standin -- [--port 8787] [--host 127.0.0.1] [--delay-ms MS] [--retry-after SECONDS]";
 
 const Args = z.object({
   port: z.coerce.number().int().min(0).max(65_535),
@@ -31,7 +32,12 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const args = Args.safeParse({ port: values.port, host: values.host, delayMs: values["delay-ms"], retryAfterSeconds: values["retry-after"] });
+  const args = Args.safeParse({
+    port: values.port,
+    host: values.host,
+    delayMs: values["delay-ms"],
+    retryAfterSeconds: values["retry-after"],
+  });
   if (!args.success) {
     console.error(args.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join("\n"));
     console.error(USAGE);

@@ -6,7 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const report = join(mkdtempSync(join(tmpdir(), "chunkwise-tests-")), "vitest.json");
-const run = spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${report}`, ...process.argv.slice(2)], { stdio: "inherit" });
+const run = spawnSync(
+  "npx",
+  ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${report}`, ...process.argv.slice(2)],
+  { stdio: "inherit" },
+);
 
 let passed = 0;
 let failed = 0;

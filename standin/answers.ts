@@ -28,7 +28,11 @@ const ANSWERERS = {
   [CHUNK_ENRICHMENT_TASK.name]: answerer({
     task: CHUNK_ENRICHMENT_TASK,
     answer: (message) => ({
-      chunks: parseChunks(message).map((chunk) => ({ index: chunk.index, summary: summariseChunk(chunk.text), entities: findEntities(chunk.text) })),
+      chunks: parseChunks(message).map((chunk) => ({
+        index: chunk.index,
+        summary: summariseChunk(chunk.text),
+        entities: findEntities(chunk.text),
+      })),
     }),
     schemaBreak: { chunks: [{ index: "first", summary: 42, entities: "none" }] },
   }),

@@ -69,7 +69,16 @@ export type CompletionFault = (typeof QUEUES)[number][1];
 const noFaults = (): Record<Fault, number> => Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<Fault, number>;
 
 function zeroCounters(): StandinCounters {
-  return { requests: 0, completions: 0, embeddings: 0, bySchema: {}, byModel: {}, faults: noFaults(), badRequests: 0, aborted: 0 };
+  return {
+    requests: 0,
+    completions: 0,
+    embeddings: 0,
+    bySchema: {},
+    byModel: {},
+    faults: noFaults(),
+    badRequests: 0,
+    aborted: 0,
+  };
 }
 
 export class StandinControls {

@@ -20,23 +20,32 @@ const DATE_PATTERNS = [
   new RegExp(String.raw`\b${MONTH}\s+${YEAR}\b`, "g"), // March 2024
   /\b\d{4}-\d{2}-\d{2}\b/g, // 2024-03-03
   // 1999, but not "2048 tokens" or "1500 metres": a year is not followed by a unit.
-  new RegExp(String.raw`\b${YEAR}\b(?![.,]\d|\s*(?:%|(?:tokens|bytes|words|characters|pages|users|people|items|rows|files|lines|metres|meters|miles|units|times|copies|km|kg|ms|MB|GB|px)\b))`, "g"),
+  new RegExp(
+    String.raw`\b${YEAR}\b(?![.,]\d|\s*(?:%|(?:tokens|bytes|words|characters|pages|users|people|items|rows|files|lines|metres|meters|miles|units|times|copies|km|kg|ms|MB|GB|px)\b))`,
+    "g",
+  ),
 ];
 
 /** Capitalised words, with "of", "for" or "&" inside ("Institute for Fiscal Studies"). */
 const CAP = String.raw`\p{Lu}[\p{L}&'-]*`;
 const CAP_RUN = String.raw`${CAP}(?:[ \t]+(?:(?:of|for|&)[ \t]+)?${CAP})*`;
-const ORG_SUFFIX = "Organization|Organisation|Inc|Ltd|Corp|Corporation|Company|Co|LLC|GmbH|University|Foundation|Agency|Bank|Institute|Association|Council|Ministry|Department";
+const ORG_SUFFIX =
+  "Organization|Organisation|Inc|Ltd|Corp|Corporation|Company|Co|LLC|GmbH|University|Foundation|Agency|Bank|Institute|Association|Council|Ministry|Department";
 
 const ORG_PATTERNS = [
-  new RegExp(String.raw`\b(?:University|Institute|Bank|Ministry|Department)[ \t]+of[ \t]+(?:the[ \t]+)?${CAP}(?:[ \t]+${CAP})*`, "gu"), // University of Oxford
+  new RegExp(
+    String.raw`\b(?:University|Institute|Bank|Ministry|Department)[ \t]+of[ \t]+(?:the[ \t]+)?${CAP}(?:[ \t]+${CAP})*`,
+    "gu",
+  ), // University of Oxford
   new RegExp(String.raw`\b${CAP_RUN}[ \t]+(?:${ORG_SUFFIX})\b`, "gu"), // Acme Widgets Inc
   /\b[A-Z]{2,6}\b/g, // NASA, WHO
 ];
 
 /** Upper-case words that are not organisations. */
 const NOT_ORGS = new Set(
-  "OK AM PM TV PC ID PDF API APIs URL URI HTTP HTTPS JSON HTML CSS XML SQL CSV TXT DOCX RAG LLM AI ML CPU GPU RAM SSD USB FAQ TODO NB PS II III IV VI VII VIII IX XI XII CEO CTO CFO USD EUR GBP USDC SOL KB MB GB TB ASAP EOF README NOTE TIP WARNING I A".split(" "),
+  "OK AM PM TV PC ID PDF API APIs URL URI HTTP HTTPS JSON HTML CSS XML SQL CSV TXT DOCX RAG LLM AI ML CPU GPU RAM SSD USB FAQ TODO NB PS II III IV VI VII VIII IX XI XII CEO CTO CFO USD EUR GBP USDC SOL KB MB GB TB ASAP EOF README NOTE TIP WARNING I A".split(
+    " ",
+  ),
 );
 
 const PEOPLE_PATTERNS = [
@@ -47,26 +56,141 @@ const PEOPLE_PATTERNS = [
 
 /** Countries and large cities, spelled as English writes them. */
 const PLACES = [
-  "Afghanistan", "Argentina", "Australia", "Austria", "Bangladesh", "Belgium", "Brazil", "Canada", "Chile", "China", "Colombia",
-  "Denmark", "Egypt", "England", "Ethiopia", "Finland", "France", "Germany", "Ghana", "Greece", "Hungary", "Iceland", "India",
-  "Indonesia", "Iran", "Iraq", "Ireland", "Israel", "Italy", "Japan", "Kenya", "Korea", "Mexico", "Morocco", "Netherlands",
-  "New Zealand", "Nigeria", "Norway", "Pakistan", "Peru", "Philippines", "Poland", "Portugal", "Romania", "Russia", "Scotland",
-  "Singapore", "South Africa", "Spain", "Sweden", "Switzerland", "Taiwan", "Thailand", "Turkey", "Ukraine", "United Kingdom",
-  "United States", "Vietnam", "Wales", "Europe", "Africa", "Asia", "America", "North America", "South America",
-  "Amsterdam", "Athens", "Bangkok", "Barcelona", "Beijing", "Berlin", "Boston", "Brussels", "Buenos Aires", "Cairo", "Chicago",
-  "Copenhagen", "Delhi", "Dublin", "Edinburgh", "Geneva", "Hamburg", "Helsinki", "Hong Kong", "Istanbul", "Jakarta", "Lagos",
-  "Lisbon", "London", "Los Angeles", "Madrid", "Manchester", "Melbourne", "Mexico City", "Milan", "Montreal", "Moscow", "Mumbai",
-  "Munich", "Nairobi", "New York", "Oslo", "Paris", "Prague", "Rome", "San Francisco", "Santiago", "Seattle", "Seoul", "Shanghai",
-  "Stockholm", "Sydney", "Tokyo", "Toronto", "Vancouver", "Vienna", "Warsaw", "Washington", "Zurich",
-  "UK", "USA", "U.S.", "EU",
+  "Afghanistan",
+  "Argentina",
+  "Australia",
+  "Austria",
+  "Bangladesh",
+  "Belgium",
+  "Brazil",
+  "Canada",
+  "Chile",
+  "China",
+  "Colombia",
+  "Denmark",
+  "Egypt",
+  "England",
+  "Ethiopia",
+  "Finland",
+  "France",
+  "Germany",
+  "Ghana",
+  "Greece",
+  "Hungary",
+  "Iceland",
+  "India",
+  "Indonesia",
+  "Iran",
+  "Iraq",
+  "Ireland",
+  "Israel",
+  "Italy",
+  "Japan",
+  "Kenya",
+  "Korea",
+  "Mexico",
+  "Morocco",
+  "Netherlands",
+  "New Zealand",
+  "Nigeria",
+  "Norway",
+  "Pakistan",
+  "Peru",
+  "Philippines",
+  "Poland",
+  "Portugal",
+  "Romania",
+  "Russia",
+  "Scotland",
+  "Singapore",
+  "South Africa",
+  "Spain",
+  "Sweden",
+  "Switzerland",
+  "Taiwan",
+  "Thailand",
+  "Turkey",
+  "Ukraine",
+  "United Kingdom",
+  "United States",
+  "Vietnam",
+  "Wales",
+  "Europe",
+  "Africa",
+  "Asia",
+  "America",
+  "North America",
+  "South America",
+  "Amsterdam",
+  "Athens",
+  "Bangkok",
+  "Barcelona",
+  "Beijing",
+  "Berlin",
+  "Boston",
+  "Brussels",
+  "Buenos Aires",
+  "Cairo",
+  "Chicago",
+  "Copenhagen",
+  "Delhi",
+  "Dublin",
+  "Edinburgh",
+  "Geneva",
+  "Hamburg",
+  "Helsinki",
+  "Hong Kong",
+  "Istanbul",
+  "Jakarta",
+  "Lagos",
+  "Lisbon",
+  "London",
+  "Los Angeles",
+  "Madrid",
+  "Manchester",
+  "Melbourne",
+  "Mexico City",
+  "Milan",
+  "Montreal",
+  "Moscow",
+  "Mumbai",
+  "Munich",
+  "Nairobi",
+  "New York",
+  "Oslo",
+  "Paris",
+  "Prague",
+  "Rome",
+  "San Francisco",
+  "Santiago",
+  "Seattle",
+  "Seoul",
+  "Shanghai",
+  "Stockholm",
+  "Sydney",
+  "Tokyo",
+  "Toronto",
+  "Vancouver",
+  "Vienna",
+  "Warsaw",
+  "Washington",
+  "Zurich",
+  "UK",
+  "USA",
+  "U.S.",
+  "EU",
 ];
 const PLACE_PATTERN = new RegExp(
-  String.raw`(?<![\p{L}.])(?:${[...PLACES].sort((a, b) => b.length - a.length).map((p) => p.replace(/\./g, "\\.")).join("|")})(?![\p{L}])`,
+  String.raw`(?<![\p{L}.])(?:${[...PLACES]
+    .sort((a, b) => b.length - a.length)
+    .map((p) => p.replace(/\./g, "\\."))
+    .join("|")})(?![\p{L}])`,
   "gu",
 );
 
 /** A capitalised name and a version: "Postgres 16", "Windows 11", "Node.js 20.1", "Python v3.12". */
-const PRODUCT_PATTERN = /\b\p{Lu}[\p{L}.+#-]*[\p{L}+#](?:\s+\p{Lu}[\p{L}+#-]*)?\s+v?\d{1,3}(?:\.\d+){0,3}\b(?![.,]\d)/gu;
+const PRODUCT_PATTERN =
+  /\b\p{Lu}[\p{L}.+#-]*[\p{L}+#](?:\s+\p{Lu}[\p{L}+#-]*)?\s+v?\d{1,3}(?:\.\d+){0,3}\b(?![.,]\d)/gu;
 /** Capitalised words before a number that name a part of a text, a time or a quantity rather than a product. */
 const NOT_PRODUCT_HEADS = new Set(
   `${MONTHS}|${MONTHS_SHORT}|Section|Chapter|Part|Figure|Fig|Table|Page|Step|Article|Clause|Item|Appendix|Version|Level|Room|Floor|Route|Day|Week|Year|Number|No|Vol|Phase|Stage|Round|Grade|Class|Unit|Line|Rule|Question|Exhibit|Schedule|Annex|In|On|At|By|For|From|To|Of|The|A|An|And|Or|But|If|About|After|Before|Since|Until|Over|Under|Around|Nearly|Almost|Only|About|Some|All|Each|Every|Top|Up`.split(
@@ -77,7 +201,8 @@ const NOT_PRODUCT_HEADS = new Set(
 /** Two or more capitalised words in a row: names that no rule above typed. */
 const OTHER_PATTERN = /\b\p{Lu}[\p{L}'-]+(?:[ \t]+\p{Lu}[\p{L}'-]+)+/gu;
 /** Capitalised function words that begin sentences ("The Board", "In Paris"): not part of the name. */
-const LEADING_FUNCTION_WORDS = /^(?:(?:The|A|An|This|That|These|Those|In|On|At|By|For|From|To|Of|And|But|Or|If|When|While|After|Before|Our|Their|Its|His|Her|My|Your|We|They|It|He|She|I|As|With|Every|Each|All|Some|Any|No)\s+)+/u;
+const LEADING_FUNCTION_WORDS =
+  /^(?:(?:The|A|An|This|That|These|Those|In|On|At|By|For|From|To|Of|And|But|Or|If|When|While|After|Before|Our|Their|Its|His|Her|My|Your|We|They|It|He|She|I|As|With|Every|Each|All|Some|Any|No)\s+)+/u;
 
 interface Match {
   start: number;

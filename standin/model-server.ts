@@ -67,7 +67,8 @@ export interface ModelStandin {
 
 export const SYSTEM_FINGERPRINT = "chunkwise-standin";
 export const STANDIN_MODELS = ["standin-small", "standin-large", "standin-embed"] as const;
-export const STANDIN_BANNER = "Chunkwise model stand-in — NOT a language model: deterministic heuristics for tests and demos";
+export const STANDIN_BANNER =
+  "Chunkwise model stand-in — NOT a language model: deterministic heuristics for tests and demos";
 /** Largest request body read; OpenAI's own limit is of this order. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Past the limit the body is still read (so that the client sees the 413 rather than a reset) up to this much, then the connection is cut. */
@@ -82,12 +83,23 @@ const TextPart = z.object({ type: z.string(), text: z.string().optional() });
 const ChatCompletionRequest = z.object({
   model: z.string().min(1),
   messages: z
-    .array(z.object({ role: z.enum(["system", "developer", "user", "assistant", "tool"]), content: z.union([z.string(), z.array(TextPart)]).nullish() }))
+    .array(
+      z.object({
+        role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+        content: z.union([z.string(), z.array(TextPart)]).nullish(),
+      }),
+    )
     .min(1),
   response_format: z
     .object({
       type: z.string(),
-      json_schema: z.object({ name: z.string().min(1), strict: z.boolean().nullish(), schema: z.record(z.string(), z.unknown()).optional() }).optional(),
+      json_schema: z
+        .object({
+          name: z.string().min(1),
+          strict: z.boolean().nullish(),
+          schema: z.record(z.string(), z.unknown()).optional(),
+        })
+        .optional(),
     })
     .optional(),
   temperature: z.number().min(0).max(2).nullish(),
@@ -115,12 +127,22 @@ function errorType(status: number): string {
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "x-request-id": `req_${randomUUID()}`, ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    "x-request-id": `req_${randomUUID()}`,
+    ...headers,
+  });
   res.end(text);
 }
 
 function sendError(res: ServerResponse, error: ApiError): void {
-  send(res, error.status, { error: { message: error.message, type: errorType(error.status), param: null, code: error.code } }, error.headers);
+  send(
+    res,
+    error.status,
+    { error: { message: error.message, type: errorType(error.status), param: null, code: error.code } },
+    error.headers,
+  );
 }
 
 /** The body as text; a body over MAX_BODY_BYTES is a 413, counted while it streams in rather than trusted from Content-Length. */
@@ -135,7 +157,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
     }
     if (size <= MAX_BODY_BYTES) parts.push(part);
   }
-  if (size > MAX_BODY_BYTES) throw new ApiError(413, "request_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { headers: { connection: "close" } });
+  if (size > MAX_BODY_BYTES)
+    throw new ApiError(413, "request_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
+      headers: { connection: "close" },
+    });
   return Buffer.concat(parts).toString("utf8");
 }
 
@@ -148,7 +173,11 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
     throw badRequest("invalid_json", "The request body is not valid JSON.");
   }
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw badRequest("invalid_request", parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "));
+  if (!parsed.success)
+    throw badRequest(
+      "invalid_request",
+      parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
+    );
   return parsed.data;
 }
 
@@ -207,7 +236,14 @@ class StandinServer {
         if (error.status < 429) this.controls.countBadRequest();
         return sendError(res, error);
       }
-      sendError(res, new ApiError(500, "internal_error", `The stand-in failed: ${error instanceof Error ? error.message : String(error)}`));
+      sendError(
+        res,
+        new ApiError(
+          500,
+          "internal_error",
+          `The stand-in failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
     }
   }
 
@@ -222,9 +258,13 @@ class StandinServer {
     if (route === "/chat/completions" && method === "POST") return this.completion(req, res);
     if (route === "/embeddings" && method === "POST") return this.embeddings(req, res);
     if (route === "/models" && method === "GET") {
-      return send(res, 200, { object: "list", data: STANDIN_MODELS.map((id) => ({ id, object: "model", created: 0, owned_by: "chunkwise-standin" })) });
+      return send(res, 200, {
+        object: "list",
+        data: STANDIN_MODELS.map((id) => ({ id, object: "model", created: 0, owned_by: "chunkwise-standin" })),
+      });
     }
-    if (["/chat/completions", "/embeddings", "/models"].includes(route)) throw new ApiError(405, "method_not_allowed", `${method} is not allowed on /v1${route}.`);
+    if (["/chat/completions", "/embeddings", "/models"].includes(route))
+      throw new ApiError(405, "method_not_allowed", `${method} is not allowed on /v1${route}.`);
     throw new ApiError(404, "unknown_url", `Unknown request URL: ${method} /v1${route}.`);
   }
 
@@ -234,9 +274,16 @@ class StandinServer {
     if (request.stream) throw badRequest("stream_unsupported", "The stand-in does not stream; leave `stream` unset.");
     const schema = request.response_format?.json_schema;
     if (request.response_format?.type !== "json_schema" || !schema) {
-      throw badRequest("response_format_required", `The stand-in answers only structured tasks: send response_format {type: "json_schema", json_schema: {name: ${TASK_NAMES.join(" | ")}}}.`);
+      throw badRequest(
+        "response_format_required",
+        `The stand-in answers only structured tasks: send response_format {type: "json_schema", json_schema: {name: ${TASK_NAMES.join(" | ")}}}.`,
+      );
     }
-    if (!isKnownTask(schema.name)) throw badRequest("unknown_schema", `Unknown json_schema.name "${schema.name}"; the stand-in knows ${TASK_NAMES.join(", ")}.`);
+    if (!isKnownTask(schema.name))
+      throw badRequest(
+        "unknown_schema",
+        `Unknown json_schema.name "${schema.name}"; the stand-in knows ${TASK_NAMES.join(", ")}.`,
+      );
     const userMessage = textOf(request.messages.findLast((m) => m.role === "user")?.content);
 
     this.controls.countCompletion(schema.name, request.model);
@@ -256,9 +303,12 @@ class StandinServer {
         return;
       }
     }
-    if (fault === "server_error") throw new ApiError(500, "server_error", "The stand-in failed on purpose (fault injected).");
+    if (fault === "server_error")
+      throw new ApiError(500, "server_error", "The stand-in failed on purpose (fault injected).");
     if (fault === "rate_limit") {
-      throw new ApiError(429, "rate_limit_exceeded", "Rate limit reached (fault injected).", { headers: { "retry-after": String(retryAfterSeconds) } });
+      throw new ApiError(429, "rate_limit_exceeded", "Rate limit reached (fault injected).", {
+        headers: { "retry-after": String(retryAfterSeconds) },
+      });
     }
     const content = answerContent(schema.name, userMessage, fault);
     const promptTokens = request.messages.reduce((n, m) => n + countTokens(textOf(m.content)), 0);
@@ -269,8 +319,14 @@ class StandinServer {
       created: Math.floor(Date.now() / 1000),
       model: request.model,
       system_fingerprint: SYSTEM_FINGERPRINT,
-      choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: "stop" }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      choices: [
+        { index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: "stop" },
+      ],
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
     });
   }
 
@@ -281,11 +337,19 @@ class StandinServer {
     const data = inputs.map((text, index) => {
       const vector = this.embedder.embedOne(text);
       // base64 is the float32 array's little-endian bytes, as OpenAI sends it.
-      const embedding = request.encoding_format === "base64" ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64") : Array.from(vector);
+      const embedding =
+        request.encoding_format === "base64"
+          ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64")
+          : Array.from(vector);
       return { object: "embedding", index, embedding };
     });
     const tokens = inputs.reduce((n, text) => n + countTokens(text), 0);
-    send(res, 200, { object: "list", data, model: request.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+    send(res, 200, {
+      object: "list",
+      data,
+      model: request.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
   }
 
   private state() {
@@ -298,7 +362,14 @@ class StandinServer {
       language_model: false,
       description: `${STANDIN_BANNER}. An OpenAI-compatible stand-in for hosted models: answers Chunkwise's AI tasks by rules, never by a model.`,
       base_path: "/v1",
-      endpoints: ["POST /v1/chat/completions", "POST /v1/embeddings", "GET /v1/models", "GET /control", "POST /control", "POST /control/reset"],
+      endpoints: [
+        "POST /v1/chat/completions",
+        "POST /v1/embeddings",
+        "GET /v1/models",
+        "GET /control",
+        "POST /control",
+        "POST /control/reset",
+      ],
       tasks: TASK_NAMES,
       models: STANDIN_MODELS,
       markers: Object.keys(MARKERS),
@@ -349,4 +420,3 @@ export async function startModelStandin(options: StandinOptions = {}): Promise<M
       }),
   };
 }
-

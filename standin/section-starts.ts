@@ -45,10 +45,13 @@ export function parseUnits(message: string): Unit[] {
 const MAX_HEADING_CHARS = 80;
 const MAX_HEADING_WORDS = 10;
 /** Words that stay lower case inside a Title Case heading. */
-const SMALL_WORDS = new Set("a an and as at but by for from in into nor of on or over per the to vs via with".split(" "));
+const SMALL_WORDS = new Set(
+  "a an and as at but by for from in into nor of on or over per the to vs via with".split(" "),
+);
 const ENDS_LIKE_SENTENCE = /[.,;:!…)\]"'”’]$/;
 const NUMBERED = /^(\d{1,3}(?:\.\d{1,3}){0,5})(\.?)\s+(\S.*)$/u;
-const CHAPTER = /^(?:chapter|part|section|appendix|book)\s+(?:\d{1,3}|[ivxlcdm]{1,7}|[a-z])\b(?:\s*[.:\u2013\u2014-]\s*\p{Lu}.*|\s+\p{Lu}.*)?$/iu;
+const CHAPTER =
+  /^(?:chapter|part|section|appendix|book)\s+(?:\d{1,3}|[ivxlcdm]{1,7}|[a-z])\b(?:\s*[.:\u2013\u2014-]\s*\p{Lu}.*|\s+\p{Lu}.*)?$/iu;
 
 function wordsOf(text: string): string[] {
   return text.split(/\s+/).filter(Boolean);
@@ -79,7 +82,8 @@ function isTitleLike(text: string): boolean {
 /** The depth of a numbered title ("2.1 Scope" is 2), undefined for anything else. */
 function numberedDepth(text: string): number | undefined {
   const m = NUMBERED.exec(text);
-  if (!m || !/^\p{Lu}/u.test(m[3]!) || ENDS_LIKE_SENTENCE.test(m[3]!) || text.length > MAX_HEADING_CHARS) return undefined;
+  if (!m || !/^\p{Lu}/u.test(m[3]!) || ENDS_LIKE_SENTENCE.test(m[3]!) || text.length > MAX_HEADING_CHARS)
+    return undefined;
   return m[1]!.split(".").length;
 }
 
@@ -111,9 +115,12 @@ const EMAIL_HEADER = /^(?:from|to|cc|bcc|subject|date|sent|reply-to):\s*\S/i;
 const LETTER_START = /^(?:dear|hi|hello)\s+\p{Lu}[^]{0,60}[,:!]/u;
 const QUOTED_MESSAGE = /^(?:-{2,}\s*(?:original|forwarded) message\s*-{2,}|on\s.{4,120}\swrote:)/i;
 /** "ALICE:", "Dr. Chen:", "Speaker 2:", "[00:12:05] Bob:" followed by what they say. */
-const SPEAKER = /^(?:\[[\d:.]+\]\s*)?(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?\p{Lu}[\p{L}'-]*(?:\s(?:\p{Lu}[\p{L}'-]*|\d{1,2})){0,2}:\s+\S/u;
+const SPEAKER =
+  /^(?:\[[\d:.]+\]\s*)?(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?\p{Lu}[\p{L}'-]*(?:\s(?:\p{Lu}[\p{L}'-]*|\d{1,2})){0,2}:\s+\S/u;
 /** Labels that look like a speaker but introduce a remark inside a section. */
-const NOT_SPEAKERS = new Set("note warning tip example important caution see also step summary update edit ps nb answer question".split(" "));
+const NOT_SPEAKERS = new Set(
+  "note warning tip example important caution see also step summary update edit ps nb answer question".split(" "),
+);
 
 function isMessageStart(units: readonly Unit[], k: number): boolean {
   const text = units[k]!.text;
@@ -126,7 +133,10 @@ function isMessageStart(units: readonly Unit[], k: number): boolean {
 
 function isSpeakerTurn(text: string): boolean {
   if (!SPEAKER.test(text) || EMAIL_HEADER.test(text)) return false;
-  const label = text.slice(0, text.indexOf(":")).replace(/^\[[\d:.]+\]\s*/, "").toLowerCase();
+  const label = text
+    .slice(0, text.indexOf(":"))
+    .replace(/^\[[\d:.]+\]\s*/, "")
+    .toLowerCase();
   return !NOT_SPEAKERS.has(label);
 }
 
@@ -179,7 +189,8 @@ export function sectionStarts(units: readonly Unit[]): number[] {
       if (heading || isMessageStart(units, k) || isSpeakerTurn(units[k]!.text)) start = true;
       else if (k > sectionFrom && contentWords(units[k]!.text) >= MIN_WORDS) {
         const context = vectors.slice(Math.max(sectionFrom, k - CONTEXT_UNITS), k);
-        const enough = context.reduce((n, _, j) => n + contentWords(units[k - context.length + j]!.text), 0) >= MIN_WORDS;
+        const enough =
+          context.reduce((n, _, j) => n + contentWords(units[k - context.length + j]!.text), 0) >= MIN_WORDS;
         start = enough && cosineToSum(vectors[k]!, context) < TOPIC_CHANGE_BELOW;
       }
     }

@@ -61,7 +61,10 @@ export interface ShownChunk {
 
 /** The `<chunk index="N">` elements of `chunkEnrichmentMessage`, in order. */
 export function parseChunks(message: string): ShownChunk[] {
-  return [...message.matchAll(/<chunk index="(\d+)">\n([^]*?)\n<\/chunk>/g)].map((m) => ({ index: Number(m[1]), text: m[2]! }));
+  return [...message.matchAll(/<chunk index="(\d+)">\n([^]*?)\n<\/chunk>/g)].map((m) => ({
+    index: Number(m[1]),
+    text: m[2]!,
+  }));
 }
 
 /** The numbered lines of `documentSummaryMessage`. */

@@ -92,12 +92,30 @@ async function json(response: Response): Promise<Record<string, any>> {
 // ---------------------------------------------------------------------------
 
 const TOPICS = [
-  ["orchard", "apple trees need pruning in late winter, when the sap is low and the buds are still closed. Cut crossing branches and open the centre so light reaches the fruit."],
-  ["invoice", "the invoice lists each delivery with its date, quantity and unit price. Payment is due within thirty days, and late payment accrues interest at two percent a month."],
-  ["volcano", "basaltic lava flows far because it is hot and runny. Explosive eruptions come from viscous magma that traps gas until the pressure shatters the rock into ash."],
-  ["compiler", "the parser turns tokens into a syntax tree. Type checking walks the tree and records the type of every expression before code generation emits instructions."],
-  ["football", "the midfielder passed the ball wide and the winger crossed it into the box. The striker headed it past the goalkeeper in the final minute of the match."],
-  ["bakery", "sourdough rises slowly because wild yeast works at room temperature. Bakers feed the starter with flour and water every day to keep it active."],
+  [
+    "orchard",
+    "apple trees need pruning in late winter, when the sap is low and the buds are still closed. Cut crossing branches and open the centre so light reaches the fruit.",
+  ],
+  [
+    "invoice",
+    "the invoice lists each delivery with its date, quantity and unit price. Payment is due within thirty days, and late payment accrues interest at two percent a month.",
+  ],
+  [
+    "volcano",
+    "basaltic lava flows far because it is hot and runny. Explosive eruptions come from viscous magma that traps gas until the pressure shatters the rock into ash.",
+  ],
+  [
+    "compiler",
+    "the parser turns tokens into a syntax tree. Type checking walks the tree and records the type of every expression before code generation emits instructions.",
+  ],
+  [
+    "football",
+    "the midfielder passed the ball wide and the winger crossed it into the box. The striker headed it past the goalkeeper in the final minute of the match.",
+  ],
+  [
+    "bakery",
+    "sourdough rises slowly because wild yeast works at room temperature. Bakers feed the starter with flour and water every day to keep it active.",
+  ],
 ] as const;
 
 let documentCounter = 0;
@@ -119,8 +137,12 @@ function topicDocument(perTopic: number, topics = TOPICS.length, marker?: { topi
 // Payments
 // ---------------------------------------------------------------------------
 
-const post = (endpoint: string, document: string, headers: Record<string, string> = {}, fields: Record<string, string> = {}) =>
-  call("POST", `/api/chunk/${endpoint}`, { body: upload(document, "notes.txt", fields), headers });
+const post = (
+  endpoint: string,
+  document: string,
+  headers: Record<string, string> = {},
+  fields: Record<string, string> = {},
+) => call("POST", `/api/chunk/${endpoint}`, { body: upload(document, "notes.txt", fields), headers });
 
 /** Asks, pays exactly what the 402 asks with its reference, returns the X-PAYMENT signature. */
 async function payFor(endpoint: string, document: string, fields: Record<string, string> = {}): Promise<string> {
@@ -156,7 +178,10 @@ async function pollUntilDone(jobId: string, deadlineMs = 20_000): Promise<Array<
 
 describe("units and windows", () => {
   it("cuts paragraphs, keeps a fenced code block whole across blank lines, and splits long paragraphs into sentences", () => {
-    const long = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} says something about the subject at hand.`).join(" ");
+    const long = Array.from(
+      { length: 30 },
+      (_, i) => `Sentence number ${i} says something about the subject at hand.`,
+    ).join(" ");
     const text = `# Title\n\nFirst paragraph.\n\n\`\`\`js\nconst a = 1;\n\nconst b = 2;\n\`\`\`\n\n${long}\n\nLast.`;
     const units = boundaryUnits(text).map((u) => text.slice(u.start, u.end));
     expect(units.slice(0, 3)).toEqual(["# Title", "First paragraph.", "```js\nconst a = 1;\n\nconst b = 2;\n```"]);
@@ -183,7 +208,11 @@ describe("units and windows", () => {
       { from: 6, to: 16 },
     ];
     // Units 6, 7 are nearer the middle of the first window; 8, 9 of the second.
-    expect(decidingWindows(windows, 16).slice(6, 10).map((c) => c[0])).toEqual([0, 0, 1, 1]);
+    expect(
+      decidingWindows(windows, 16)
+        .slice(6, 10)
+        .map((c) => c[0]),
+    ).toEqual([0, 0, 1, 1]);
     const first = new Set([3, 7, 8]);
     const second = new Set([9, 12]);
     expect(mergeAnswers(windows, [first, second], 16).starts.flatMap((s, u) => (s ? [u] : []))).toEqual([3, 7, 9, 12]);
@@ -198,9 +227,17 @@ describe("units and windows", () => {
     const at = (s: string) => text.indexOf(s);
     const plain = splitStructure(text, { maxTokens: 200, overlapTokens: 0 });
     expect(plain).toHaveLength(1);
-    const given = splitStructure(text, { maxTokens: 200, overlapTokens: 0, sectionStarts: [at("Alpha one"), at("Beta one"), at("item two"), at("Gamma")] });
+    const given = splitStructure(text, {
+      maxTokens: 200,
+      overlapTokens: 0,
+      sectionStarts: [at("Alpha one"), at("Beta one"), at("item two"), at("Gamma")],
+    });
     // "Alpha one" follows the heading (kept with it) and "item two" is inside a list kept whole: two sections start, at "Beta" and "Gamma", and no chunk spans them.
-    expect(given.map((s) => text.slice(s.start, s.end))).toEqual(["# Intro\n\nAlpha one. Alpha two.", "Beta one. Beta two.\n\n- item one\n- item two", "Gamma."]);
+    expect(given.map((s) => text.slice(s.start, s.end))).toEqual([
+      "# Intro\n\nAlpha one. Alpha two.",
+      "Beta one. Beta two.\n\n- item one\n- item two",
+      "Gamma.",
+    ]);
   });
 });
 
@@ -209,7 +246,13 @@ describe("units and windows", () => {
 // ---------------------------------------------------------------------------
 
 function aiConfig(env: Record<string, string> = {}): Config["ai"] {
-  return loadConfig({ AI_BASE_URL: model.url, AI_MODEL: "standin-small", AI_MAX_RETRIES: "2", AI_TIMEOUT_MS: "5000", ...env }).ai;
+  return loadConfig({
+    AI_BASE_URL: model.url,
+    AI_MODEL: "standin-small",
+    AI_MAX_RETRIES: "2",
+    AI_TIMEOUT_MS: "5000",
+    ...env,
+  }).ai;
 }
 
 describe("the model client", () => {
@@ -224,7 +267,9 @@ describe("the model client", () => {
 
   it("gives up with 503 ai_unavailable when the provider keeps failing", async () => {
     model.control({ down: true });
-    const error = await new OpenAIModelClient(aiConfig(), "standin-small").ask(SECTION_STARTS_TASK, message).catch((e: unknown) => e);
+    const error = await new OpenAIModelClient(aiConfig(), "standin-small")
+      .ask(SECTION_STARTS_TASK, message)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 503, code: "ai_unavailable" });
     expect(model.counters().faults.down).toBe(3);
@@ -251,7 +296,10 @@ describe("boundaries found by the model", () => {
     // Every topic change, and nothing else.
     expect(whole.sectionStarts).toEqual(TOPICS.slice(1).map(([name]) => at(name)));
 
-    const windowed = await findBoundaries(text, client, { concurrency: 4, shape: { maxUnits: 7, maxChars: 100_000, overlapUnits: 3 } });
+    const windowed = await findBoundaries(text, client, {
+      concurrency: 4,
+      shape: { maxUnits: 7, maxChars: 100_000, overlapUnits: 3 },
+    });
     expect(windowed.windows).toBeGreaterThan(5);
     expect(windowed.sectionStarts).toEqual(whole.sectionStarts);
     expect(windowed.fallback).toEqual([]);
@@ -260,7 +308,10 @@ describe("boundaries found by the model", () => {
   it("leave a window whose answers stay broken to the structure splitter, and say so; the other windows still count", async () => {
     const text = topicDocument(5, 6, { topic: 2, text: "STANDIN:BROKEN_JSON" });
     const client = new OpenAIModelClient(aiConfig({ AI_BAD_REPLY_RETRIES: "1" }), "standin-small");
-    const found = await findBoundaries(text, client, { concurrency: 2, shape: { maxUnits: 8, maxChars: 100_000, overlapUnits: 2 } });
+    const found = await findBoundaries(text, client, {
+      concurrency: 2,
+      shape: { maxUnits: 8, maxChars: 100_000, overlapUnits: 2 },
+    });
     expect(found.fallback.length).toBeGreaterThan(0);
     for (const range of found.fallback) {
       expect(range.reason).toContain("not valid JSON");
@@ -275,11 +326,17 @@ describe("boundaries found by the model", () => {
     const text = topicDocument(12);
     const services = useServices();
     for (const maxTokens of [40, 120, 700]) {
-      const { chunks, details } = await chunkExtracted({ text, kind: "text", mediaType: "text/plain", pageCount: 1 } satisfies Extracted, "ai", { maxTokens, overlapTokens: 0 }, { embedder: services.embedder, models: services.models, modelConcurrency: 4 });
+      const { chunks, details } = await chunkExtracted(
+        { text, kind: "text", mediaType: "text/plain", pageCount: 1 } satisfies Extracted,
+        "ai",
+        { maxTokens, overlapTokens: 0 },
+        { embedder: services.embedder, models: services.models, modelConcurrency: 4 },
+      );
       expect(details).toMatchObject({ model: "standin-small", fallback: [] });
       for (const chunk of chunks) expect(countTokens(chunk.text)).toBeLessThanOrEqual(maxTokens);
       // No chunk spans a topic change the model found.
-      for (const chunk of chunks) expect(new Set([...chunk.text.matchAll(/About the (\w+)/g)].map((m) => m[1])).size).toBeLessThanOrEqual(1);
+      for (const chunk of chunks)
+        expect(new Set([...chunk.text.matchAll(/About the (\w+)/g)].map((m) => m[1])).size).toBeLessThanOrEqual(1);
     }
   });
 });
@@ -332,7 +389,12 @@ describe("POST /api/chunk/ai-pro", () => {
     const accepted = await post("ai-pro", document, { "X-PAYMENT": signature }, fields);
     expect(accepted.status).toBe(200);
     const job = await json(accepted);
-    expect(job).toMatchObject({ success: true, async: true, status: "processing", status_url: `http://chunkwise.test/api/job/${job.job_id}/status` });
+    expect(job).toMatchObject({
+      success: true,
+      async: true,
+      status: "processing",
+      status_url: `http://chunkwise.test/api/job/${job.job_id}/status`,
+    });
     expect(job.job_id).toMatch(/^ai-pro_[0-9a-f]{12}$/);
 
     // Paying again with the same payment for the same request gets the same job.
@@ -348,13 +410,24 @@ describe("POST /api/chunk/ai-pro", () => {
     expect(messages).toMatch(/Finding boundaries \d+\/\d+/);
     expect(messages).toMatch(/Summarising \d+\/\d+/);
     const done = seen.at(-1)!;
-    expect(done).toMatchObject({ status: "completed", progress: 100, message: "Completed", result_id: expect.stringMatching(/^ai-pro_[0-9a-f]{12}$/) });
+    expect(done).toMatchObject({
+      status: "completed",
+      progress: 100,
+      message: "Completed",
+      result_id: expect.stringMatching(/^ai-pro_[0-9a-f]{12}$/),
+    });
     expect(done.download_url).toBe(`http://chunkwise.test/api/results/${done.result_id}`);
     expect(Date.parse(done.expires_at) - Date.parse(done.created_at)).toBe(3600_000);
 
     const result = await json(await call("GET", `/api/job/${job.job_id}/result`));
     expect(await json(await call("GET", `/api/results/${done.result_id}`))).toEqual(result);
-    expect(result).toMatchObject({ success: true, tier: "ai-pro", job_id: job.job_id, result_id: done.result_id, payment: { amount: 25000, transaction: signature } });
+    expect(result).toMatchObject({
+      success: true,
+      tier: "ai-pro",
+      job_id: job.job_id,
+      result_id: done.result_id,
+      payment: { amount: 25000, transaction: signature },
+    });
     expect(result.document_summary.length).toBeGreaterThan(20);
     expect(result.metadata.ai).toMatchObject({ model: "standin-large", unenriched: [] });
     for (const chunk of result.chunks) {
@@ -373,7 +446,11 @@ describe("POST /api/chunk/ai-pro", () => {
     model.control({ down: true });
     const job = await json(await post("ai-pro", document, { "X-PAYMENT": signature }));
     const failed = (await pollUntilDone(job.job_id)).at(-1)!;
-    expect(failed).toMatchObject({ status: "failed", message: "Failed", error: { code: "ai_unavailable", message: expect.stringContaining("503") } });
+    expect(failed).toMatchObject({
+      status: "failed",
+      message: "Failed",
+      error: { code: "ai_unavailable", message: expect.stringContaining("503") },
+    });
     expect(failed.result_id).toBeUndefined();
     expect(await json(await call("GET", `/api/job/${job.job_id}/result`))).toMatchObject({ code: "job_failed" });
 
@@ -418,7 +495,11 @@ describe("POST /api/chunk/ai-pro", () => {
     const done = (await pollUntilDone(job.job_id)).at(-1)!;
     expect(done.status).toBe("completed");
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(done.expires_at) - Date.now()) + 100));
-    for (const path of [`/api/job/${job.job_id}/status`, `/api/job/${job.job_id}/result`, `/api/results/${done.result_id}`]) {
+    for (const path of [
+      `/api/job/${job.job_id}/status`,
+      `/api/job/${job.job_id}/result`,
+      `/api/results/${done.result_id}`,
+    ]) {
       const response = await call("GET", path);
       expect(response.status).toBe(404);
       expect(await json(response)).toMatchObject({ success: false, code: "expired_or_unknown" });
@@ -427,7 +508,10 @@ describe("POST /api/chunk/ai-pro", () => {
 
   it("refuses an upload no tier can read with 415 before asking for payment or making a job", async () => {
     useServices();
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+    const png = new Uint8Array([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2,
+      0, 0, 0,
+    ]);
     const response = await call("POST", "/api/chunk/ai-pro", { body: upload(png, "scan.png") });
     expect(response.status).toBe(415);
     expect(await json(response)).toMatchObject({ success: false, code: "unsupported_type" });

@@ -24,10 +24,20 @@ let docBase: string;
 const served = { requests: 0 };
 
 /** Fresh services on the shared real Redis, with settings for one test; each test uses its own client address. */
-function useServices(env: Record<string, string> = {}, overrides: Partial<Pick<Services, "store" | "fetchUrl">> = {}): Services {
+function useServices(
+  env: Record<string, string> = {},
+  overrides: Partial<Pick<Services, "store" | "fetchUrl">> = {},
+): Services {
   // The AI tiers need a model to be offered at all; nothing here calls it (tests/ai.test.ts does, through the stand-in).
   const ai = { AI_BASE_URL: "http://127.0.0.1:9/v1", AI_MODEL: "standin-small", AI_PRO_MODEL: "standin-large" };
-  const config = loadConfig({ REDIS_URL: redis.url, URL_FETCH_ALLOW_PRIVATE: "true", SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo, ...ai, ...env });
+  const config = loadConfig({
+    REDIS_URL: redis.url,
+    URL_FETCH_ALLOW_PRIVATE: "true",
+    SOLANA_RPC_URL: chain.rpcUrl,
+    PAY_TO_ADDRESS: chain.payTo,
+    ...ai,
+    ...env,
+  });
   const services = createServices(config, { store, ...overrides });
   setServices(services);
   return services;
@@ -97,8 +107,17 @@ describe("GET /api and /api/health", () => {
     const info = await body(response);
     expect(info.name).toBe("Chunkwise");
     expect(info.network).toBe("solana-localnet");
-    expect(Object.fromEntries(info.tiers.map((t: any) => [t.id, t.price_base_units]))).toEqual({ free: 0, structure: 2000, semantic: 4000, ai: 10000, "ai-pro": 25000 });
-    expect(info.tiers.find((t: any) => t.id === "structure").endpoints).toEqual(["http://chunkwise.test/api/chunk/standard", "http://chunkwise.test/api/chunk/structure"]);
+    expect(Object.fromEntries(info.tiers.map((t: any) => [t.id, t.price_base_units]))).toEqual({
+      free: 0,
+      structure: 2000,
+      semantic: 4000,
+      ai: 10000,
+      "ai-pro": 25000,
+    });
+    expect(info.tiers.find((t: any) => t.id === "structure").endpoints).toEqual([
+      "http://chunkwise.test/api/chunk/standard",
+      "http://chunkwise.test/api/chunk/structure",
+    ]);
     expect(info.defaults).toMatchObject({ max_tokens: 512, overlap_tokens: 64, output_format: "raw" });
     expect(info.limits.max_upload_bytes).toBe(25 * 1024 * 1024);
     expect(info.output_formats).toEqual(["raw", "pinecone", "weaviate", "chroma", "qdrant"]);
@@ -109,9 +128,17 @@ describe("GET /api and /api/health", () => {
       (await body(await call("GET", "/api", { headers }))).tiers.find((t: any) => t.id === "free").endpoints[0];
     expect(await endpoint({ host: "api.example.com:8443" })).toBe("http://api.example.com:8443/api/chunk/demo");
     expect(await endpoint({ host: "bad host/../x" })).toBe("http://chunkwise.test/api/chunk/demo");
-    expect(await endpoint({ host: "api.example.com", "x-forwarded-host": "public.example", "x-forwarded-proto": "https" })).toBe("http://api.example.com/api/chunk/demo");
+    expect(
+      await endpoint({ host: "api.example.com", "x-forwarded-host": "public.example", "x-forwarded-proto": "https" }),
+    ).toBe("http://api.example.com/api/chunk/demo");
     useServices({ TRUST_PROXY_HEADERS: "true" });
-    expect(await endpoint({ host: "internal:3000", "x-forwarded-host": "public.example, proxy.internal", "x-forwarded-proto": "https" })).toBe("https://public.example/api/chunk/demo");
+    expect(
+      await endpoint({
+        host: "internal:3000",
+        "x-forwarded-host": "public.example, proxy.internal",
+        "x-forwarded-proto": "https",
+      }),
+    ).toBe("https://public.example/api/chunk/demo");
     useServices({ PUBLIC_BASE_URL: "https://chunkwise.example/" });
     expect(await endpoint({ host: "api.example.com" })).toBe("https://chunkwise.example/api/chunk/demo");
   });
@@ -125,7 +152,12 @@ describe("GET /api and /api/health", () => {
       expect(await rpcUrl()).toBe("https://api.devnet.solana.com");
       useServices({ SOLANA_NETWORK: "solana", URL_FETCH_ALLOW_PRIVATE: "false", SOLANA_RPC_URL: keyed });
       expect(await rpcUrl()).toBe("https://api.mainnet-beta.solana.com");
-      useServices({ SOLANA_NETWORK: "solana", URL_FETCH_ALLOW_PRIVATE: "false", SOLANA_RPC_URL: keyed, PUBLIC_SOLANA_RPC_URL: "https://public-rpc.example" });
+      useServices({
+        SOLANA_NETWORK: "solana",
+        URL_FETCH_ALLOW_PRIVATE: "false",
+        SOLANA_RPC_URL: keyed,
+        PUBLIC_SOLANA_RPC_URL: "https://public-rpc.example",
+      });
       expect(await rpcUrl()).toBe("https://public-rpc.example");
     } finally {
       useServices();
@@ -152,11 +184,23 @@ describe("free tier uploads", () => {
   for (const endpoint of ["demo", "free"]) {
     it(`/api/chunk/${endpoint} chunks a text file inline with the spec's result`, async () => {
       const text = prose(2);
-      const response = await call("POST", `/api/chunk/${endpoint}`, { body: upload(text, "notes.txt"), client: newClient() });
+      const response = await call("POST", `/api/chunk/${endpoint}`, {
+        body: upload(text, "notes.txt"),
+        client: newClient(),
+      });
       expect(response.status).toBe(200);
       const result = await body(response);
-      expect(result).toMatchObject({ success: true, tier: "free", payment: { amount: 0, asset: "USDC", network: "solana-localnet" } });
-      expect(result.metadata).toMatchObject({ filename: "notes.txt", content_type: "text/plain", size_bytes: text.length, estimated_pages: 2 });
+      expect(result).toMatchObject({
+        success: true,
+        tier: "free",
+        payment: { amount: 0, asset: "USDC", network: "solana-localnet" },
+      });
+      expect(result.metadata).toMatchObject({
+        filename: "notes.txt",
+        content_type: "text/plain",
+        size_bytes: text.length,
+        estimated_pages: 2,
+      });
       expect(result.total_chunks).toBe(result.chunks.length);
       expect(result.total_chunks).toBeGreaterThan(1);
       result.chunks.forEach((chunk: any, index: number) => {
@@ -171,7 +215,10 @@ describe("free tier uploads", () => {
   }
 
   it("keeps PDF page numbers on every chunk", async () => {
-    const response = await call("POST", "/api/chunk/free", { body: upload(fixture("multipage.pdf"), "report.pdf", { max_tokens: "64", overlap_tokens: "0" }), client: newClient() });
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(fixture("multipage.pdf"), "report.pdf", { max_tokens: "64", overlap_tokens: "0" }),
+      client: newClient(),
+    });
     expect(response.status).toBe(200);
     const result = await body(response);
     expect(result.metadata.content_type).toBe("application/pdf");
@@ -181,7 +228,8 @@ describe("free tier uploads", () => {
     const last = result.chunks.at(-1).metadata;
     expect(first.page_start).toBe(1);
     expect(last.page_end).toBe(pages);
-    for (const chunk of result.chunks) expect(chunk.metadata.page_end).toBeGreaterThanOrEqual(chunk.metadata.page_start);
+    for (const chunk of result.chunks)
+      expect(chunk.metadata.page_end).toBeGreaterThanOrEqual(chunk.metadata.page_start);
   });
 
   it.each([
@@ -192,7 +240,10 @@ describe("free tier uploads", () => {
   ])("accepts %s, detected from its bytes", async (name, mediaType) => {
     // A misleading name: the type must come from the bytes (names only choose between text kinds).
     const filename = name.endsWith(".md") ? name : `${name}.bin`;
-    const response = await call("POST", "/api/chunk/free", { body: upload(fixture(name), filename), client: newClient() });
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(fixture(name), filename),
+      client: newClient(),
+    });
     expect(response.status).toBe(200);
     const result = await body(response);
     expect(result.metadata.content_type).toBe(mediaType);
@@ -201,7 +252,10 @@ describe("free tier uploads", () => {
 
   it("counts characters as code points and keeps offsets as string indices, with emoji", async () => {
     const text = new TextDecoder().decode(fixture("emoji.txt")).replace(/\r\n?/g, "\n");
-    const response = await call("POST", "/api/chunk/free", { body: upload(text, "emoji.txt", { max_tokens: "48", overlap_tokens: "0" }), client: newClient() });
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(text, "emoji.txt", { max_tokens: "48", overlap_tokens: "0" }),
+      client: newClient(),
+    });
     expect(response.status).toBe(200);
     const result = await body(response);
     let astral = 0;
@@ -216,13 +270,26 @@ describe("free tier uploads", () => {
   it("formats chunks for each vector store", async () => {
     const client = newClient();
     const expectations: Record<string, (record: any) => void> = {
-      pinecone: (r) => expect(r).toMatchObject({ _id: expect.stringMatching(/#0$/), chunk_text: expect.any(String), chunk_index: 0 }),
-      weaviate: (r) => expect(r).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), properties: { text: expect.any(String), chunk_index: 0 } }),
-      chroma: (r) => expect(r).toMatchObject({ id: expect.any(String), document: expect.any(String), metadata: { chunk_index: 0 } }),
-      qdrant: (r) => expect(r).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), payload: { text: expect.any(String), chunk_index: 0 } }),
+      pinecone: (r) =>
+        expect(r).toMatchObject({ _id: expect.stringMatching(/#0$/), chunk_text: expect.any(String), chunk_index: 0 }),
+      weaviate: (r) =>
+        expect(r).toMatchObject({
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          properties: { text: expect.any(String), chunk_index: 0 },
+        }),
+      chroma: (r) =>
+        expect(r).toMatchObject({ id: expect.any(String), document: expect.any(String), metadata: { chunk_index: 0 } }),
+      qdrant: (r) =>
+        expect(r).toMatchObject({
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          payload: { text: expect.any(String), chunk_index: 0 },
+        }),
     };
     for (const [format, check] of Object.entries(expectations)) {
-      const response = await call("POST", "/api/chunk/free", { body: upload("One paragraph.\n\nAnother paragraph.", "a.txt", { output_format: format }), client });
+      const response = await call("POST", "/api/chunk/free", {
+        body: upload("One paragraph.\n\nAnother paragraph.", "a.txt", { output_format: format }),
+        client,
+      });
       expect(response.status).toBe(200);
       const result = await body(response);
       expect(result.metadata.output_format).toBe(format);
@@ -235,7 +302,10 @@ describe("stored results", () => {
   it("stores results of 100 or more chunks behind download_url, and forgets them after the TTL", async () => {
     useServices({ RESULT_TTL_SECONDS: "2" });
     const text = prose(10);
-    const response = await call("POST", "/api/chunk/free", { body: upload(text, "long.txt", { max_tokens: "32", overlap_tokens: "0" }), client: newClient() });
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(text, "long.txt", { max_tokens: "32", overlap_tokens: "0" }),
+      client: newClient(),
+    });
     expect(response.status).toBe(200);
     const summary = await body(response);
     expect(summary.total_chunks).toBeGreaterThanOrEqual(100);
@@ -257,7 +327,10 @@ describe("stored results", () => {
   });
 
   it("says 60 minutes by default", async () => {
-    const response = await call("POST", "/api/chunk/free", { body: upload(prose(10), "long.txt", { max_tokens: "32", overlap_tokens: "0" }), client: newClient() });
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(prose(10), "long.txt", { max_tokens: "32", overlap_tokens: "0" }),
+      client: newClient(),
+    });
     expect((await body(response)).expires_in).toBe("60 minutes");
   });
 
@@ -272,8 +345,16 @@ describe("stored results", () => {
 
 describe("POST /api/chunk with a URL", () => {
   it("fetches and chunks a document on the free tier", async () => {
-    for (const [path, type] of [["/doc.txt", "text/plain"], ["/report.pdf", "application/pdf"], ["/page.html", "text/html"]] as const) {
-      const response = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}${path}`, tier: "free" }), headers: { "content-type": "application/json" }, client: newClient() });
+    for (const [path, type] of [
+      ["/doc.txt", "text/plain"],
+      ["/report.pdf", "application/pdf"],
+      ["/page.html", "text/html"],
+    ] as const) {
+      const response = await call("POST", "/api/chunk", {
+        body: JSON.stringify({ url: `${docBase}${path}`, tier: "free" }),
+        headers: { "content-type": "application/json" },
+        client: newClient(),
+      });
       expect(response.status).toBe(200);
       const result = await body(response);
       expect(result.metadata.content_type).toBe(type);
@@ -284,28 +365,50 @@ describe("POST /api/chunk with a URL", () => {
   it("refuses private addresses unless allowed, and redirects to them", async () => {
     useServices({ URL_FETCH_ALLOW_PRIVATE: "false" });
     const before = served.requests;
-    const direct = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free" }), headers: { "content-type": "application/json" }, client: newClient() });
+    const direct = await call("POST", "/api/chunk", {
+      body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free" }),
+      headers: { "content-type": "application/json" },
+      client: newClient(),
+    });
     expect(direct.status).toBe(400);
     expectErrorBody(await body(direct), 400, "url_forbidden");
     expect(served.requests).toBe(before);
 
     // Only 127.0.0.1 counts as public here, so the hop to 127.0.0.2 stands for a private address.
     const config = loadConfig({ REDIS_URL: redis.url });
-    useServices({}, { fetchUrl: (url) => fetchDocument(url, { ...config.urlFetch, allowPrivate: false, isAllowedAddress: (ip) => ip === "127.0.0.1" }) });
-    const redirected = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/to-private`, tier: "free" }), headers: { "content-type": "application/json" }, client: newClient() });
+    useServices(
+      {},
+      {
+        fetchUrl: (url) =>
+          fetchDocument(url, { ...config.urlFetch, allowPrivate: false, isAllowedAddress: (ip) => ip === "127.0.0.1" }),
+      },
+    );
+    const redirected = await call("POST", "/api/chunk", {
+      body: JSON.stringify({ url: `${docBase}/to-private`, tier: "free" }),
+      headers: { "content-type": "application/json" },
+      client: newClient(),
+    });
     expect(redirected.status).toBe(400);
     expectErrorBody(await body(redirected), 400, "url_forbidden");
   });
 
   it("times out on a server that never answers", async () => {
     useServices({ URL_FETCH_TIMEOUT_MS: "300" });
-    const response = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/slow`, tier: "free" }), headers: { "content-type": "application/json" }, client: newClient() });
+    const response = await call("POST", "/api/chunk", {
+      body: JSON.stringify({ url: `${docBase}/slow`, tier: "free" }),
+      headers: { "content-type": "application/json" },
+      client: newClient(),
+    });
     expect(response.status).toBe(400);
     expectErrorBody(await body(response), 400, "url_timeout");
   });
 
   it("refuses a JSON body over 64 KB while reading it", async () => {
-    const response = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free", padding: "x".repeat(200_000) }), headers: { "content-type": "application/json" }, client: newClient() });
+    const response = await call("POST", "/api/chunk", {
+      body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free", padding: "x".repeat(200_000) }),
+      headers: { "content-type": "application/json" },
+      client: newClient(),
+    });
     expect(response.status).toBe(413);
     expectErrorBody(await body(response), 413, "body_too_large");
   });
@@ -314,9 +417,21 @@ describe("POST /api/chunk with a URL", () => {
     const cases: [BodyInit, Record<string, string>, string][] = [
       ["{not json", { "content-type": "application/json" }, "invalid_json"],
       [JSON.stringify({ tier: "free" }), { "content-type": "application/json" }, "invalid_request"],
-      [JSON.stringify({ url: `${docBase}/doc.txt`, tier: "gold" }), { "content-type": "application/json" }, "invalid_request"],
-      [JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free", output_format: "csv" }), { "content-type": "application/json" }, "invalid_request"],
-      [JSON.stringify({ url: "ftp://example.com/a.txt", tier: "free" }), { "content-type": "application/json" }, "invalid_url"],
+      [
+        JSON.stringify({ url: `${docBase}/doc.txt`, tier: "gold" }),
+        { "content-type": "application/json" },
+        "invalid_request",
+      ],
+      [
+        JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free", output_format: "csv" }),
+        { "content-type": "application/json" },
+        "invalid_request",
+      ],
+      [
+        JSON.stringify({ url: "ftp://example.com/a.txt", tier: "free" }),
+        { "content-type": "application/json" },
+        "invalid_url",
+      ],
       ["url=x", { "content-type": "application/x-www-form-urlencoded" }, "expected_json"],
     ];
     for (const [payload, headers, code] of cases) {
@@ -369,12 +484,20 @@ describe("paid tiers answer 402 with payment requirements", () => {
       expect(response.status).toBe(503);
       expectErrorBody(await body(response), 503, "ai_not_configured");
     }
-    const byUrl = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "ai" }), headers: { "content-type": "application/json" }, client: newClient() });
+    const byUrl = await call("POST", "/api/chunk", {
+      body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "ai" }),
+      headers: { "content-type": "application/json" },
+      client: newClient(),
+    });
     expect(byUrl.status).toBe(503);
   });
 
   it("POST /api/chunk defaults to the structure tier and asks for payment", async () => {
-    const response = await call("POST", "/api/chunk", { body: JSON.stringify({ url: `${docBase}/doc.txt` }), headers: { "content-type": "application/json" }, client: newClient() });
+    const response = await call("POST", "/api/chunk", {
+      body: JSON.stringify({ url: `${docBase}/doc.txt` }),
+      headers: { "content-type": "application/json" },
+      client: newClient(),
+    });
     expect(response.status).toBe(402);
     expect((await body(response)).paymentRequirements.maxAmountRequired).toBe("2000");
   });
@@ -440,14 +563,20 @@ describe("free quota", () => {
     // A store that fails to save results: the work fails after the pages were reserved, and they come back.
     const failingSaves: Store = new Proxy(store, {
       get(target, property, receiver) {
-        if (property === "set") return async () => { throw new Error("disk full"); };
+        if (property === "set")
+          return async () => {
+            throw new Error("disk full");
+          };
         const value = Reflect.get(target, property, receiver);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
     useServices({ FREE_PAGES_PER_DAY: "12" }, { store: failingSaves });
     // 10 pages at 32 tokens make over 100 chunks, so the result must be saved, and saving fails.
-    const failed = await call("POST", "/api/chunk/free", { body: upload(prose(10), "long.txt", { max_tokens: "32", overlap_tokens: "0" }), client });
+    const failed = await call("POST", "/api/chunk/free", {
+      body: upload(prose(10), "long.txt", { max_tokens: "32", overlap_tokens: "0" }),
+      client,
+    });
     expect(failed.status).toBe(500);
     expectErrorBody(await body(failed), 500, "internal_error");
 
@@ -469,7 +598,12 @@ describe("bad input gets a specific 4xx and the service keeps serving", () => {
     ["zip bomb", () => upload(fixture("zip-bomb.docx"), "x.docx"), 413, "zip_bomb"],
     ["zip bomb with lying sizes", () => upload(fixture("zip-bomb-lying.docx"), "x.docx"), 413, "zip_bomb"],
     ["max_tokens too small", () => upload("Text.", "a.txt", { max_tokens: "5" }), 400, "invalid_options"],
-    ["overlap above half", () => upload("Text.", "a.txt", { max_tokens: "100", overlap_tokens: "60" }), 400, "invalid_options"],
+    [
+      "overlap above half",
+      () => upload("Text.", "a.txt", { max_tokens: "100", overlap_tokens: "60" }),
+      400,
+      "invalid_options",
+    ],
     ["unknown output format", () => upload("Text.", "a.txt", { output_format: "csv" }), 400, "invalid_options"],
   ];
   it.each(cases)("%s", async (_name, form, status, code) => {
@@ -482,13 +616,20 @@ describe("bad input gets a specific 4xx and the service keeps serving", () => {
 
   it("refuses an oversized upload while reading it", async () => {
     useServices({ MAX_UPLOAD_BYTES: "65536" });
-    const response = await call("POST", "/api/chunk/free", { body: upload(new Uint8Array(300_000).fill(97), "big.txt"), client: newClient() });
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(new Uint8Array(300_000).fill(97), "big.txt"),
+      client: newClient(),
+    });
     expect(response.status).toBe(413);
     expectErrorBody(await body(response), 413, "file_too_large");
   });
 
   it("refuses bodies that are not multipart or lack the file field", async () => {
-    const json = await call("POST", "/api/chunk/free", { body: "{}", headers: { "content-type": "application/json" }, client: newClient() });
+    const json = await call("POST", "/api/chunk/free", {
+      body: "{}",
+      headers: { "content-type": "application/json" },
+      client: newClient(),
+    });
     expectErrorBody(await body(json), json.status, "expected_multipart");
     const form = new FormData();
     form.set("document", "text");

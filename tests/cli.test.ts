@@ -12,7 +12,11 @@ const root = join(import.meta.dirname, "..");
 const fixture = join(root, "tests/fixtures/multipage.pdf");
 
 function chunkCli(...args: string[]) {
-  const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -23,12 +27,27 @@ describe("npm run chunk", () => {
   it("prints the same chunks and metadata as the API, with options before or after the file", async () => {
     const before = chunkCli("--max-tokens", "64", "--overlap-tokens", "8", fixture, "--output-format", "chroma");
     expect(before.status, before.stderr).toBe(0);
-    const after = chunkCli(fixture, "--tier", "free", "--max-tokens=64", "--overlap-tokens", "8", "--output-format", "chroma");
+    const after = chunkCli(
+      fixture,
+      "--tier",
+      "free",
+      "--max-tokens=64",
+      "--overlap-tokens",
+      "8",
+      "--output-format",
+      "chroma",
+    );
     expect(after.status, after.stderr).toBe(0);
     const offline = JSON.parse(before.stdout);
     expect(JSON.parse(after.stdout)).toEqual(offline);
 
-    const response = await call("POST", "/api/chunk/free", { body: upload(new Uint8Array(readFileSync(fixture)), "multipage.pdf", { max_tokens: "64", overlap_tokens: "8", output_format: "chroma" }) });
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(new Uint8Array(readFileSync(fixture)), "multipage.pdf", {
+        max_tokens: "64",
+        overlap_tokens: "8",
+        output_format: "chroma",
+      }),
+    });
     expect(response.status).toBe(200);
     const online = (await response.json()) as typeof offline;
     expect(offline.chunks).toEqual(online.chunks);
@@ -41,8 +60,16 @@ describe("npm run chunk", () => {
     const cli = (env: Record<string, string>, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         // Not spawnSync: the stand-in answers from this process's event loop.
-        execFile(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, env: { PATH: process.env.PATH, ...env } as Record<string, string | undefined> as NodeJS.ProcessEnv, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) =>
-          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          ["--import", "tsx", "scripts/chunk.ts", ...args],
+          {
+            cwd: root,
+            env: { PATH: process.env.PATH, ...env } as Record<string, string | undefined> as NodeJS.ProcessEnv,
+            timeout: 60_000,
+            encoding: "utf8",
+          },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         );
       });
     const unconfigured = await cli({}, fixture, "--tier", "ai");
@@ -51,12 +78,21 @@ describe("npm run chunk", () => {
 
     const model = await startModelStandin({ port: 0 });
     try {
-      const run = await cli({ AI_BASE_URL: model.url, AI_PRO_MODEL: "standin-large" }, fixture, "--tier", "ai-pro", "--max-tokens", "128");
+      const run = await cli(
+        { AI_BASE_URL: model.url, AI_PRO_MODEL: "standin-large" },
+        fixture,
+        "--tier",
+        "ai-pro",
+        "--max-tokens",
+        "128",
+      );
       expect(run.code, run.stderr).toBe(0);
       const result = JSON.parse(run.stdout);
       expect(result.metadata.ai.model).toBe("standin-large");
       expect(result.document_summary.length).toBeGreaterThan(10);
-      expect(result.chunks.every((c: { metadata: { summary?: string } }) => typeof c.metadata.summary === "string")).toBe(true);
+      expect(
+        result.chunks.every((c: { metadata: { summary?: string } }) => typeof c.metadata.summary === "string"),
+      ).toBe(true);
       expect(model.counters().bySchema.chunk_enrichment).toBeGreaterThan(0);
     } finally {
       await model.close();

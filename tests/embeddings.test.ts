@@ -37,7 +37,12 @@ describe("local embedder", () => {
   const embedder = new LocalEmbedder();
 
   it("gives the same unit vector for the same text, whatever else is in the batch", async () => {
-    const texts = ["The quick brown fox jumps over the lazy dog.", "Chunking splits documents for retrieval.", "日本語の文章も扱えます。", ""];
+    const texts = [
+      "The quick brown fox jumps over the lazy dog.",
+      "Chunking splits documents for retrieval.",
+      "日本語の文章も扱えます。",
+      "",
+    ];
     const once = await embedder.embed(texts);
     const again = await new LocalEmbedder().embed([...texts].reverse());
     expect(again.reverse()).toEqual(once);
@@ -91,10 +96,21 @@ type Behaviour = (n: number, request: Received, response: ServerResponse) => voi
 /** A fake but deterministic embedding: [length, first char code, 1]. */
 const fakeVector = (text: string) => [text.length, text.charCodeAt(0) || 0, 1];
 
-function answer(response: ServerResponse, input: string[], order: (items: object[]) => object[] = (items) => items): void {
+function answer(
+  response: ServerResponse,
+  input: string[],
+  order: (items: object[]) => object[] = (items) => items,
+): void {
   const data = input.map((text, index) => ({ object: "embedding", index, embedding: fakeVector(text) }));
   response.writeHead(200, { "content-type": "application/json" });
-  response.end(JSON.stringify({ object: "list", model: "test-model", data: order(data), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+  response.end(
+    JSON.stringify({
+      object: "list",
+      model: "test-model",
+      data: order(data),
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    }),
+  );
 }
 
 let server: Server;
@@ -142,7 +158,16 @@ beforeEach(() => {
 
 const KEY = "sk-test-0123456789abcdef";
 const client = (options: Partial<OpenAIEmbedderOptions> = {}) =>
-  new OpenAIEmbedder({ baseUrl, apiKey: KEY, model: "test-model", batchSize: 4, concurrency: 2, timeoutMs: 2000, retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 50 }, ...options });
+  new OpenAIEmbedder({
+    baseUrl,
+    apiKey: KEY,
+    model: "test-model",
+    batchSize: 4,
+    concurrency: 2,
+    timeoutMs: 2000,
+    retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 50 },
+    ...options,
+  });
 
 const texts = Array.from({ length: 10 }, (_, i) => `text number ${i}${"!".repeat(i)}`);
 
@@ -213,7 +238,9 @@ describe("OpenAI-compatible embedder", () => {
   it("does not retry a refused request (401), sends no further batches, and stops at a Retry-After longer than it will wait", async () => {
     behaviour = (_, __, response) => void response.writeHead(401).end();
     // Batches not yet sent when one has failed for good are not sent at all.
-    expect((await failure(client({ batchSize: 1, concurrency: 1 }).embed(["a", "b", "c", "d"]))).code).toBe("embeddings_unavailable");
+    expect((await failure(client({ batchSize: 1, concurrency: 1 }).embed(["a", "b", "c", "d"]))).code).toBe(
+      "embeddings_unavailable",
+    );
     expect(received).toHaveLength(1);
     received = [];
     behaviour = (_, __, response) => void response.writeHead(503, { "retry-after": "3600" }).end();
@@ -227,11 +254,13 @@ describe("OpenAI-compatible embedder", () => {
       () => JSON.stringify({ object: "list" }),
       (input) => JSON.stringify({ data: input.slice(1).map((_, index) => ({ index, embedding: [1, 2] })) }),
       (input) => JSON.stringify({ data: input.map(() => ({ index: 0, embedding: [1, 2] })) }),
-      (input) => JSON.stringify({ data: input.map((_, index) => ({ index, embedding: index === 0 ? [1, 2] : [1, 2, 3] })) }),
+      (input) =>
+        JSON.stringify({ data: input.map((_, index) => ({ index, embedding: index === 0 ? [1, 2] : [1, 2, 3] })) }),
       (input) => JSON.stringify({ data: input.map((_, index) => ({ index, embedding: ["1", "2"] })) }),
     ];
     for (const body of bad) {
-      behaviour = (_, request, response) => void response.writeHead(200, { "content-type": "application/json" }).end(body(request.input));
+      behaviour = (_, request, response) =>
+        void response.writeHead(200, { "content-type": "application/json" }).end(body(request.input));
       const error = await failure(client().embed(["a", "b"]));
       expect(error.status).toBe(503);
       expect(error.code).toBe("embeddings_unavailable");
@@ -240,7 +269,9 @@ describe("OpenAI-compatible embedder", () => {
 
   it("times out a request that gets no answer, retries it, then answers 503", async () => {
     behaviour = (_, __, response) => void hanging.add(response);
-    const error = await failure(client({ timeoutMs: 150, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } }).embed(["a"]));
+    const error = await failure(
+      client({ timeoutMs: 150, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } }).embed(["a"]),
+    );
     expect(error.status).toBe(503);
     expect(error.message).toContain("no answer within 150 ms");
     expect(received).toHaveLength(2);
@@ -251,17 +282,33 @@ describe("OpenAI-compatible embedder", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const error = await failure(client({ baseUrl: `http://127.0.0.1:${port}/v1`, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } }).embed(["a"]));
+    const error = await failure(
+      client({
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+      }).embed(["a"]),
+    );
     expect(error.message).toContain("could not be reached");
   });
 
   it("runs the semantic tier, and a provider failure reaches the caller as 503", async () => {
-    const extracted: Extracted = { text: "Bees make honey in hives. Bees pollinate flowers in spring.\n\nStocks fell on Tuesday. Bond yields rose again.", mediaType: "text/plain", pageCount: 1 } as Extracted;
-    const { chunks } = await chunkExtracted(extracted, "semantic", { maxTokens: 64, overlapTokens: 0 }, { embedder: client() });
+    const extracted: Extracted = {
+      text: "Bees make honey in hives. Bees pollinate flowers in spring.\n\nStocks fell on Tuesday. Bond yields rose again.",
+      mediaType: "text/plain",
+      pageCount: 1,
+    } as Extracted;
+    const { chunks } = await chunkExtracted(
+      extracted,
+      "semantic",
+      { maxTokens: 64, overlapTokens: 0 },
+      { embedder: client() },
+    );
     expect(chunks.map((c) => c.text).join(" ")).toContain("Bees make honey");
     expect(received.length).toBeGreaterThan(0);
     behaviour = (_, __, response) => void response.writeHead(502).end();
-    const error = await failure(chunkExtracted(extracted, "semantic", { maxTokens: 64, overlapTokens: 0 }, { embedder: client() }));
+    const error = await failure(
+      chunkExtracted(extracted, "semantic", { maxTokens: 64, overlapTokens: 0 }, { embedder: client() }),
+    );
     expect(error.code).toBe("embeddings_unavailable");
   });
 });
@@ -293,7 +340,11 @@ describe("createEmbedder", () => {
     expect(createEmbedder(local)).toBeInstanceOf(LocalEmbedder);
     expect(createEmbedder(local).id).toBe(LOCAL_EMBEDDER_ID);
     expect(embedderId(local)).toBe(LOCAL_EMBEDDER_ID);
-    const remote = loadConfig({ EMBEDDINGS_BASE_URL: "http://127.0.0.1:9/v1/", EMBEDDINGS_MODEL: "nomic-embed-text", EMBEDDINGS_API_KEY: "k" }).embeddings;
+    const remote = loadConfig({
+      EMBEDDINGS_BASE_URL: "http://127.0.0.1:9/v1/",
+      EMBEDDINGS_MODEL: "nomic-embed-text",
+      EMBEDDINGS_API_KEY: "k",
+    }).embeddings;
     const embedder = createEmbedder(remote);
     expect(embedder).toBeInstanceOf(OpenAIEmbedder);
     expect(embedder.id).toBe("openai:nomic-embed-text");

@@ -12,7 +12,17 @@ import { parseCsv } from "@/eval/csv";
 import { LocateError, locateExcerpt, locateSequential, trimRange } from "@/eval/locate";
 import { markdownElements } from "@/eval/markdown-elements";
 import { fixedSizeRanges, utf8ToUtf16Offsets } from "@/eval/methods";
-import { containedWhole, coverIoU, cutElements, defaultWindow, minimalCover, pk, scoreExcerpts, sizeStats, windowDiff } from "@/eval/metrics";
+import {
+  containedWhole,
+  coverIoU,
+  cutElements,
+  defaultWindow,
+  minimalCover,
+  pk,
+  scoreExcerpts,
+  sizeStats,
+  windowDiff,
+} from "@/eval/metrics";
 import { buildSegmentationSet, chatConversations, wikitextArticles } from "@/eval/segmentation";
 import { tokenScale } from "@/eval/token-scale";
 
@@ -93,9 +103,17 @@ describe("structural damage", () => {
       "Not a list: - dash in prose.",
     ].join("\n");
     const found = markdownElements(text).map((e) => [e.kind, text.slice(e.start, e.end)]);
-    expect(found.filter(([k]) => k === "fence")).toEqual([["fence", "```js\nconst a = 1;\n```"], ["fence", "~~~\ntilde fence\n~~~"]]);
+    expect(found.filter(([k]) => k === "fence")).toEqual([
+      ["fence", "```js\nconst a = 1;\n```"],
+      ["fence", "~~~\ntilde fence\n~~~"],
+    ]);
     expect(found.filter(([k]) => k === "row").map(([, t]) => t)).toEqual(["| a | b |", "| 1 | 2 |", "| 3 | 4 |"]);
-    expect(found.filter(([k]) => k === "item").map(([, t]) => t)).toEqual(["- one\n  - one.one\n  - one.two", "- one.one", "- one.two", "- two"]);
+    expect(found.filter(([k]) => k === "item").map(([, t]) => t)).toEqual([
+      "- one\n  - one.one\n  - one.two",
+      "- one.one",
+      "- one.two",
+      "- two",
+    ]);
   });
 });
 
@@ -234,9 +252,23 @@ describe("segmentation set", () => {
     const sources = words.map((w) => ({
       id: w,
       genre: w === "apple" || w === "river" ? "a" : "b",
-      paragraphs: Array.from({ length: 12 }, (_, p) => Array.from({ length: 4 }, (_, s) => `The ${w} sentence ${p}-${s} is here.`).join(" ")),
+      paragraphs: Array.from({ length: 12 }, (_, p) =>
+        Array.from({ length: 4 }, (_, s) => `The ${w} sentence ${p}-${s} is here.`).join(" "),
+      ),
     }));
-    const samples = await buildSegmentationSet(sources, { samples: 6, seed: 7, sections: [3, 5], lengthBands: [[20, 60], [60, 150]] }, loadConfig().limits);
+    const samples = await buildSegmentationSet(
+      sources,
+      {
+        samples: 6,
+        seed: 7,
+        sections: [3, 5],
+        lengthBands: [
+          [20, 60],
+          [60, 150],
+        ],
+      },
+      loadConfig().limits,
+    );
     expect(samples).toHaveLength(6);
     for (const sample of samples) {
       const text = sample.extracted.text;

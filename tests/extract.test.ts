@@ -13,7 +13,12 @@ import { MARKDOWN_OPTIONS } from "@/lib/extract/html";
 import { splitHtml } from "@/lib/extract/html-segments";
 import { withWorker } from "@/lib/extract/worker";
 
-const LIMITS: ExtractLimits = { maxUnpackedBytes: 20 * 1024 * 1024, maxChars: 1_000_000, maxPages: 100, timeoutMs: 20_000 };
+const LIMITS: ExtractLimits = {
+  maxUnpackedBytes: 20 * 1024 * 1024,
+  maxChars: 1_000_000,
+  maxPages: 100,
+  timeoutMs: 20_000,
+};
 
 const fixture = (name: string) => new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures", name)));
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -46,18 +51,30 @@ afterAll(() => {
 
 describe("type detection from bytes", () => {
   it("reads PDF bytes as a PDF whatever the name and content type say", async () => {
-    const result = await extract(fixture("multipage.pdf"), { filename: "notes.txt", contentType: "text/plain" }, LIMITS);
+    const result = await extract(
+      fixture("multipage.pdf"),
+      { filename: "notes.txt", contentType: "text/plain" },
+      LIMITS,
+    );
     expect(result.kind).toBe("pdf");
     expect(result.mediaType).toBe("application/pdf");
   });
 
   it("reads DOCX bytes as DOCX under a .pdf name", async () => {
-    const result = await extract(fixture("report.docx"), { filename: "report.pdf", contentType: "application/pdf" }, LIMITS);
+    const result = await extract(
+      fixture("report.docx"),
+      { filename: "report.pdf", contentType: "application/pdf" },
+      LIMITS,
+    );
     expect(result.kind).toBe("docx");
   });
 
   it("reads text bytes under a .pdf name as text, never as a PDF", async () => {
-    const result = await extract(fixture("notes.md"), { filename: "notes.pdf", contentType: "application/pdf" }, LIMITS);
+    const result = await extract(
+      fixture("notes.md"),
+      { filename: "notes.pdf", contentType: "application/pdf" },
+      LIMITS,
+    );
     expect(result.kind).toBe("text");
     expect(result.mediaType).toBe("text/plain");
   });
@@ -77,17 +94,26 @@ describe("type detection from bytes", () => {
   });
 
   it("detects HTML only when the text opens with a doctype or html/head/body tag", async () => {
-    const page = await extract(utf8("<!-- saved page -->\n<?xml version='1.0'?>\n<HTML><BODY><p>Hello there</p></BODY></HTML>"), {}, LIMITS);
+    const page = await extract(
+      utf8("<!-- saved page -->\n<?xml version='1.0'?>\n<HTML><BODY><p>Hello there</p></BODY></HTML>"),
+      {},
+      LIMITS,
+    );
     expect(page.kind).toBe("html");
     expect(page.text).toBe("Hello there");
-    const markdownAboutHtml = "# Writing pages\n\nA page starts like this:\n\n```html\n<html><body></body></html>\n```\n";
+    const markdownAboutHtml =
+      "# Writing pages\n\nA page starts like this:\n\n```html\n<html><body></body></html>\n```\n";
     const doc = await extract(utf8(markdownAboutHtml), { filename: "guide.md" }, LIMITS);
     expect(doc.kind).toBe("markdown");
     expect(doc.text).toBe(markdownAboutHtml);
   });
 
   it("refuses a PNG with 415 even under a .txt name", async () => {
-    const error = await expectRefused(extract(fixture("image.png"), { filename: "image.txt", contentType: "text/plain" }, LIMITS), 415, "unsupported_type");
+    const error = await expectRefused(
+      extract(fixture("image.png"), { filename: "image.txt", contentType: "text/plain" }, LIMITS),
+      415,
+      "unsupported_type",
+    );
     expect(error.message).toContain("PNG");
   });
 
@@ -98,7 +124,9 @@ describe("type detection from bytes", () => {
 
   it("reads text whose first letters match a short binary signature as text", async () => {
     // "BM" is BMP's signature and "MZ" an executable's.
-    expect((await extract(utf8("BMW sales rose in the third quarter."), {}, LIMITS)).text).toBe("BMW sales rose in the third quarter.");
+    expect((await extract(utf8("BMW sales rose in the third quarter."), {}, LIMITS)).text).toBe(
+      "BMW sales rose in the third quarter.",
+    );
     expect((await extract(utf8("MZ stands for the maintenance zone."), {}, LIMITS)).kind).toBe("text");
   });
 
@@ -109,8 +137,18 @@ describe("type detection from bytes", () => {
 });
 
 describe("PDF", () => {
-  const TITLES = ["Rivers and their deltas", "A short history of lighthouses", "Notes on sourdough baking", "Migratory birds of the northern coast"];
-  const PHRASES = ["fan of land cut by shifting channels", "Fresnel lenses", "lactic acid bacteria", "knots and godwits"];
+  const TITLES = [
+    "Rivers and their deltas",
+    "A short history of lighthouses",
+    "Notes on sourdough baking",
+    "Migratory birds of the northern coast",
+  ];
+  const PHRASES = [
+    "fan of land cut by shifting channels",
+    "Fresnel lenses",
+    "lactic acid bacteria",
+    "knots and godwits",
+  ];
 
   it("gives one page range per page, numbered from 1, each covering that page's text", async () => {
     const result = await extract(fixture("multipage.pdf"), {}, LIMITS);
@@ -146,12 +184,20 @@ describe("PDF", () => {
   });
 
   it("refuses a PDF with more pages than allowed with 413", async () => {
-    const error = await expectRefused(extract(fixture("multipage.pdf"), {}, { ...LIMITS, maxPages: 3 }), 413, "too_many_pages");
+    const error = await expectRefused(
+      extract(fixture("multipage.pdf"), {}, { ...LIMITS, maxPages: 3 }),
+      413,
+      "too_many_pages",
+    );
     expect(error.message).toContain("4 pages");
   });
 
   it("refuses a PDF with more characters than allowed with 413", async () => {
-    await expectRefused(extract(fixture("multipage.pdf"), {}, { ...LIMITS, maxChars: 500 }), 413, "too_many_characters");
+    await expectRefused(
+      extract(fixture("multipage.pdf"), {}, { ...LIMITS, maxChars: 500 }),
+      413,
+      "too_many_characters",
+    );
   });
 
   it.each(["corrupted.pdf", "truncated.pdf", "garbled.pdf"])("refuses %s with 400 corrupted_pdf", async (name) => {
@@ -175,7 +221,11 @@ describe("PDF", () => {
   });
 
   it("gives up on a document that takes longer than the timeout with 400 document_too_complex", async () => {
-    await expectRefused(extract(fixture("multipage.pdf"), {}, { ...LIMITS, timeoutMs: 1 }), 400, "document_too_complex");
+    await expectRefused(
+      extract(fixture("multipage.pdf"), {}, { ...LIMITS, timeoutMs: 1 }),
+      400,
+      "document_too_complex",
+    );
   });
 });
 
@@ -243,7 +293,9 @@ describe("PDF layout", () => {
   });
 
   // A method that never embeds: these tiers do not ask for vectors.
-  const context: MethodContext = { embedder: { id: "none", embed: () => Promise.reject(new Error("no embedding in this test")) } };
+  const context: MethodContext = {
+    embedder: { id: "none", embed: () => Promise.reject(new Error("no embedding in this test")) },
+  };
 
   it.each(["free", "structure"] as const)("gives each %s chunk the pages its text comes from", async (tier) => {
     const { chunks } = await chunkExtracted(doc, tier, { maxTokens: 40, overlapTokens: 0 }, context);
@@ -252,7 +304,11 @@ describe("PDF layout", () => {
     // Counted here without the chunker's search: pages that start at or before an offset.
     const pageOf = (offset: number) => pages.filter((p) => p.start <= offset).length;
     for (const { text, metadata } of chunks) {
-      expect({ text, page_start: metadata.page_start, page_end: metadata.page_end }).toEqual({ text, page_start: pageOf(metadata.start), page_end: pageOf(metadata.end - 1) });
+      expect({ text, page_start: metadata.page_start, page_end: metadata.page_end }).toEqual({
+        text,
+        page_start: pageOf(metadata.start),
+        page_end: pageOf(metadata.end - 1),
+      });
     }
     const from = (phrase: string) => chunks.find((c) => c.text.includes(phrase))?.metadata;
     expect(from("Count at high tide")).toMatchObject({ page_start: 2, page_end: 2 });
@@ -289,7 +345,11 @@ describe("DOCX", () => {
 
   it("refuses a zip bomb by its declared size with 413 before any parser runs", async () => {
     // A 1 ms deadline: had the archive reached the worker, the answer would be document_too_complex.
-    const error = await expectRefused(extract(fixture("zip-bomb.docx"), {}, { ...LIMITS, timeoutMs: 1 }), 413, "zip_bomb");
+    const error = await expectRefused(
+      extract(fixture("zip-bomb.docx"), {}, { ...LIMITS, timeoutMs: 1 }),
+      413,
+      "zip_bomb",
+    );
     expect(error.message).toMatch(/unpacked size is too large \(199\.0 MB, more than the 20\.0 MB allowed\)/);
   });
 
@@ -309,10 +369,14 @@ describe("DOCX", () => {
       "_rels/.rels": strToU8(
         `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
       ),
-      "word/document.xml": strToU8(`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraphs}</w:body></w:document>`),
+      "word/document.xml": strToU8(
+        `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraphs}</w:body></w:document>`,
+      ),
     });
     const reply = z.object({ ok: z.literal(true), html: z.string() });
-    const session = withWorker({ timeoutMs: 20_000, damaged: failures.corruptedDocx, heapMb: 16 }, (worker) => worker.call({ op: "docx-html", data: dense }, reply));
+    const session = withWorker({ timeoutMs: 20_000, damaged: failures.corruptedDocx, heapMb: 16 }, (worker) =>
+      worker.call({ op: "docx-html", data: dense }, reply),
+    );
     await expectRefused(session, 400, "document_too_complex");
   });
 
@@ -335,7 +399,15 @@ describe("HTML", () => {
   it("drops scripts, styles, navigation and noscript content", () => {
     expect(page.kind).toBe("html");
     // Markers are single words: the converter escapes "_", so a marker with one would never match.
-    for (const hidden of ["SCRIPTMARKER", "BODYSCRIPTMARKER", "NAVMARKER", "NOSCRIPTMARKER", "stylemarker", "trackingPixel", "Home"]) {
+    for (const hidden of [
+      "SCRIPTMARKER",
+      "BODYSCRIPTMARKER",
+      "NAVMARKER",
+      "NOSCRIPTMARKER",
+      "stylemarker",
+      "trackingPixel",
+      "Home",
+    ]) {
       expect(page.text).not.toContain(hidden);
     }
   });
@@ -352,7 +424,15 @@ describe("HTML", () => {
   });
 
   it("refuses a page with nothing visible with 400 empty_document", async () => {
-    await expectRefused(extract(utf8("<!doctype html><html><head><title>x</title></head><body><script>go()</script></body></html>"), {}, LIMITS), 400, "empty_document");
+    await expectRefused(
+      extract(
+        utf8("<!doctype html><html><head><title>x</title></head><body><script>go()</script></body></html>"),
+        {},
+        LIMITS,
+      ),
+      400,
+      "empty_document",
+    );
   });
 
   it("converts a long page in pieces, losing and reordering nothing", async () => {
@@ -412,7 +492,9 @@ describe("text and Markdown", () => {
 
   it.each(["utf16le-bom.txt", "utf16be-bom.txt"])("decodes %s and normalises its CRLF line endings", async (name) => {
     const result = await extract(fixture(name), {}, LIMITS);
-    expect(result.text).toBe("Café menu — crème brûlée, Grüße aus München, 日本語のテキスト.\nSecond line with CRLF.\n");
+    expect(result.text).toBe(
+      "Café menu — crème brûlée, Grüße aus München, 日本語のテキスト.\nSecond line with CRLF.\n",
+    );
   });
 
   it("drops a UTF-8 byte-order mark and turns CR and CRLF into LF", async () => {
@@ -421,7 +503,11 @@ describe("text and Markdown", () => {
   });
 
   it("refuses invalid UTF-8 with 400 invalid_encoding", async () => {
-    const error = await expectRefused(extract(fixture("invalid-utf8.txt"), { filename: "invalid-utf8.txt" }, LIMITS), 400, "invalid_encoding");
+    const error = await expectRefused(
+      extract(fixture("invalid-utf8.txt"), { filename: "invalid-utf8.txt" }, LIMITS),
+      400,
+      "invalid_encoding",
+    );
     expect(error.message).toMatch(/UTF-8/);
   });
 

@@ -25,7 +25,11 @@ interface Chunking {
 }
 
 /** The pipeline's core, as the API and the command line run it: load, extract, chunk, format. */
-async function chunkDocument(source: Uint8Array, filename: string, { tier = "free", maxTokens = 64, overlapTokens = 8, format = "raw" }: Chunking = {}) {
+async function chunkDocument(
+  source: Uint8Array,
+  filename: string,
+  { tier = "free", maxTokens = 64, overlapTokens = 8, format = "raw" }: Chunking = {},
+) {
   const doc = loaded({ bytes: source, filename });
   const extracted = await extractDocument(doc, config.limits);
   const result = await buildResult(doc, extracted, tier, { maxTokens, overlapTokens, outputFormat: format }, context);
@@ -57,7 +61,10 @@ const ChromaRule = z.strictObject({
   id: z.string().min(1).refine(utf8Max(128), "id over 128 bytes"),
   document: z.string().min(1),
   metadata: z
-    .record(z.string().refine(utf8Max(36), "key over 36 bytes"), z.union([z.string().refine(utf8Max(4096), "value over 4 KB"), finite, z.boolean()]))
+    .record(
+      z.string().refine(utf8Max(36), "key over 36 bytes"),
+      z.union([z.string().refine(utf8Max(4096), "value over 4 KB"), finite, z.boolean()]),
+    )
     .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 32, "1 to 32 keys"),
 });
 
@@ -70,13 +77,21 @@ const weaviateScalar = z.union([z.string(), finite, z.boolean()]);
 const weaviateNested = z.record(graphqlName, weaviateScalar);
 const WeaviateRule = z.strictObject({
   id: z.uuid(),
-  properties: z.record(graphqlName, z.union([weaviateScalar, z.array(z.string()).min(1), z.array(finite).min(1), z.array(weaviateNested).min(1)])),
+  properties: z.record(
+    graphqlName,
+    z.union([weaviateScalar, z.array(z.string()).min(1), z.array(finite).min(1), z.array(weaviateNested).min(1)]),
+  ),
 });
 
 /** Qdrant: id a UUID or an unsigned integer; payload JSON (we also promise no nulls). */
 type Json = string | number | boolean | Json[] | { [key: string]: Json };
-const json: z.ZodType<Json> = z.lazy(() => z.union([z.string(), finite, z.boolean(), z.array(json), z.record(z.string(), json)]));
-const QdrantRule = z.strictObject({ id: z.union([z.uuid(), z.number().int().nonnegative()]), payload: z.record(z.string(), json) });
+const json: z.ZodType<Json> = z.lazy(() =>
+  z.union([z.string(), finite, z.boolean(), z.array(json), z.record(z.string(), json)]),
+);
+const QdrantRule = z.strictObject({
+  id: z.union([z.uuid(), z.number().int().nonnegative()]),
+  payload: z.record(z.string(), json),
+});
 
 const RULES = { pinecone: PineconeRule, chroma: ChromaRule, weaviate: WeaviateRule, qdrant: QdrantRule } as const;
 const STORES = Object.keys(RULES) as (keyof typeof RULES)[];
@@ -92,9 +107,21 @@ function expectStoreRules(format: keyof typeof RULES, records: unknown[]) {
 
 const idOf = (format: keyof typeof RULES, record: any): string => (format === "pinecone" ? record._id : record.id);
 const textOf = (format: keyof typeof RULES, record: any): string =>
-  format === "pinecone" ? record.chunk_text : format === "chroma" ? record.document : format === "weaviate" ? record.properties.text : record.payload.text;
+  format === "pinecone"
+    ? record.chunk_text
+    : format === "chroma"
+      ? record.document
+      : format === "weaviate"
+        ? record.properties.text
+        : record.payload.text;
 const fieldsOf = (format: keyof typeof RULES, record: any): Record<string, unknown> =>
-  format === "pinecone" ? record : format === "chroma" ? record.metadata : format === "weaviate" ? record.properties : record.payload;
+  format === "pinecone"
+    ? record
+    : format === "chroma"
+      ? record.metadata
+      : format === "weaviate"
+        ? record.properties
+        : record.payload;
 
 const FIXTURES = ["multipage.pdf", "notes.md", "report.docx", "page.html", "cjk.txt", "emoji.txt"];
 
@@ -111,8 +138,18 @@ describe("vector-store records from real chunking results", () => {
         records.forEach((record, i) => {
           const fields = fieldsOf(format, record);
           expect(textOf(format, record)).toBe(chunks[i]!.text);
-          expect(fields).toMatchObject({ chunk_index: i, token_count: chunks[i]!.metadata.token_count, start: chunks[i]!.metadata.start, end: chunks[i]!.metadata.end, filename: name });
-          if (name.endsWith(".pdf")) expect(fields).toMatchObject({ page_start: chunks[i]!.metadata.page_start, page_end: chunks[i]!.metadata.page_end });
+          expect(fields).toMatchObject({
+            chunk_index: i,
+            token_count: chunks[i]!.metadata.token_count,
+            start: chunks[i]!.metadata.start,
+            end: chunks[i]!.metadata.end,
+            filename: name,
+          });
+          if (name.endsWith(".pdf"))
+            expect(fields).toMatchObject({
+              page_start: chunks[i]!.metadata.page_start,
+              page_end: chunks[i]!.metadata.page_end,
+            });
           else expect(Object.keys(fields)).not.toContain("page_start");
         });
       }
@@ -127,8 +164,10 @@ const ENTITIES: Entity[] = [
   { text: "Bo", type: "people" },
   { text: "npm", type: "products" },
 ];
-const enrich = (chunks: SourceChunk[], extra: Pick<SourceChunk["metadata"], "headings" | "summary" | "entities">): SourceChunk[] =>
-  chunks.map((chunk) => ({ text: chunk.text, metadata: { ...chunk.metadata, ...extra } }));
+const enrich = (
+  chunks: SourceChunk[],
+  extra: Pick<SourceChunk["metadata"], "headings" | "summary" | "entities">,
+): SourceChunk[] => chunks.map((chunk) => ({ text: chunk.text, metadata: { ...chunk.metadata, ...extra } }));
 
 describe("headings, summary and entities", () => {
   it("take the shape each store accepts: lists where allowed, strings where only scalars are", async () => {
@@ -137,7 +176,11 @@ describe("headings, summary and entities", () => {
 
     const pinecone = formatChunks(enriched, "pinecone", ref);
     expectStoreRules("pinecone", pinecone);
-    expect(pinecone[0]).toMatchObject({ headings: HEADINGS, summary: SUMMARY, entities: ["people:Ana", "people:Bo", "products:npm"] });
+    expect(pinecone[0]).toMatchObject({
+      headings: HEADINGS,
+      summary: SUMMARY,
+      entities: ["people:Ana", "people:Bo", "products:npm"],
+    });
 
     const chroma = formatChunks(enriched, "chroma", ref);
     expectStoreRules("chroma", chroma);
@@ -149,7 +192,8 @@ describe("headings, summary and entities", () => {
       expectStoreRules(format, records);
       expect(fieldsOf(format, records[0])).toMatchObject({ headings: HEADINGS, summary: SUMMARY, entities: ENTITIES });
     }
-    for (const format of STORES) expect(Object.keys(fieldsOf(format, formatChunks(enriched, format, ref)[0]))).not.toContain("truncated_fields");
+    for (const format of STORES)
+      expect(Object.keys(fieldsOf(format, formatChunks(enriched, format, ref)[0]))).not.toContain("truncated_fields");
   });
 
   it("are left out, not sent empty or null, when a chunk has none", async () => {
@@ -158,7 +202,8 @@ describe("headings, summary and entities", () => {
     for (const format of STORES) {
       const records = formatChunks(empty, format, ref);
       expectStoreRules(format, records);
-      for (const key of ["headings", "summary", "entities"]) expect(Object.keys(fieldsOf(format, records[0]))).not.toContain(key);
+      for (const key of ["headings", "summary", "entities"])
+        expect(Object.keys(fieldsOf(format, records[0]))).not.toContain(key);
     }
   });
 });
@@ -167,7 +212,15 @@ describe("headings, summary and entities", () => {
 const boundaryCache = new Map<string, Set<number>>();
 function graphemeBoundaries(text: string): Set<number> {
   let found = boundaryCache.get(text);
-  if (!found) boundaryCache.set(text, (found = new Set([...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].map((s) => s.index).concat(text.length))));
+  if (!found)
+    boundaryCache.set(
+      text,
+      (found = new Set(
+        [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)]
+          .map((s) => s.index)
+          .concat(text.length),
+      )),
+    );
   return found;
 }
 
@@ -182,7 +235,7 @@ function expectCutOf(cut: string, original: string) {
 }
 
 describe("size limits", () => {
-  it("cut text at every byte budget to the longest whole-grapheme prefix that fits with its \"…\"", () => {
+  it('cut text at every byte budget to the longest whole-grapheme prefix that fits with its "…"', () => {
     // ZWJ family, flag, keycap, combining accent, CJK, a quote JSON must escape.
     const text = `a👩‍👩‍👧‍👦b🇳🇴c1️⃣de\u0301東"e\\`;
     const starts = [...graphemeBoundaries(text)].sort((x, y) => x - y);
@@ -209,12 +262,14 @@ describe("size limits", () => {
     }
   });
 
-
   // Multi-byte text, ZWJ emoji and combining marks, and characters JSON escapes, so byte counts, grapheme edges and escapes all matter.
   const unit = 'Fjörð "quoted" \\ 東京 👩‍👩‍👧‍👦 🇳🇴 é ';
   const hugeHeadings = Array.from({ length: 60 }, (_, i) => `${i + 1}. ${unit.repeat(8)}`);
   const hugeSummary = unit.repeat(800);
-  const hugeEntities: Entity[] = Array.from({ length: 3000 }, (_, i) => ({ text: `Entity ${i} ${unit}`, type: i % 2 ? "organisations" : "places" }));
+  const hugeEntities: Entity[] = Array.from({ length: 3000 }, (_, i) => ({
+    text: `Entity ${i} ${unit}`,
+    type: i % 2 ? "organisations" : "places",
+  }));
 
   it("cut the derived fields to Pinecone's 40 KB and Chroma's 4 KB per value, say so, and never cut the chunk", async () => {
     const { chunks, ref } = await rawChunks("cjk.txt", { maxTokens: 1024, overlapTokens: 0 });
@@ -229,7 +284,9 @@ describe("size limits", () => {
       expect(headings.length).toBeGreaterThan(0);
       headings.forEach((heading, h) => expectCutOf(heading, hugeHeadings[h]!));
       expectCutOf(record.summary as string, hugeSummary);
-      expect(record.entities).toEqual(hugeEntities.slice(0, (record.entities as string[]).length).map((e) => `${e.type}:${e.text}`));
+      expect(record.entities).toEqual(
+        hugeEntities.slice(0, (record.entities as string[]).length).map((e) => `${e.type}:${e.text}`),
+      );
     }
 
     const chroma = formatChunks(enriched, "chroma", ref);
@@ -248,20 +305,35 @@ describe("size limits", () => {
     for (const format of ["weaviate", "qdrant"] as const) {
       const records = formatChunks(enriched, format, ref);
       expectStoreRules(format, records);
-      expect(fieldsOf(format, records[0])).toMatchObject({ text: chunks[0]!.text, headings: hugeHeadings, summary: hugeSummary, entities: hugeEntities });
+      expect(fieldsOf(format, records[0])).toMatchObject({
+        text: chunks[0]!.text,
+        headings: hugeHeadings,
+        summary: hugeSummary,
+        entities: hugeEntities,
+      });
     }
   });
 
   it("keep a Pinecone record with a near-40 KB chunk within 40 KB by giving the derived fields only what the chunk leaves", async () => {
     // One long chunk through the real pipeline: ~30 KB of prose at max_tokens 8192.
-    const prose = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} explains the release steps in plain words, one after another.`).join("\n\n");
-    const { records, ref } = await chunkDocument(new TextEncoder().encode(prose), "long.txt", { maxTokens: 8192, overlapTokens: 0 });
+    const prose = Array.from(
+      { length: 400 },
+      (_, i) => `Paragraph ${i} explains the release steps in plain words, one after another.`,
+    ).join("\n\n");
+    const { records, ref } = await chunkDocument(new TextEncoder().encode(prose), "long.txt", {
+      maxTokens: 8192,
+      overlapTokens: 0,
+    });
     const chunks = records as SourceChunk[];
     const chunkBytes = bytes(chunks[0]!.text);
     expect(chunkBytes).toBeGreaterThan(25_000);
     expect(chunkBytes).toBeLessThan(38_000);
 
-    const [record] = formatChunks(enrich(chunks, { headings: hugeHeadings, summary: hugeSummary, entities: hugeEntities }), "pinecone", ref);
+    const [record] = formatChunks(
+      enrich(chunks, { headings: hugeHeadings, summary: hugeSummary, entities: hugeEntities }),
+      "pinecone",
+      ref,
+    );
     expectStoreRules("pinecone", [record]);
     expect(record!.chunk_text).toBe(chunks[0]!.text);
     const { _id, ...metadata } = record!;
@@ -273,22 +345,35 @@ describe("size limits", () => {
 describe("record ids", () => {
   it("are the same for the same document and settings, and differ across documents, tiers and sizes", async () => {
     for (const format of STORES) {
-      const ids = async (name: string, chunking: Chunking = {}) => (await chunkFixture(name, { ...chunking, format })).records.map((r) => idOf(format, r));
+      const ids = async (name: string, chunking: Chunking = {}) =>
+        (await chunkFixture(name, { ...chunking, format })).records.map((r) => idOf(format, r));
       const first = await ids("notes.md");
       expect(await ids("notes.md"), format).toEqual(first);
       // The id comes from the bytes, not the file name.
-      const renamed = (await chunkDocument(fixture("notes.md"), "renamed.md", { format })).records.map((r) => idOf(format, r));
+      const renamed = (await chunkDocument(fixture("notes.md"), "renamed.md", { format })).records.map((r) =>
+        idOf(format, r),
+      );
       expect(renamed).toEqual(first);
 
-      for (const other of [await ids("report.docx"), await ids("notes.md", { tier: "structure" }), await ids("notes.md", { maxTokens: 48 }), await ids("notes.md", { overlapTokens: 0 })]) {
-        expect(other.filter((id) => first.includes(id)), format).toEqual([]);
+      for (const other of [
+        await ids("report.docx"),
+        await ids("notes.md", { tier: "structure" }),
+        await ids("notes.md", { maxTokens: 48 }),
+        await ids("notes.md", { overlapTokens: 0 }),
+      ]) {
+        expect(
+          other.filter((id) => first.includes(id)),
+          format,
+        ).toEqual([]);
       }
     }
   });
 
   it("name the same chunk alike in every store: one key for Pinecone and Chroma, its v5 UUID for Weaviate and Qdrant", async () => {
     const { chunks, ref } = await rawChunks("multipage.pdf");
-    const [pinecone, chroma, weaviate, qdrant] = STORES.map((format) => formatChunks(chunks, format, ref).map((r) => idOf(format, r)));
+    const [pinecone, chroma, weaviate, qdrant] = STORES.map((format) =>
+      formatChunks(chunks, format, ref).map((r) => idOf(format, r)),
+    );
     expect(chroma).toEqual(pinecone);
     expect(qdrant).toEqual(weaviate);
     for (const [i, key] of pinecone!.entries()) {
@@ -303,8 +388,12 @@ describe("record ids", () => {
 describe("the records against the official clients' TypeScript types", () => {
   const tsc = (project: string) =>
     new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(path.join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", project], { cwd: root, timeout: 180_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
+      execFile(
+        path.join(root, "node_modules/.bin/tsc"),
+        ["--noEmit", "-p", project],
+        { cwd: root, timeout: 180_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr }),
       );
     });
 
@@ -314,10 +403,14 @@ describe("the records against the official clients' TypeScript types", () => {
     expect(code).toBe(0);
   });
 
-  it("fail to compile where a client refuses them, so the check above can fail (must-fail/)", { timeout: 200_000 }, async () => {
-    const { code, output } = await tsc("tests/formats-typed/must-fail/tsconfig.json");
-    expect(code).not.toBe(0);
-    expect(output).toMatch(/qdrant-points-to-pinecone\.ts\(\d+,\d+\): error TS2322/);
-    expect(output.match(/error TS/g)).toHaveLength(1);
-  });
+  it(
+    "fail to compile where a client refuses them, so the check above can fail (must-fail/)",
+    { timeout: 200_000 },
+    async () => {
+      const { code, output } = await tsc("tests/formats-typed/must-fail/tsconfig.json");
+      expect(code).not.toBe(0);
+      expect(output).toMatch(/qdrant-points-to-pinecone\.ts\(\d+,\d+\): error TS2322/);
+      expect(output.match(/error TS/g)).toHaveLength(1);
+    },
+  );
 });

@@ -50,7 +50,11 @@ beforeAll(async () => {
   standin = await startModelStandin({ port: 0 });
   [a, b] = await Promise.all([startInstance(), startInstance()]);
   payer = await generateKeyPairSigner();
-  const funded = await fetch(`${a.base}/api/dev/faucet`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: payer.address }) });
+  const funded = await fetch(`${a.base}/api/dev/faucet`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ address: payer.address }),
+  });
   expect(funded.status).toBe(200);
 }, 60_000);
 
@@ -67,8 +71,14 @@ type Json = Record<string, any>;
 
 /** A Markdown report with headings, some named entities, and `marker` (a word no other document holds) in several places. */
 function report(marker: string, pages: number, seed: number): string {
-  const paragraphs = prose(pages, seed).split("\n\n").map((p) => p.trim()).filter(Boolean);
-  const parts = [`# Field report on the ${marker} archive`, `Dr Jane Okafor said the ${marker} archive was catalogued in London in March 2024.`];
+  const paragraphs = prose(pages, seed)
+    .split("\n\n")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const parts = [
+    `# Field report on the ${marker} archive`,
+    `Dr Jane Okafor said the ${marker} archive was catalogued in London in March 2024.`,
+  ];
   paragraphs.forEach((paragraph, i) => {
     if (i % 8 === 0) parts.push(`## Part ${i / 8 + 1}: the ${marker} records`);
     parts.push(i % 8 === 3 ? `${paragraph} The ${marker} team at the Acme Research Institute reviewed it.` : paragraph);
@@ -80,12 +90,22 @@ const postAiPro = (base: string, document: string, filename: string, headers: Re
   fetch(`${base}/api/chunk/ai-pro`, { method: "POST", body: upload(document, filename), headers });
 
 /** The spec's agent flow: the 402 (on `quoteOn`), a transfer carrying its reference, the same request with `X-PAYMENT` (on `payOn`). */
-async function createPaidJob(quoteOn: BuiltServer, payOn: BuiltServer, document: string, filename: string): Promise<{ job: Json; signature: string }> {
+async function createPaidJob(
+  quoteOn: BuiltServer,
+  payOn: BuiltServer,
+  document: string,
+  filename: string,
+): Promise<{ job: Json; signature: string }> {
   const quote = await postAiPro(quoteOn.base, document, filename);
   expect(quote.status).toBe(402);
   const required = ((await quote.json()) as Json).paymentRequirements;
   expect(required.maxAmountRequired).toBe(String(PRICE));
-  const signature = await transferToken(rpc, payer, { owner: chain.payTo, mint: chain.usdcMint, amount: PRICE, memo: memoInstruction(required.extra.reference) });
+  const signature = await transferToken(rpc, payer, {
+    owner: chain.payTo,
+    mint: chain.usdcMint,
+    amount: PRICE,
+    memo: memoInstruction(required.extra.reference),
+  });
   const accepted = await postAiPro(payOn.base, document, filename, { "X-PAYMENT": signature });
   const job = (await accepted.json()) as Json;
   expect(accepted.status, JSON.stringify(job)).toBe(200);
@@ -100,7 +120,11 @@ async function status(server: BuiltServer, jobId: string): Promise<Json> {
 }
 
 /** Polls until the job leaves `processing` or the deadline passes; every status seen, in order. */
-async function pollUntilDone(server: BuiltServer, jobId: string, options: { deadlineMs: number; intervalMs?: number }): Promise<Json[]> {
+async function pollUntilDone(
+  server: BuiltServer,
+  jobId: string,
+  options: { deadlineMs: number; intervalMs?: number },
+): Promise<Json[]> {
   const seen: Json[] = [];
   const deadline = Date.now() + options.deadlineMs;
   while (Date.now() < deadline) {
@@ -109,7 +133,9 @@ async function pollUntilDone(server: BuiltServer, jobId: string, options: { dead
     if (body.status !== "processing") return seen;
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
-  throw new Error(`job ${jobId} still processing after ${options.deadlineMs} ms; last status ${JSON.stringify(seen.at(-1))}`);
+  throw new Error(
+    `job ${jobId} still processing after ${options.deadlineMs} ms; last status ${JSON.stringify(seen.at(-1))}`,
+  );
 }
 
 function expectNeverDecreasing(progress: number[]): void {
@@ -139,7 +165,12 @@ describe("an ai-pro job across two instances sharing one store", () => {
 
     const seen = await pollUntilDone(b, job.job_id, { deadlineMs: 30_000 });
     const final = seen.at(-1)!;
-    expect(final, b.output()).toMatchObject({ job_id: job.job_id, status: "completed", progress: 100, message: "Completed" });
+    expect(final, b.output()).toMatchObject({
+      job_id: job.job_id,
+      status: "completed",
+      progress: 100,
+      message: "Completed",
+    });
     expect(seen[0]!.status).toBe("processing");
     expectNeverDecreasing(seen.map((s) => s.progress));
     expect(seen.slice(0, -1).every((s) => s.status === "processing" && s.progress < 100)).toBe(true);
@@ -147,7 +178,13 @@ describe("an ai-pro job across two instances sharing one store", () => {
     expect(final.download_url).toBe(`${a.base}/api/results/${final.result_id}`);
 
     const result = await fetchJson(`${b.base}/api/job/${job.job_id}/result`);
-    expect(result).toMatchObject({ success: true, tier: "ai-pro", job_id: job.job_id, result_id: final.result_id, payment: { amount: 25_000, transaction: signature } });
+    expect(result).toMatchObject({
+      success: true,
+      tier: "ai-pro",
+      job_id: job.job_id,
+      result_id: final.result_id,
+      payment: { amount: 25_000, transaction: signature },
+    });
     expect(result.metadata).toMatchObject({ filename: "one.md", method: "ai-boundaries-enriched" });
     expect(result.chunks.length).toBe(result.total_chunks);
     expect(result.total_chunks).toBeGreaterThan(1);
@@ -223,17 +260,29 @@ describe("twenty jobs at once", () => {
     const instance = (i: number) => (i % 2 === 0 ? a : b);
     const other = (i: number) => (i % 2 === 0 ? b : a);
 
-    const jobs = await Promise.all(documents.map((document, i) => createPaidJob(other(i), instance(i), document, `doc-${i}.md`)));
+    const jobs = await Promise.all(
+      documents.map((document, i) => createPaidJob(other(i), instance(i), document, `doc-${i}.md`)),
+    );
     const ids = jobs.map(({ job }) => job.job_id as string);
     expect(new Set(ids).size).toBe(20);
 
     // The same payment for the same request, on the other instance: the same job, not a second one.
-    const replays = await Promise.all(jobs.map(({ signature }, i) => postAiPro(other(i).base, documents[i]!, `doc-${i}.md`, { "X-PAYMENT": signature })));
-    const replayed = await Promise.all(replays.map(async (r) => ({ status: r.status, body: (await r.json()) as Json })));
+    const replays = await Promise.all(
+      jobs.map(({ signature }, i) =>
+        postAiPro(other(i).base, documents[i]!, `doc-${i}.md`, { "X-PAYMENT": signature }),
+      ),
+    );
+    const replayed = await Promise.all(
+      replays.map(async (r) => ({ status: r.status, body: (await r.json()) as Json })),
+    );
     expect(replayed.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(replayed.map((r) => r.body.job_id)).toEqual(ids);
 
-    const finals = await Promise.all(ids.map((id, i) => pollUntilDone(other(i), id, { deadlineMs: 45_000, intervalMs: 250 }).then((seen) => seen.at(-1)!)));
+    const finals = await Promise.all(
+      ids.map((id, i) =>
+        pollUntilDone(other(i), id, { deadlineMs: 45_000, intervalMs: 250 }).then((seen) => seen.at(-1)!),
+      ),
+    );
     expect(finals.map((f) => f.status)).toEqual(Array(20).fill("completed"));
 
     const results = await Promise.all(ids.map((id, i) => fetchJson(`${instance(i).base}/api/job/${id}/result`)));
@@ -244,7 +293,11 @@ describe("twenty jobs at once", () => {
       const text = chunkTexts(result);
       expect(text).toContain(markers[i]);
       for (const [k, marker] of markers.entries()) if (k !== i) expect(text).not.toContain(marker);
-      expect((result.chunks as Json[]).every((c) => typeof c.metadata.summary === "string" && Array.isArray(c.metadata.entities))).toBe(true);
+      expect(
+        (result.chunks as Json[]).every(
+          (c) => typeof c.metadata.summary === "string" && Array.isArray(c.metadata.entities),
+        ),
+      ).toBe(true);
       expect(result.document_summary).toContain(markers[i]);
     });
   }, 60_000);

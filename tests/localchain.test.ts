@@ -33,7 +33,12 @@ import {
   type SolanaRpcSubscriptionsApi,
 } from "@solana/kit";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
-import { getAddMemoInstruction, LEGACY_MEMO_PROGRAM_ADDRESS_V1, LEGACY_MEMO_PROGRAM_ADDRESS_V3, MEMO_PROGRAM_ADDRESS } from "@solana-program/memo";
+import {
+  getAddMemoInstruction,
+  LEGACY_MEMO_PROGRAM_ADDRESS_V1,
+  LEGACY_MEMO_PROGRAM_ADDRESS_V3,
+  MEMO_PROGRAM_ADDRESS,
+} from "@solana-program/memo";
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -46,7 +51,12 @@ import { startLocalChain, type LocalChain } from "@/lib/localchain";
  * for the error paths. Every transaction is real and runs in litesvm.
  */
 
-type JsonRpcAnswer = { jsonrpc: "2.0"; id: unknown; result?: any; error?: { code: number; message: string; data?: any } };
+type JsonRpcAnswer = {
+  jsonrpc: "2.0";
+  id: unknown;
+  result?: any;
+  error?: { code: number; message: string; data?: any };
+};
 
 let chain: LocalChain;
 let rpc: Rpc<SolanaRpcApi>;
@@ -106,9 +116,17 @@ async function jsonParsed(signature: Signature) {
 }
 
 /** Post minus pre per token account, matched by owner and mint, as the service's verifier does. */
-function tokenDelta(meta: NonNullable<Awaited<ReturnType<typeof jsonParsed>>["meta"]>, owner: string, mint: string): bigint {
+function tokenDelta(
+  meta: NonNullable<Awaited<ReturnType<typeof jsonParsed>>["meta"]>,
+  owner: string,
+  mint: string,
+): bigint {
   const amounts = (list: typeof meta.postTokenBalances) =>
-    new Map((list ?? []).filter((b) => b.owner === owner && b.mint === mint).map((b) => [b.accountIndex, BigInt(b.uiTokenAmount.amount)]));
+    new Map(
+      (list ?? [])
+        .filter((b) => b.owner === owner && b.mint === mint)
+        .map((b) => [b.accountIndex, BigInt(b.uiTokenAmount.amount)]),
+    );
   const pre = amounts(meta.preTokenBalances);
   const post = amounts(meta.postTokenBalances);
   let delta = 0n;
@@ -155,7 +173,11 @@ beforeAll(async () => {
   rpc = createSolanaRpc(chain.rpcUrl);
   rpcSubscriptions = createSolanaRpcSubscriptions(chain.wsUrl);
   payer = await generateKeyPairSigner();
-  [payerTokenAccount] = await findAssociatedTokenPda({ mint: usdc, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  [payerTokenAccount] = await findAssociatedTokenPda({
+    mint: usdc,
+    owner: payer.address,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   const funded = await call("chunkwise_faucet", [payer.address, { lamports: 2_000_000_000, usdc: 5_000_000 }]);
   expect(funded.error).toBeUndefined();
 });
@@ -172,10 +194,15 @@ describe("local chain: start-up state", () => {
 
     const mint = await rpc.getAccountInfo(usdc, { encoding: "jsonParsed" }).send();
     expect(mint.value?.owner).toBe(TOKEN_PROGRAM_ADDRESS);
-    expect(mint.value?.data).toMatchObject({ program: "spl-token", parsed: { type: "mint", info: { decimals: 6, isInitialized: true } } });
+    expect(mint.value?.data).toMatchObject({
+      program: "spl-token",
+      parsed: { type: "mint", info: { decimals: 6, isInitialized: true } },
+    });
 
     const payToAccount = await rpc.getAccountInfo(address(chain.payToTokenAccount), { encoding: "jsonParsed" }).send();
-    expect(payToAccount.value?.data).toMatchObject({ parsed: { type: "account", info: { owner: chain.payTo, mint: DEVNET_USDC_MINT } } });
+    expect(payToAccount.value?.data).toMatchObject({
+      parsed: { type: "account", info: { owner: chain.payTo, mint: DEVNET_USDC_MINT } },
+    });
 
     const { value: feePayerLamports } = await rpc.getBalance(address(chain.feePayer.address)).send();
     expect(feePayerLamports).toBeGreaterThanOrEqual(1_000_000_000n);
@@ -190,8 +217,16 @@ describe("local chain: faucet", () => {
     const someone = await generateKeyPairSigner();
     const answer = await call("chunkwise_faucet", [someone.address, { lamports: 300_000_000, usdc: 1_250_000 }]);
     expect(answer.error).toBeUndefined();
-    const [expectedTokenAccount] = await findAssociatedTokenPda({ mint: usdc, owner: someone.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    expect(answer.result).toMatchObject({ lamports: 300_000_000, usdc_base_units: 1_250_000, token_account: expectedTokenAccount });
+    const [expectedTokenAccount] = await findAssociatedTokenPda({
+      mint: usdc,
+      owner: someone.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    expect(answer.result).toMatchObject({
+      lamports: 300_000_000,
+      usdc_base_units: 1_250_000,
+      token_account: expectedTokenAccount,
+    });
     expect(answer.result.signatures).toHaveLength(1);
 
     expect((await rpc.getBalance(someone.address).send()).value).toBe(300_000_000n);
@@ -247,14 +282,23 @@ describe("local chain: a USDC payment with a memo", () => {
     expect(tokenDelta(transaction.meta!, chain.payTo, "So11111111111111111111111111111111111111112")).toBe(0n);
 
     const payToBalance = transaction.meta!.postTokenBalances!.find((b) => b.owner === chain.payTo)!;
-    expect(payToBalance).toMatchObject({ mint: DEVNET_USDC_MINT, programId: TOKEN_PROGRAM_ADDRESS, uiTokenAmount: { decimals: 6 } });
-    expect(transaction.transaction.message.accountKeys[payToBalance.accountIndex]?.pubkey).toBe(chain.payToTokenAccount);
+    expect(payToBalance).toMatchObject({
+      mint: DEVNET_USDC_MINT,
+      programId: TOKEN_PROGRAM_ADDRESS,
+      uiTokenAmount: { decimals: 6 },
+    });
+    expect(transaction.transaction.message.accountKeys[payToBalance.accountIndex]?.pubkey).toBe(
+      chain.payToTokenAccount,
+    );
     // The recipient held nothing before: its pre balance is a zero entry.
     const payToPre = transaction.meta!.preTokenBalances!.find((b) => b.owner === chain.payTo)!;
     expect(payToPre.uiTokenAmount).toMatchObject({ amount: "0", uiAmount: null, uiAmountString: "0" });
 
     // Exact shapes from the wire (kit turns every number it does not know to be small into a bigint).
-    const raw = await call("getTransaction", [signature, { encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }]);
+    const raw = await call("getTransaction", [
+      signature,
+      { encoding: "jsonParsed", maxSupportedTransactionVersion: 0 },
+    ]);
     const instructions = raw.result.transaction.message.instructions as any[];
     expect(instructions.find((ix) => ix.program === "spl-memo")).toEqual({
       parsed: "chunkwise:ref:abc123",
@@ -282,7 +326,11 @@ describe("local chain: a USDC payment with a memo", () => {
     expect(transaction.slot).toBeGreaterThan(slotBefore);
     expect(Number(transaction.blockTime)).toBeGreaterThanOrEqual(sentAt - 5);
     expect(Number(transaction.blockTime)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 5);
-    expect(transaction.meta?.logMessages?.some((line) => line.includes("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA success"))).toBe(true);
+    expect(
+      transaction.meta?.logMessages?.some((line) =>
+        line.includes("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA success"),
+      ),
+    ).toBe(true);
   });
 
   it("charges and reports the same fee: 5000 per signature plus the priority fee", async () => {
@@ -298,7 +346,9 @@ describe("local chain: a USDC payment with a memo", () => {
 
   it("reads several accounts at once, absent ones as null", async () => {
     const nobody = (await generateKeyPairSigner()).address;
-    const { value } = await rpc.getMultipleAccounts([address(chain.payToTokenAccount), nobody, usdc], { encoding: "base64" }).send();
+    const { value } = await rpc
+      .getMultipleAccounts([address(chain.payToTokenAccount), nobody, usdc], { encoding: "base64" })
+      .send();
     expect(value[0]?.owner).toBe(TOKEN_PROGRAM_ADDRESS);
     expect(value[0]?.space).toBe(165n);
     expect(value[1]).toBeNull();
@@ -310,7 +360,9 @@ describe("local chain: a USDC payment with a memo", () => {
     expect(asJson?.transaction.message.accountKeys[0]).toBe(payer.address);
     expect(asJson?.transaction.message.header.numRequiredSignatures).toBe(1);
     expect(asJson?.meta?.loadedAddresses).toEqual({ writable: [], readonly: [] });
-    const asBase64 = await rpc.getTransaction(signature, { encoding: "base64", maxSupportedTransactionVersion: 0 }).send();
+    const asBase64 = await rpc
+      .getTransaction(signature, { encoding: "base64", maxSupportedTransactionVersion: 0 })
+      .send();
     const wire = getBase64Encoder().encode(asBase64!.transaction[0]);
     expect(getBase58Decoder().decode(wire.subarray(1, 65))).toBe(signature);
     expect(asBase64?.meta?.preTokenBalances).toEqual(asJson?.meta?.preTokenBalances);
@@ -323,16 +375,32 @@ describe("local chain: a USDC payment with a memo", () => {
   });
 
   it("runs memos for the v1 and v4 programs too, parsing v1 and leaving v4 undecoded as a node does", async () => {
-    const v1: Instruction = { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V1, data: new TextEncoder().encode("v1 memo ✓") };
+    const v1: Instruction = {
+      programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V1,
+      data: new TextEncoder().encode("v1 memo ✓"),
+    };
     const v4 = getAddMemoInstruction({ memo: "v4 memo" });
     expect(v4.programAddress).toBe(MEMO_PROGRAM_ADDRESS);
     const transaction = await signedTransaction(payer, [v1, v4]);
     await rpc.sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: "base64" }).send();
-    const raw = await call("getTransaction", [getSignatureFromTransaction(transaction), { encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }]);
+    const raw = await call("getTransaction", [
+      getSignatureFromTransaction(transaction),
+      { encoding: "jsonParsed", maxSupportedTransactionVersion: 0 },
+    ]);
     expect(raw.result.meta.err).toBeNull();
     const [first, second] = raw.result.transaction.message.instructions;
-    expect(first).toEqual({ program: "spl-memo", parsed: "v1 memo ✓", programId: LEGACY_MEMO_PROGRAM_ADDRESS_V1, stackHeight: null });
-    expect(second).toEqual({ programId: MEMO_PROGRAM_ADDRESS, accounts: [], data: getBase58Decoder().decode(new TextEncoder().encode("v4 memo")), stackHeight: null });
+    expect(first).toEqual({
+      program: "spl-memo",
+      parsed: "v1 memo ✓",
+      programId: LEGACY_MEMO_PROGRAM_ADDRESS_V1,
+      stackHeight: null,
+    });
+    expect(second).toEqual({
+      programId: MEMO_PROGRAM_ADDRESS,
+      accounts: [],
+      data: getBase58Decoder().decode(new TextEncoder().encode("v4 memo")),
+      stackHeight: null,
+    });
   });
 });
 
@@ -345,7 +413,9 @@ describe("local chain: failed transactions", () => {
 
     const refused = await call("sendTransaction", [wire, { encoding: "base64" }]);
     expect(refused.error?.code).toBe(-32002);
-    expect(refused.error?.message).toBe("Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1");
+    expect(refused.error?.message).toBe(
+      "Transaction simulation failed: Error processing Instruction 2: custom program error: 0x1",
+    );
     expect(refused.error?.data.err).toEqual({ InstructionError: [2, { Custom: 1 }] });
     expect(refused.error?.data.logs).toContain("Program log: Error: insufficient funds");
     expect((await rpc.getSignatureStatuses([signature]).send()).value[0]).toBeNull();
@@ -356,7 +426,8 @@ describe("local chain: failed transactions", () => {
     const statuses = (await call("getSignatureStatuses", [[signature]])).result.value;
     expect(statuses[0].err).toEqual({ InstructionError: [2, { Custom: 1 }] });
     expect(statuses[0].confirmationStatus).toBe("finalized");
-    const rawMeta = (await call("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0 }])).result.meta;
+    const rawMeta = (await call("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0 }]))
+      .result.meta;
     expect(rawMeta.err).toEqual({ InstructionError: [2, { Custom: 1 }] });
     expect(rawMeta.status).toEqual({ Err: { InstructionError: [2, { Custom: 1 }] } });
 
@@ -389,11 +460,16 @@ describe("local chain: failed transactions", () => {
       // base58, the encoding sendTransaction defaults to
       const base58Wire = getBase58Decoder().decode(getTransactionEncoder().encode(transaction));
       await rpc.sendTransaction(base58Wire as never).send();
-      expect((await rpc.getSignatureStatuses([getSignatureFromTransaction(transaction)]).send()).value[0]?.err).toBeNull();
+      expect(
+        (await rpc.getSignatureStatuses([getSignatureFromTransaction(transaction)]).send()).value[0]?.err,
+      ).toBeNull();
     }
     expect((await rpc.isBlockhashValid(shared.blockhash).send()).value).toBe(true);
 
-    const stranger = await build("stale", { blockhash: "GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi" as never, lastValidBlockHeight: 0n });
+    const stranger = await build("stale", {
+      blockhash: "GHtXQBsoZHVnNFa9YevAzFr17DJjgHXk3ycTKD5xD3Zi" as never,
+      lastValidBlockHeight: 0n,
+    });
     const refused = await call("sendTransaction", [getBase64EncodedWireTransaction(stranger), { encoding: "base64" }]);
     expect(refused.error?.code).toBe(-32002);
     expect(refused.error?.data.err).toBe("BlockhashNotFound");
@@ -403,7 +479,10 @@ describe("local chain: failed transactions", () => {
     const transaction = await signedTransaction(payer, [getAddMemoInstruction({ memo: "tampered" })]);
     const wire = new Uint8Array(getTransactionEncoder().encode(transaction));
     wire[10] = wire[10]! ^ 0xff; // inside the first signature
-    const answer = await call("sendTransaction", [Buffer.from(wire).toString("base64"), { encoding: "base64", skipPreflight: true }]);
+    const answer = await call("sendTransaction", [
+      Buffer.from(wire).toString("base64"),
+      { encoding: "base64", skipPreflight: true },
+    ]);
     expect(answer.error?.code).toBe(-32003);
   });
 });
@@ -413,19 +492,30 @@ describe("local chain: simulation as the x402 client uses it", () => {
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "11111111111111111111111111111111" as never, lastValidBlockHeight: 0n }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: "11111111111111111111111111111111" as never, lastValidBlockHeight: 0n },
+          m,
+        ),
       (m) => appendTransactionMessageInstructions(usdcTransfer(1n, "estimate"), m),
     );
     const { compileTransaction } = await import("@solana/kit");
     const unsigned = compileTransaction(message);
     const { value } = await rpc
-      .simulateTransaction(getBase64EncodedWireTransaction(unsigned), { encoding: "base64", sigVerify: false, replaceRecentBlockhash: true })
+      .simulateTransaction(getBase64EncodedWireTransaction(unsigned), {
+        encoding: "base64",
+        sigVerify: false,
+        replaceRecentBlockhash: true,
+      })
       .send();
     expect(value.err).toBeNull();
     expect(value.unitsConsumed).toBeGreaterThan(0n);
     expect(value.replacementBlockhash?.blockhash).toBe((await rpc.getLatestBlockhash().send()).value.blockhash);
 
-    const strict = await call("simulateTransaction", [getBase64EncodedWireTransaction(unsigned), { encoding: "base64", sigVerify: true }]);
+    const strict = await call("simulateTransaction", [
+      getBase64EncodedWireTransaction(unsigned),
+      { encoding: "base64", sigVerify: true },
+    ]);
     expect(strict.error?.code).toBe(-32003);
   });
 });
@@ -446,11 +536,15 @@ describe("local chain: the x402 1.2.0 client", () => {
       extra: { feePayer: chain.feePayer.address },
     };
     const header = await createPaymentHeader(payer as never, 1, requirements, { svmConfig: { rpcUrl: chain.rpcUrl } });
-    const { payload } = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { payload: { transaction: string } };
+    const { payload } = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as {
+      payload: { transaction: string };
+    };
     const partiallySigned = getTransactionDecoder().decode(getBase64Encoder().encode(payload.transaction));
     const feePayer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(chain.feePayer.secretKey));
     const signed = await partiallySignTransaction([feePayer.keyPair], partiallySigned);
-    const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: "base64", skipPreflight: true }).send();
+    const signature = await rpc
+      .sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: "base64", skipPreflight: true })
+      .send();
     const landed = await jsonParsed(signature);
     expect(landed.meta?.err).toBeNull();
     expect(tokenDelta(landed.meta!, chain.payTo, DEVNET_USDC_MINT)).toBe(2000n);
@@ -486,7 +580,14 @@ describe("local chain: websockets", () => {
     try {
       const transaction = await signedTransaction(payer, [getAddMemoInstruction({ memo: "watched" })]);
       const signature = getSignatureFromTransaction(transaction);
-      socket.send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "signatureSubscribe", params: [signature, { commitment: "confirmed" }] }));
+      socket.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "signatureSubscribe",
+          params: [signature, { commitment: "confirmed" }],
+        }),
+      );
       const subscribed = await next();
       expect(subscribed).toMatchObject({ jsonrpc: "2.0", id: 7 });
       expect(typeof subscribed.result).toBe("number");
@@ -497,16 +598,24 @@ describe("local chain: websockets", () => {
       expect(notification).toEqual({
         jsonrpc: "2.0",
         method: "signatureNotification",
-        params: { result: { context: { slot: Number(landedSlot) }, value: { err: null } }, subscription: subscribed.result },
+        params: {
+          result: { context: { slot: Number(landedSlot) }, value: { err: null } },
+          subscription: subscribed.result,
+        },
       });
       // It ended with the notification, as on a node.
-      socket.send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "signatureUnsubscribe", params: [subscribed.result] }));
+      socket.send(
+        JSON.stringify({ jsonrpc: "2.0", id: 8, method: "signatureUnsubscribe", params: [subscribed.result] }),
+      );
       expect((await next()).error?.code).toBe(-32602);
 
       socket.send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "signatureSubscribe", params: [signature] }));
       const late = await next();
       expect(late.id).toBe(9);
-      expect(await next()).toMatchObject({ method: "signatureNotification", params: { subscription: late.result, result: { value: { err: null } } } });
+      expect(await next()).toMatchObject({
+        method: "signatureNotification",
+        params: { subscription: late.result, result: { value: { err: null } } },
+      });
 
       socket.send(JSON.stringify({ jsonrpc: "2.0", id: 10, method: "accountSubscribe", params: [payer.address] }));
       expect((await next()).error?.code).toBe(-32601);
@@ -524,7 +633,8 @@ describe("local chain: websockets", () => {
       const pending = iterator.next();
       await rpc.sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: "base64" }).send();
       const { value } = await pending;
-      const landedSlot = (await rpc.getSignatureStatuses([getSignatureFromTransaction(transaction)]).send()).value[0]!.slot;
+      const landedSlot = (await rpc.getSignatureStatuses([getSignatureFromTransaction(transaction)]).send()).value[0]!
+        .slot;
       expect(value?.slot).toBe(landedSlot);
       expect(value?.parent).toBe(landedSlot - 1n);
     } finally {
@@ -561,14 +671,23 @@ describe("local chain: JSON-RPC framing", () => {
   });
 
   it("writes u64 values as JSON numbers, the way kit expects them", async () => {
-    const response = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getAccountInfo", params: [chain.usdcMint, { encoding: "base64" }] }));
+    const response = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "getAccountInfo",
+        params: [chain.usdcMint, { encoding: "base64" }],
+      }),
+    );
     const text = await response.text();
     expect(text).toContain('"rentEpoch":18446744073709551615');
     expect(text).toMatch(/"lamports":\d+/);
   });
 
   it("refuses bodies over the size limit and methods other than POST", async () => {
-    const huge = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: ["x".repeat(100_000)] }));
+    const huge = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: ["x".repeat(100_000)] }),
+    );
     expect(huge.status).toBe(413);
     expect((await fetch(chain.rpcUrl)).status).toBe(405);
     expect(await (await fetch(`${chain.rpcUrl}/health`)).text()).toBe("ok");

@@ -45,13 +45,19 @@ function completionBody<T>(task: Task<T>, message: string, model = "standin-smal
       { role: "system" as const, content: task.system },
       { role: "user" as const, content: message },
     ],
-    response_format: { type: "json_schema" as const, json_schema: { name: task.name, strict: true, schema: z.toJSONSchema(task.schema) } },
+    response_format: {
+      type: "json_schema" as const,
+      json_schema: { name: task.name, strict: true, schema: z.toJSONSchema(task.schema) },
+    },
     temperature: 0,
   };
 }
 
 async function ask<T>(task: Task<T>, message: string, options: { model?: string; timeout?: number } = {}) {
-  return client.chat.completions.create(completionBody(task, message, options.model), options.timeout ? { timeout: options.timeout } : undefined);
+  return client.chat.completions.create(
+    completionBody(task, message, options.model),
+    options.timeout ? { timeout: options.timeout } : undefined,
+  );
 }
 
 /** The parsed answer of a completion, checked against the task's schema. */
@@ -61,7 +67,12 @@ async function answer<T>(task: Task<T>, message: string): Promise<T> {
 }
 
 function post(path: string, body: unknown, init: RequestInit = {}) {
-  return fetch(`${standin.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body), ...init });
+  return fetch(`${standin.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ...init,
+  });
 }
 
 /** The status, error body (if any) and thrown error class of a call through the SDK. */
@@ -102,8 +113,14 @@ describe("what it says it is", () => {
   });
 
   it("answers a standard chat completion with the stand-in's fingerprint", async () => {
-    const completion = await ask(SECTION_STARTS_TASK, sectionStartsMessage(["# Title", "Some text."], 0), { model: "standin-large" });
-    expect(completion).toMatchObject({ object: "chat.completion", model: "standin-large", system_fingerprint: "chunkwise-standin" });
+    const completion = await ask(SECTION_STARTS_TASK, sectionStartsMessage(["# Title", "Some text."], 0), {
+      model: "standin-large",
+    });
+    expect(completion).toMatchObject({
+      object: "chat.completion",
+      model: "standin-large",
+      system_fingerprint: "chunkwise-standin",
+    });
     expect(completion.choices).toHaveLength(1);
     expect(completion.choices[0]).toMatchObject({ index: 0, finish_reason: "stop", message: { role: "assistant" } });
     const usage = completion.usage!;
@@ -115,7 +132,14 @@ describe("what it says it is", () => {
 
 describe("section_starts", () => {
   it("finds headings and a change of topic, and keeps a heading with the unit after it", async () => {
-    const units = ["# Planting Fruit Trees", "## When to Plant", ...PLANTING, ...REPLICATION, "2.1 Scope", "This section covers the licence terms that apply to every contributor."];
+    const units = [
+      "# Planting Fruit Trees",
+      "## When to Plant",
+      ...PLANTING,
+      ...REPLICATION,
+      "2.1 Scope",
+      "This section covers the licence terms that apply to every contributor.",
+    ];
     // Numbered from 10 as a later window of a document is: [10] heading, [11] sub-heading right under it (same section),
     // [12-14] planting, [15-16] replication (new topic), [17] numbered heading, [18] its text.
     const message = sectionStartsMessage(units, 10);
@@ -153,14 +177,19 @@ describe("chunk_enrichment", () => {
         index: 3,
         text: "On March 3, 2024 Acme Widgets Inc signed a supply deal with the University of Oxford. The first deliveries reach London in May. Prices were not disclosed.",
       },
-      { index: 4, text: "## Upgrades\n\nDr. Ada Byrne moved the ledger to Postgres 16 on 2024-05-01, said the NASA team." },
+      {
+        index: 4,
+        text: "## Upgrades\n\nDr. Ada Byrne moved the ledger to Postgres 16 on 2024-05-01, said the NASA team.",
+      },
     ];
     const result = await answer(CHUNK_ENRICHMENT_TASK, chunkEnrichmentMessage(chunks));
     expect(ChunkEnrichment.safeParse(result).success).toBe(true);
     expect(result.chunks.map((c) => c.index)).toEqual([3, 4]);
 
     const [first, second] = result.chunks;
-    expect(first!.summary).toBe("On March 3, 2024 Acme Widgets Inc signed a supply deal with the University of Oxford. The first deliveries reach London in May.");
+    expect(first!.summary).toBe(
+      "On March 3, 2024 Acme Widgets Inc signed a supply deal with the University of Oxford. The first deliveries reach London in May.",
+    );
     expect(first!.entities).toEqual(
       expect.arrayContaining([
         { text: "March 3, 2024", type: "dates" },
@@ -197,12 +226,22 @@ describe("chunk_enrichment", () => {
 
 describe("document_summary", () => {
   it("joins the first three section summaries", async () => {
-    const summaries = ["The orchard needs a sunny, well-drained site", "Trees are planted while dormant.", "Pruning keeps trees open.", "Harvest days need volunteers."];
+    const summaries = [
+      "The orchard needs a sunny, well-drained site",
+      "Trees are planted while dormant.",
+      "Pruning keeps trees open.",
+      "Harvest days need volunteers.",
+    ];
     const result = await answer(DOCUMENT_SUMMARY_TASK, documentSummaryMessage(summaries));
     expect(DocumentSummary.safeParse(result).success).toBe(true);
-    expect(result.summary).toBe("The orchard needs a sunny, well-drained site. Trees are planted while dormant. Pruning keeps trees open.");
+    expect(result.summary).toBe(
+      "The orchard needs a sunny, well-drained site. Trees are planted while dormant. Pruning keeps trees open.",
+    );
 
-    const many = Array.from({ length: 3 }, (_, k) => `Section ${k + 1} ${"explains the many details of the orchard's year ".repeat(6).trim()}.`);
+    const many = Array.from(
+      { length: 3 },
+      (_, k) => `Section ${k + 1} ${"explains the many details of the orchard's year ".repeat(6).trim()}.`,
+    );
     expect((await answer(DOCUMENT_SUMMARY_TASK, documentSummaryMessage(many))).summary.length).toBeLessThanOrEqual(600);
   });
 });
@@ -214,7 +253,12 @@ describe("embeddings", () => {
     const expected = await new LocalEmbedder().embed(texts);
     const response = await post("/embeddings", { model: "standin-embed", input: texts, encoding_format: "float" });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { object: string; model: string; data: Array<{ object: string; index: number; embedding: number[] }>; usage: { prompt_tokens: number } };
+    const body = (await response.json()) as {
+      object: string;
+      model: string;
+      data: Array<{ object: string; index: number; embedding: number[] }>;
+      usage: { prompt_tokens: number };
+    };
     expect(body).toMatchObject({ object: "list", model: "standin-embed" });
     expect(body.data.map((d) => [d.object, d.index])).toEqual([
       ["embedding", 0],
@@ -252,7 +296,9 @@ describe("faults from the settings", () => {
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect(error.status).toBe(500);
     expect((await failure(ask(SECTION_STARTS_TASK, message))).status).toBe(500);
-    expect(SectionStarts.parse(JSON.parse((await ask(SECTION_STARTS_TASK, message)).choices[0]!.message.content!)).starts).toEqual([0]);
+    expect(
+      SectionStarts.parse(JSON.parse((await ask(SECTION_STARTS_TASK, message)).choices[0]!.message.content!)).starts,
+    ).toEqual([0]);
     expect(standin.counters().faults.server_error).toBe(2);
     expect(standin.settings().failNext).toBe(0);
   });
@@ -277,7 +323,10 @@ describe("faults from the settings", () => {
     const broken = await ask(SECTION_STARTS_TASK, message);
     expect(broken.system_fingerprint).toBe("chunkwise-standin");
     expect(() => JSON.parse(broken.choices[0]!.message.content!)).toThrow(SyntaxError);
-    expect(SectionStarts.safeParse(JSON.parse((await ask(SECTION_STARTS_TASK, message)).choices[0]!.message.content!)).success).toBe(true);
+    expect(
+      SectionStarts.safeParse(JSON.parse((await ask(SECTION_STARTS_TASK, message)).choices[0]!.message.content!))
+        .success,
+    ).toBe(true);
     expect(standin.counters().faults.broken_json).toBe(1);
   });
 
@@ -339,7 +388,9 @@ describe("counters and the control endpoint", () => {
   it("counts requests by schema, model and fault, and resets", async () => {
     await ask(SECTION_STARTS_TASK, sectionStartsMessage(["One."], 0), { model: "standin-small" });
     await ask(CHUNK_ENRICHMENT_TASK, chunkEnrichmentMessage([{ index: 0, text: "Two." }]), { model: "standin-large" });
-    await ask(CHUNK_ENRICHMENT_TASK, chunkEnrichmentMessage([{ index: 1, text: "Three." }]), { model: "standin-large" });
+    await ask(CHUNK_ENRICHMENT_TASK, chunkEnrichmentMessage([{ index: 1, text: "Three." }]), {
+      model: "standin-large",
+    });
     await client.embeddings.create({ model: "standin-embed", input: "four" });
     await client.models.list();
     const counters = standin.counters();
@@ -356,12 +407,23 @@ describe("counters and the control endpoint", () => {
 
   it("POST /control merges settings, GET /control shows them with the counters, POST /control/reset clears them", async () => {
     const base = standin.url.replace(/\/v1$/, "");
-    const set = await fetch(`${base}/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ failNext: 1, retryAfterSeconds: 3 }) });
+    const set = await fetch(`${base}/control`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ failNext: 1, retryAfterSeconds: 3 }),
+    });
     expect(set.status).toBe(200);
-    expect(((await set.json()) as { settings: Record<string, unknown> }).settings).toMatchObject({ failNext: 1, retryAfterSeconds: 3, down: false });
+    expect(((await set.json()) as { settings: Record<string, unknown> }).settings).toMatchObject({
+      failNext: 1,
+      retryAfterSeconds: 3,
+      down: false,
+    });
     expect((await failure(ask(SECTION_STARTS_TASK, sectionStartsMessage(["One."], 0)))).status).toBe(500);
 
-    const state = (await (await fetch(`${base}/control`)).json()) as { settings: Record<string, unknown>; counters: { faults: Record<string, number> } };
+    const state = (await (await fetch(`${base}/control`)).json()) as {
+      settings: Record<string, unknown>;
+      counters: { faults: Record<string, number> };
+    };
     expect(state.settings).toMatchObject({ failNext: 0, retryAfterSeconds: 3 });
     expect(state.counters.faults.server_error).toBe(1);
 
@@ -371,7 +433,10 @@ describe("counters and the control endpoint", () => {
     expect(unknown.status).toBe(400);
 
     await fetch(`${base}/control`, { method: "POST", body: JSON.stringify({ hangNext: 4, down: true }) });
-    const reset = (await (await fetch(`${base}/control/reset`, { method: "POST" })).json()) as { settings: Record<string, unknown>; counters: { requests: number } };
+    const reset = (await (await fetch(`${base}/control/reset`, { method: "POST" })).json()) as {
+      settings: Record<string, unknown>;
+      counters: { requests: number };
+    };
     expect(reset.settings).toMatchObject({ hangNext: 0, down: false, retryAfterSeconds: 0 });
     expect(reset.counters.requests).toBe(0);
   });
@@ -385,7 +450,10 @@ describe("bad requests", () => {
     const cases: Array<[unknown, string]> = [
       [withoutFormat, "response_format_required"],
       [{ ...withoutFormat, response_format: { type: "json_object" } }, "response_format_required"],
-      [{ ...withoutFormat, response_format: { type: "json_schema", json_schema: { name: "poetry", schema: {} } } }, "unknown_schema"],
+      [
+        { ...withoutFormat, response_format: { type: "json_schema", json_schema: { name: "poetry", schema: {} } } },
+        "unknown_schema",
+      ],
       ['{"model": "standin-small", "messages": [', "invalid_json"],
       [{ model: "standin-small", messages: "hello" }, "invalid_request"],
       [{ ...completionBody(SECTION_STARTS_TASK, message), stream: true }, "stream_unsupported"],
@@ -393,12 +461,16 @@ describe("bad requests", () => {
     for (const [body, code] of cases) {
       const response = await post("/chat/completions", body);
       expect(response.status, code).toBe(400);
-      expect(await response.json()).toMatchObject({ error: { type: "invalid_request_error", code, message: expect.any(String) } });
+      expect(await response.json()).toMatchObject({
+        error: { type: "invalid_request_error", code, message: expect.any(String) },
+      });
     }
     expect((await post("/embeddings", { model: "standin-embed", input: [1, 2] })).status).toBe(400);
     expect(standin.counters()).toMatchObject({ badRequests: 7, completions: 0 });
 
-    const viaSdk = await failure(client.chat.completions.create({ model: "standin-small", messages: [{ role: "user", content: message }] }));
+    const viaSdk = await failure(
+      client.chat.completions.create({ model: "standin-small", messages: [{ role: "user", content: message }] }),
+    );
     expect(viaSdk).toBeInstanceOf(OpenAI.BadRequestError);
     expect(viaSdk.code).toBe("response_format_required");
   });
@@ -438,22 +510,33 @@ describe("npm run model:standin", () => {
   });
 
   it("prints the banner, the URL and the environment, answers, and stops on SIGTERM", async () => {
-    child = spawn(process.execPath, ["--import", "tsx", "scripts/model-standin.ts", "--port", "0", "--delay-ms", "10", "--retry-after", "2"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", "scripts/model-standin.ts", "--port", "0", "--delay-ms", "10", "--retry-after", "2"],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (data: Buffer) => (stdout += data.toString()));
     child.stderr!.on("data", (data: Buffer) => (stderr += data.toString()));
     const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
 
-    for (let i = 0; i < 300 && !/AI_PRO_MODEL=/.test(stdout) && child.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 300 && !/AI_PRO_MODEL=/.test(stdout) && child.exitCode === null; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(stdout, stderr).toContain(STANDIN_BANNER);
-    const url = /AI_BASE_URL=(http:\/\/127\.0\.0\.1:\d+\/v1) AI_MODEL=standin-small AI_PRO_MODEL=standin-large/.exec(stdout)?.[1];
+    const url = /AI_BASE_URL=(http:\/\/127\.0\.0\.1:\d+\/v1) AI_MODEL=standin-small AI_PRO_MODEL=standin-large/.exec(
+      stdout,
+    )?.[1];
     expect(url, stdout).toBeDefined();
 
     const cli = new OpenAI({ baseURL: url, apiKey: "test", maxRetries: 0 });
-    const completion = await cli.chat.completions.create(completionBody(SECTION_STARTS_TASK, sectionStartsMessage(["# Heading", "Body text."], 0)));
+    const completion = await cli.chat.completions.create(
+      completionBody(SECTION_STARTS_TASK, sectionStartsMessage(["# Heading", "Body text."], 0)),
+    );
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ starts: [0] });
-    const control = (await (await fetch(url!.replace(/\/v1$/, "/control"))).json()) as { settings: { delayMs: number; retryAfterSeconds: number } };
+    const control = (await (await fetch(url!.replace(/\/v1$/, "/control"))).json()) as {
+      settings: { delayMs: number; retryAfterSeconds: number };
+    };
     expect(control.settings).toMatchObject({ delayMs: 10, retryAfterSeconds: 2 });
 
     child.kill("SIGTERM");

@@ -123,7 +123,8 @@ async function served(headers: Record<string, string> = {}): Promise<{ response:
   return { response, document: (await response.clone().json()) as Json };
 }
 
-const documentFor = (config: Config, base = `${ORIGIN}/api`) => JSON.parse(JSON.stringify(openApiDocument(config, base))) as Json;
+const documentFor = (config: Config, base = `${ORIGIN}/api`) =>
+  JSON.parse(JSON.stringify(openApiDocument(config, base))) as Json;
 
 /** The value a local `$ref` ("#/a/b") points at, or undefined. */
 function resolvePointer(document: Json, ref: string): unknown {
@@ -172,16 +173,26 @@ const documentNow = () => documentFor(getServices().config);
  * the operation, its body is valid under the documented schema (which
  * refuses unknown fields), and it parses with the zod schema given.
  */
-async function expectDocumented<T extends z.ZodType>(response: Response, method: string, apiPath: string, schema: T, document: Json = documentNow()): Promise<z.infer<T>> {
+async function expectDocumented<T extends z.ZodType>(
+  response: Response,
+  method: string,
+  apiPath: string,
+  schema: T,
+  document: Json = documentNow(),
+): Promise<z.infer<T>> {
   const body = (await response.json()) as unknown;
   const { path, op } = operation(document, method, apiPath);
   const documented = op.responses[String(response.status)];
-  expect(documented, `${method} ${path} answered ${response.status} ${JSON.stringify(body).slice(0, 300)}, which is not documented`).toBeDefined();
+  expect(
+    documented,
+    `${method} ${path} answered ${response.status} ${JSON.stringify(body).slice(0, 300)}, which is not documented`,
+  ).toBeDefined();
   const check = schemaValidator(document, documented.content["application/json"].schema)(body);
   expect(check.errors.slice(0, 3), `${method} ${path} ${response.status}`).toEqual([]);
   expect(check.valid).toBe(true);
   for (const [name, header] of Object.entries((documented.headers ?? {}) as Record<string, Json>))
-    if (header.required) expect(response.headers.get(name), `${method} ${path} ${response.status}: header ${name}`).not.toBeNull();
+    if (header.required)
+      expect(response.headers.get(name), `${method} ${path} ${response.status}: header ${name}`).not.toBeNull();
   return schema.parse(body);
 }
 
@@ -215,11 +226,15 @@ describe("the document", () => {
     const refs = collectRefs(document);
     expect(refs.length).toBeGreaterThan(20);
     for (const ref of refs) expect(resolvePointer(document, ref), ref).toBeDefined();
-    const ids = Object.values(document.paths).flatMap((item) => Object.values(item as Json).map((op) => (op as Json).operationId));
+    const ids = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Json).map((op) => (op as Json).operationId),
+    );
     expect(ids.every((id) => typeof id === "string")).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     const tags = new Set(document.tags.map((tag: Json) => tag.name));
-    for (const item of Object.values(document.paths)) for (const op of Object.values(item as Json)) for (const tag of (op as Json).tags) expect(tags.has(tag)).toBe(true);
+    for (const item of Object.values(document.paths))
+      for (const op of Object.values(item as Json))
+        for (const tag of (op as Json).tags) expect(tags.has(tag)).toBe(true);
   });
 
   it("documents every route under app/api with the methods it serves; the others answer 405", async () => {
@@ -246,7 +261,10 @@ describe("the document", () => {
       expect(documented, `${template} has no documented path`).not.toEqual([]);
       for (const path of documented) {
         const methods = Object.keys(document.paths[path]).map((m) => m.toUpperCase());
-        expect(methods.every((m) => served.includes(m)), `${path}: documents ${methods}, the route serves ${served}`).toBe(true);
+        expect(
+          methods.every((m) => served.includes(m)),
+          `${path}: documents ${methods}, the route serves ${served}`,
+        ).toBe(true);
         for (const method of served.filter((m) => !methods.includes(m))) {
           const concrete = `/api${path.replace(/\{[^}]+\}/g, "standard_000000000000")}`;
           const answer = await call(method, concrete);
@@ -276,7 +294,9 @@ describe("the document", () => {
         } else {
           expect(op.security).toBeUndefined();
           expect(op.responses["402"]).toBeUndefined();
-          expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual(["free_quota_exceeded"]);
+          expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
+            "free_quota_exceeded",
+          ]);
         }
         const ok = JSON.stringify(op.responses["200"].content["application/json"].schema);
         if (tier.mode === "async") expect(ok).toBe(JSON.stringify({ $ref: "#/components/schemas/JobAccepted" }));
@@ -286,18 +306,30 @@ describe("the document", () => {
     }
     // The URL endpoint takes any tier, so payment is optional there.
     expect(document.paths["/chunk"].post.security).toEqual([{}, { xPayment: [] }]);
-    expect(document.components.securitySchemes.xPayment).toMatchObject({ type: "apiKey", in: "header", name: "X-PAYMENT" });
+    expect(document.components.securitySchemes.xPayment).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "X-PAYMENT",
+    });
     expect(document.components.securitySchemes.xPayment.description).toMatch(/signature/);
-    const secured = Object.values(document.paths).flatMap((item) => Object.values(item as Json)).filter((op) => (op as Json).security);
-    expect(secured).toHaveLength(TIER_IDS.filter((id) => isPaid(TIERS[id])).flatMap((id) => TIERS[id].endpoints).length + 1);
+    const secured = Object.values(document.paths)
+      .flatMap((item) => Object.values(item as Json))
+      .filter((op) => (op as Json).security);
+    expect(secured).toHaveLength(
+      TIER_IDS.filter((id) => isPaid(TIERS[id])).flatMap((id) => TIERS[id].endpoints).length + 1,
+    );
   });
 
   it("serves with the API base the request reached, and the faucet only in local mode", async () => {
-    expect((await served({ host: "chunks.example:8443" })).document.servers).toEqual([{ url: "http://chunks.example:8443/api", description: "This server (solana-localnet)" }]);
+    expect((await served({ host: "chunks.example:8443" })).document.servers).toEqual([
+      { url: "http://chunks.example:8443/api", description: "This server (solana-localnet)" },
+    ]);
     useServices({ PUBLIC_BASE_URL: "https://chunkwise.example" });
     const { document: configured } = await served({ host: "ignored.example" });
     expect(configured.servers[0].url).toBe("https://chunkwise.example/api");
-    expect(configured.paths["/chunk/free"].post["x-codeSamples"][0].source).toContain("https://chunkwise.example/api/chunk/free");
+    expect(configured.paths["/chunk/free"].post["x-codeSamples"][0].source).toContain(
+      "https://chunkwise.example/api/chunk/free",
+    );
     expect(configured.paths["/dev/faucet"]).toBeDefined();
 
     const devnet = documentFor(loadConfig({ SOLANA_NETWORK: "solana-devnet", PAY_TO_ADDRESS: chain.payTo }));
@@ -316,26 +348,32 @@ describe("the document", () => {
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         if (entry.isDirectory()) walk(join(dir, entry.name));
-        else if (entry.name.endsWith(".ts") && !dir.includes("localchain")) sources.push(readFileSync(join(dir, entry.name), "utf8"));
+        else if (entry.name.endsWith(".ts") && !dir.includes("localchain"))
+          sources.push(readFileSync(join(dir, entry.name), "utf8"));
       }
     };
     walk(join(root, "lib"));
     const code = sources.join("\n");
     const thrown = new Map<string, number>();
-    for (const [, status, name] of code.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z0-9_]+)"/g)) thrown.set(name!, Number(status));
+    for (const [, status, name] of code.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z0-9_]+)"/g))
+      thrown.set(name!, Number(status));
     for (const [, name] of code.matchAll(/badRequest\("([a-z0-9_]+)"/g)) thrown.set(name!, 400);
     for (const [, name] of code.matchAll(/(?:paymentRejected|refuse)\("([a-z0-9_]+)"/g)) thrown.set(name!, 402);
-    for (const [, status, name] of code.matchAll(/\[\/[^\n]*\/, (\d{3}), "([a-z0-9_]+)"\]/g)) thrown.set(name!, Number(status));
+    for (const [, status, name] of code.matchAll(/\[\/[^\n]*\/, (\d{3}), "([a-z0-9_]+)"\]/g))
+      thrown.set(name!, Number(status));
     expect(thrown.size).toBeGreaterThan(50);
     for (const [name, status] of thrown) expect(listed.get(name), `${name} (${status}) is not documented`).toBe(status);
-    for (const entry of catalogue) expect(code, `${entry.code} is documented but appears nowhere in lib/`).toContain(`"${entry.code}"`);
+    for (const entry of catalogue)
+      expect(code, `${entry.code} is documented but appears nowhere in lib/`).toContain(`"${entry.code}"`);
 
     // Each operation's error answers use listed codes, under their status.
     for (const item of Object.values(document.paths))
       for (const op of Object.values(item as Json))
         for (const [status, answer] of Object.entries((op as Json).responses as Record<string, Json>)) {
           const codes: string[] | undefined = answer.content?.["application/json"]?.schema?.properties?.code?.enum;
-          if (Number(status) >= 400 && codes) for (const name of codes) expect(listed.get(name), `${(op as Json).operationId} ${status} ${name}`).toBe(Number(status));
+          if (Number(status) >= 400 && codes)
+            for (const name of codes)
+              expect(listed.get(name), `${(op as Json).operationId} ${status} ${name}`).toBe(Number(status));
         }
   });
 });
@@ -350,7 +388,8 @@ describe("request schemas", () => {
     const { config } = getServices();
     const urlBody = document.paths["/chunk"].post.requestBody.content["application/json"].schema;
     const fromRoute = z.toJSONSchema(UrlChunkRequestSchema, { io: "input" }) as Json;
-    for (const field of ["url", "tier", "output_format"]) expect(urlBody.properties[field]).toEqual(fromRoute.properties[field]);
+    for (const field of ["url", "tier", "output_format"])
+      expect(urlBody.properties[field]).toEqual(fromRoute.properties[field]);
     expect(urlBody.required).toEqual(fromRoute.required);
     for (const field of ["max_tokens", "overlap_tokens"]) {
       expect(fromRoute.properties[field].type).toBe("integer");
@@ -358,13 +397,23 @@ describe("request schemas", () => {
       expect(urlBody.properties[field].description).toContain(fromRoute.properties[field].description);
     }
     // The bounds `resolveOptions` enforces after parsing, from the same config.
-    expect(urlBody.properties.max_tokens).toMatchObject({ minimum: config.chunking.minMaxTokens, maximum: config.chunking.maxMaxTokens, default: config.chunking.defaultMaxTokens });
-    expect(urlBody.properties.overlap_tokens).toMatchObject({ minimum: 0, default: config.chunking.defaultOverlapTokens });
+    expect(urlBody.properties.max_tokens).toMatchObject({
+      minimum: config.chunking.minMaxTokens,
+      maximum: config.chunking.maxMaxTokens,
+      default: config.chunking.defaultMaxTokens,
+    });
+    expect(urlBody.properties.overlap_tokens).toMatchObject({
+      minimum: 0,
+      default: config.chunking.defaultOverlapTokens,
+    });
     expect(urlBody.properties.tier.enum).toEqual([...TIER_IDS]);
 
     const uploadBody = document.paths["/chunk/free"].post.requestBody.content["multipart/form-data"].schema;
-    expect(Object.keys(uploadBody.properties).sort()).toEqual([...Object.keys(ChunkOptionsSchema.shape), "file"].sort());
-    for (const field of Object.keys(ChunkOptionsSchema.shape)) expect(uploadBody.properties[field]).toEqual(urlBody.properties[field]);
+    expect(Object.keys(uploadBody.properties).sort()).toEqual(
+      [...Object.keys(ChunkOptionsSchema.shape), "file"].sort(),
+    );
+    for (const field of Object.keys(ChunkOptionsSchema.shape))
+      expect(uploadBody.properties[field]).toEqual(urlBody.properties[field]);
     expect(uploadBody.properties.file).toMatchObject({ type: "string", format: "binary" });
 
     const faucetBody = document.paths["/dev/faucet"].post.requestBody.content["application/json"].schema;
@@ -375,7 +424,16 @@ describe("request schemas", () => {
   // Bodies the route takes reach the payment gate (402 on a paid tier without payment: nothing is fetched or chunked); bodies it refuses answer 400.
   const cases: Array<[string, Json]> = [
     ["the smallest body", { url: "https://example.com/a.pdf" }],
-    ["every field", { url: "https://example.com/a.pdf", tier: "semantic", max_tokens: 256, overlap_tokens: 32, output_format: "qdrant" }],
+    [
+      "every field",
+      {
+        url: "https://example.com/a.pdf",
+        tier: "semantic",
+        max_tokens: 256,
+        overlap_tokens: 32,
+        output_format: "qdrant",
+      },
+    ],
     ["max_tokens at the lower bound", { url: "https://example.com/a.pdf", max_tokens: 32 }],
     ["max_tokens at the upper bound", { url: "https://example.com/a.pdf", max_tokens: 8192 }],
     ["max_tokens under the bound", { url: "https://example.com/a.pdf", max_tokens: 31 }],
@@ -392,11 +450,17 @@ describe("request schemas", () => {
 
   it("a JSON body the route accepts is valid under the document's schema, and one it refuses is not", async () => {
     const { document } = await served();
-    const validate = schemaValidator(document, document.paths["/chunk"].post.requestBody.content["application/json"].schema);
+    const validate = schemaValidator(
+      document,
+      document.paths["/chunk"].post.requestBody.content["application/json"].schema,
+    );
     let accepted = 0;
     for (const [name, body] of cases) {
       const paid = { ...body, tier: body.tier === undefined || body.tier === "free" ? "structure" : body.tier };
-      const response = await call("POST", "/api/chunk", { body: JSON.stringify(paid), headers: { "content-type": "application/json" } });
+      const response = await call("POST", "/api/chunk", {
+        body: JSON.stringify(paid),
+        headers: { "content-type": "application/json" },
+      });
       expect([400, 402], name).toContain(response.status);
       expect(validate(paid).valid, `${name}: the route answered ${response.status}`).toBe(response.status === 402);
       if (response.status === 402) accepted++;
@@ -406,18 +470,31 @@ describe("request schemas", () => {
 
   it("a multipart body the route accepts is valid under the document's schema, and one it refuses is not", async () => {
     const { document } = await served();
-    const validate = schemaValidator(document, document.paths["/chunk/structure"].post.requestBody.content["multipart/form-data"].schema);
+    const validate = schemaValidator(
+      document,
+      document.paths["/chunk/structure"].post.requestBody.content["multipart/form-data"].schema,
+    );
     let accepted = 0;
     for (const [name, { url: _url, tier: _tier, ...options }] of cases) {
       // Form fields travel as text; the document types them as the values they carry.
       const fields = Object.fromEntries(Object.entries(options).map(([key, value]) => [key, String(value)]));
-      const response = await call("POST", "/api/chunk/structure", { body: upload(`# ${name}\n\n${prose(1)}`, "doc.md", fields) });
+      const response = await call("POST", "/api/chunk/structure", {
+        body: upload(`# ${name}\n\n${prose(1)}`, "doc.md", fields),
+      });
       expect([400, 402], name).toContain(response.status);
-      expect(validate({ file: "<bytes>", ...options }).valid, `${name}: the route answered ${response.status}`).toBe(response.status === 402);
+      expect(validate({ file: "<bytes>", ...options }).valid, `${name}: the route answered ${response.status}`).toBe(
+        response.status === 402,
+      );
       if (response.status === 402) accepted++;
     }
     expect(accepted).toBeGreaterThanOrEqual(8);
-    const missingFile = await call("POST", "/api/chunk/structure", { body: (() => { const form = new FormData(); form.set("max_tokens", "64"); return form; })() });
+    const missingFile = await call("POST", "/api/chunk/structure", {
+      body: (() => {
+        const form = new FormData();
+        form.set("max_tokens", "64");
+        return form;
+      })(),
+    });
     expect(missingFile.status).toBe(400);
     expect(validate({ max_tokens: 64 }).valid).toBe(false);
   });
@@ -432,25 +509,44 @@ const newClient = () => `203.0.113.${++clientCounter}`;
 
 async function funded(): Promise<TransactionSigner> {
   const signer = await generateKeyPairSigner();
-  const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: signer.address }), headers: { "content-type": "application/json" } });
+  const response = await call("POST", "/api/dev/faucet", {
+    body: JSON.stringify({ address: signer.address }),
+    headers: { "content-type": "application/json" },
+  });
   const answer = await expectDocumented(response, "POST", "/api/dev/faucet", FaucetAnswerSchema);
   expect(answer.address).toBe(signer.address);
   return signer;
 }
 
-const post = (endpoint: string, document: string, headers: Record<string, string> = {}, fields: Record<string, string> = {}) =>
+const post = (
+  endpoint: string,
+  document: string,
+  headers: Record<string, string> = {},
+  fields: Record<string, string> = {},
+) =>
   call("POST", `/api/chunk/${endpoint}`, { body: upload(document, "notes.md", fields), headers, client: newClient() });
 
 /** The spec's flow: ask, read the 402, pay with the reference in a Memo. */
 async function payFor(endpoint: string, document: string, fields: Record<string, string> = {}): Promise<string> {
-  const required = await expectDocumented(await post(endpoint, document, {}, fields), "POST", `/api/chunk/${endpoint}`, PaymentRequiredSchema);
+  const required = await expectDocumented(
+    await post(endpoint, document, {}, fields),
+    "POST",
+    `/api/chunk/${endpoint}`,
+    PaymentRequiredSchema,
+  );
   expect(required.code).toBe("payment_required");
   const { maxAmountRequired, payTo, asset, extra } = required.paymentRequirements;
-  return transferToken(rpc, await funded(), { owner: payTo, mint: asset, amount: BigInt(maxAmountRequired), memo: memoInstruction(extra.reference!) });
+  return transferToken(rpc, await funded(), {
+    owner: payTo,
+    mint: asset,
+    amount: BigInt(maxAmountRequired),
+    memo: memoInstruction(extra.reference!),
+  });
 }
 
 let documentCounter = 0;
-const newDocument = () => `# Notes ${++documentCounter}\n\nAbout the orchard: apple trees need pruning in late winter.\n\n## Invoices\n\nPayment is due within thirty days. ${prose(1, documentCounter)}`;
+const newDocument = () =>
+  `# Notes ${++documentCounter}\n\nAbout the orchard: apple trees need pruning in late winter.\n\n## Invoices\n\nPayment is due within thirty days. ${prose(1, documentCounter)}`;
 
 describe("answers match the documented schemas", () => {
   it("GET /api, /api/health, /api/quota and /api/openapi.json", async () => {
@@ -466,19 +562,39 @@ describe("answers match the documented schemas", () => {
 
   it("free tier: inline results in every output format, a PDF's pages, a stored result and its download", async () => {
     for (const format of ["raw", "pinecone", "weaviate", "chroma", "qdrant"]) {
-      const result = await expectDocumented(await post("free", newDocument(), {}, { max_tokens: "64", output_format: format }), "POST", "/api/chunk/free", ChunkingResultSchema);
+      const result = await expectDocumented(
+        await post("free", newDocument(), {}, { max_tokens: "64", output_format: format }),
+        "POST",
+        "/api/chunk/free",
+        ChunkingResultSchema,
+      );
       expect(result.metadata.output_format).toBe(format);
       expect(result.chunks.length).toBe(result.total_chunks);
     }
-    const pdf = await call("POST", "/api/chunk/demo", { body: upload(fixture("multipage.pdf"), "multipage.pdf", { max_tokens: "64" }), client: newClient() });
+    const pdf = await call("POST", "/api/chunk/demo", {
+      body: upload(fixture("multipage.pdf"), "multipage.pdf", { max_tokens: "64" }),
+      client: newClient(),
+    });
     const pages = await expectDocumented(pdf, "POST", "/api/chunk/demo", ChunkingResultSchema);
-    expect(pages.chunks.some((chunk) => ChunkMetadataSchema.safeParse((chunk as { metadata?: unknown }).metadata).data?.page_end === 4)).toBe(true);
+    expect(
+      pages.chunks.some(
+        (chunk) => ChunkMetadataSchema.safeParse((chunk as { metadata?: unknown }).metadata).data?.page_end === 4,
+      ),
+    ).toBe(true);
 
-    const large = await call("POST", "/api/chunk/free", { body: upload(prose(8), "long.txt", { max_tokens: "32", overlap_tokens: "0" }), client: newClient() });
+    const large = await call("POST", "/api/chunk/free", {
+      body: upload(prose(8), "long.txt", { max_tokens: "32", overlap_tokens: "0" }),
+      client: newClient(),
+    });
     const summary = await expectDocumented(large, "POST", "/api/chunk/free", StoredResultSummarySchema);
     expect(summary.total_chunks).toBeGreaterThanOrEqual(100);
     expect(summary.download_url).toBe(`${ORIGIN}/api/results/${summary.result_id}`);
-    const stored = await expectDocumented(await call("GET", summary.download_url), "GET", summary.download_url, StoredResultSchema);
+    const stored = await expectDocumented(
+      await call("GET", summary.download_url),
+      "GET",
+      summary.download_url,
+      StoredResultSchema,
+    );
     expect(stored.chunks).toHaveLength(summary.total_chunks);
   });
 
@@ -486,17 +602,81 @@ describe("answers match the documented schemas", () => {
     const expectError = async (response: Response, method: string, path: string, code: string) =>
       expect((await expectDocumented(response, method, path, ErrorBodySchema)).code).toBe(code);
 
-    await expectError(await post("free", newDocument(), {}, { max_tokens: "4" }), "POST", "/api/chunk/free", "invalid_options");
-    await expectError(await call("POST", "/api/chunk/free", { body: "plain", headers: { "content-type": "text/plain" } }), "POST", "/api/chunk/free", "expected_multipart");
-    await expectError(await call("POST", "/api/chunk/free", { body: upload(fixture("corrupted.pdf"), "x.pdf"), client: newClient() }), "POST", "/api/chunk/free", "corrupted_pdf");
-    await expectError(await call("POST", "/api/chunk/free", { body: upload(fixture("image.png"), "x.png"), client: newClient() }), "POST", "/api/chunk/free", "unsupported_type");
-    await expectError(await call("POST", "/api/chunk", { body: "{", headers: { "content-type": "application/json" } }), "POST", "/api/chunk", "invalid_json");
-    await expectError(await call("POST", "/api/chunk", { body: JSON.stringify({ url: "ftp://example.com/a", tier: "free" }), headers: { "content-type": "application/json" } }), "POST", "/api/chunk", "invalid_url");
-    await expectError(await call("POST", "/api/chunk", { body: JSON.stringify({ url: "http://127.0.0.1/a", tier: "free" }), headers: { "content-type": "application/json" } }), "POST", "/api/chunk", "url_forbidden");
-    await expectError(await call("GET", "/api/results/standard_000000000000"), "GET", "/api/results/standard_000000000000", "expired_or_unknown");
-    await expectError(await call("GET", "/api/job/ai-pro_000000000000/status"), "GET", "/api/job/ai-pro_000000000000/status", "expired_or_unknown");
-    await expectError(await call("GET", "/api/job/ai-pro_000000000000/result"), "GET", "/api/job/ai-pro_000000000000/result", "expired_or_unknown");
-    await expectError(await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: "nope" }), headers: { "content-type": "application/json" } }), "POST", "/api/dev/faucet", "invalid_request");
+    await expectError(
+      await post("free", newDocument(), {}, { max_tokens: "4" }),
+      "POST",
+      "/api/chunk/free",
+      "invalid_options",
+    );
+    await expectError(
+      await call("POST", "/api/chunk/free", { body: "plain", headers: { "content-type": "text/plain" } }),
+      "POST",
+      "/api/chunk/free",
+      "expected_multipart",
+    );
+    await expectError(
+      await call("POST", "/api/chunk/free", { body: upload(fixture("corrupted.pdf"), "x.pdf"), client: newClient() }),
+      "POST",
+      "/api/chunk/free",
+      "corrupted_pdf",
+    );
+    await expectError(
+      await call("POST", "/api/chunk/free", { body: upload(fixture("image.png"), "x.png"), client: newClient() }),
+      "POST",
+      "/api/chunk/free",
+      "unsupported_type",
+    );
+    await expectError(
+      await call("POST", "/api/chunk", { body: "{", headers: { "content-type": "application/json" } }),
+      "POST",
+      "/api/chunk",
+      "invalid_json",
+    );
+    await expectError(
+      await call("POST", "/api/chunk", {
+        body: JSON.stringify({ url: "ftp://example.com/a", tier: "free" }),
+        headers: { "content-type": "application/json" },
+      }),
+      "POST",
+      "/api/chunk",
+      "invalid_url",
+    );
+    await expectError(
+      await call("POST", "/api/chunk", {
+        body: JSON.stringify({ url: "http://127.0.0.1/a", tier: "free" }),
+        headers: { "content-type": "application/json" },
+      }),
+      "POST",
+      "/api/chunk",
+      "url_forbidden",
+    );
+    await expectError(
+      await call("GET", "/api/results/standard_000000000000"),
+      "GET",
+      "/api/results/standard_000000000000",
+      "expired_or_unknown",
+    );
+    await expectError(
+      await call("GET", "/api/job/ai-pro_000000000000/status"),
+      "GET",
+      "/api/job/ai-pro_000000000000/status",
+      "expired_or_unknown",
+    );
+    await expectError(
+      await call("GET", "/api/job/ai-pro_000000000000/result"),
+      "GET",
+      "/api/job/ai-pro_000000000000/result",
+      "expired_or_unknown",
+    );
+    await expectError(
+      await call("POST", "/api/dev/faucet", {
+        body: JSON.stringify({ address: "nope" }),
+        headers: { "content-type": "application/json" },
+      }),
+      "POST",
+      "/api/dev/faucet",
+      "invalid_request",
+    );
 
     useServices({ MAX_UPLOAD_BYTES: "1024" });
     await expectError(await post("free", prose(1)), "POST", "/api/chunk/free", "file_too_large");
@@ -507,19 +687,38 @@ describe("answers match the documented schemas", () => {
   });
 
   it("paid tiers: the 402, then the paid result with its payment, for structure, semantic and ai", async () => {
-    for (const [endpoint, method] of [["standard", "structure"], ["semantic", "semantic"], ["ai", "ai-boundaries"]] as const) {
+    for (const [endpoint, method] of [
+      ["standard", "structure"],
+      ["semantic", "semantic"],
+      ["ai", "ai-boundaries"],
+    ] as const) {
       const document = newDocument();
       const signature = await payFor(endpoint, document);
-      const result = await expectDocumented(await post(endpoint, document, { "X-PAYMENT": signature }), "POST", `/api/chunk/${endpoint}`, ChunkingResultSchema);
+      const result = await expectDocumented(
+        await post(endpoint, document, { "X-PAYMENT": signature }),
+        "POST",
+        `/api/chunk/${endpoint}`,
+        ChunkingResultSchema,
+      );
       expect(result.metadata.method).toBe(method);
-      expect(result.payment).toEqual({ amount: TIERS[result.tier].priceBaseUnits, asset: "USDC", network: "solana-localnet", transaction: signature });
+      expect(result.payment).toEqual({
+        amount: TIERS[result.tier].priceBaseUnits,
+        asset: "USDC",
+        network: "solana-localnet",
+        transaction: signature,
+      });
       if (endpoint === "ai") expect(result.metadata.ai?.model).toBe("standin-small");
       if (endpoint === "semantic") expect(result.metadata.embedder).toBeTruthy();
       // The same payment for another request is refused with a documented code.
       const reused = await post(endpoint, newDocument(), { "X-PAYMENT": signature });
-      expect((await expectDocumented(reused, "POST", `/api/chunk/${endpoint}`, PaymentRequiredSchema)).code).toMatch(/^payment_(already_used|reference_mismatch)$/);
+      expect((await expectDocumented(reused, "POST", `/api/chunk/${endpoint}`, PaymentRequiredSchema)).code).toMatch(
+        /^payment_(already_used|reference_mismatch)$/,
+      );
     }
-    const url = await call("POST", "/api/chunk", { body: JSON.stringify({ url: "https://example.com/paper.pdf", tier: "ai-pro" }), headers: { "content-type": "application/json" } });
+    const url = await call("POST", "/api/chunk", {
+      body: JSON.stringify({ url: "https://example.com/paper.pdf", tier: "ai-pro" }),
+      headers: { "content-type": "application/json" },
+    });
     const required = await expectDocumented(url, "POST", "/api/chunk", PaymentRequiredSchema);
     expect(required.accepts[0]!.network).toBe("solana-devnet");
     expect(required.paymentRequirements.extra.feePayer).toBe(chain.feePayer.address);
@@ -529,12 +728,18 @@ describe("answers match the documented schemas", () => {
     model.control({ delayMs: 150 });
     const document = `${newDocument()}\n\n## Volcanoes\n\nBasaltic lava flows far because it is hot and runny, said Maria Lopez in Reykjavik.`;
     const signature = await payFor("ai-pro", document, { max_tokens: "96" });
-    const job = await expectDocumented(await post("ai-pro", document, { "X-PAYMENT": signature }, { max_tokens: "96" }), "POST", "/api/chunk/ai-pro", JobAcceptedSchema);
+    const job = await expectDocumented(
+      await post("ai-pro", document, { "X-PAYMENT": signature }, { max_tokens: "96" }),
+      "POST",
+      "/api/chunk/ai-pro",
+      JobAcceptedSchema,
+    );
     const statusPath = new URL(job.status_url).pathname;
     const resultPath = statusPath.replace(/status$/, "result");
 
     const early = await call("GET", resultPath);
-    if (early.status === 409) expect((await expectDocumented(early, "GET", resultPath, ErrorBodySchema)).code).toBe("job_not_finished");
+    if (early.status === 409)
+      expect((await expectDocumented(early, "GET", resultPath, ErrorBodySchema)).code).toBe("job_not_finished");
     const seen: string[] = [];
     const deadline = Date.now() + 20_000;
     let status = await expectDocumented(await call("GET", statusPath), "GET", statusPath, JobStatusSchema);
@@ -574,9 +779,19 @@ describe("the docs page's examples", () => {
       }
       const parts: Buffer[] = [];
       for await (const part of request) parts.push(part as Buffer);
-      const headers = Object.fromEntries(Object.entries(request.headers).filter((entry): entry is [string, string] => typeof entry[1] === "string" && !["content-length", "connection", "transfer-encoding"].includes(entry[0])));
-      const answer = await call(request.method!, request.url!, { body: parts.length ? Buffer.concat(parts) : undefined, headers });
-      response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(
+          (entry): entry is [string, string] =>
+            typeof entry[1] === "string" && !["content-length", "connection", "transfer-encoding"].includes(entry[0]),
+        ),
+      );
+      const answer = await call(request.method!, request.url!, {
+        body: parts.length ? Buffer.concat(parts) : undefined,
+        headers,
+      });
+      response
+        .writeHead(answer.status, Object.fromEntries(answer.headers))
+        .end(Buffer.from(await answer.arrayBuffer()));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -596,18 +811,29 @@ describe("the docs page's examples", () => {
   function run(name: string, code: string): Promise<{ code: number; stdout: string; stderr: string }> {
     writeFileSync(join(workdir, name), code);
     return new Promise((resolve) => {
-      execFile(process.execPath, ["--import", "tsx", name], { cwd: workdir, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ["--import", "tsx", name],
+        { cwd: workdir, timeout: 60_000, encoding: "utf8" },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });
   }
 
-  const usdcOf = async (owner: string) => BigInt((await rpc.getTokenAccountBalance(await associatedTokenAccount(owner, chain.usdcMint)).send()).value.amount);
+  const usdcOf = async (owner: string) =>
+    BigInt((await rpc.getTokenAccountBalance(await associatedTokenAccount(owner, chain.usdcMint)).send()).value.amount);
 
   it("the agent flow pays for a URL on the local chain and prints the chunks", async () => {
     useServices({ URL_FETCH_ALLOW_PRIVATE: "true" });
-    const info = ApiInfoSchema.parse(await (await call("GET", "/api", { headers: { host: new URL(base).host } })).json());
-    const example = agentExample({ apiBase: `${base}/api`, rpcUrl: info.payment.rpc_url, faucetUrl: info.localnet?.faucet_url, documentUrl: `${base}/paper.md` });
+    const info = ApiInfoSchema.parse(
+      await (await call("GET", "/api", { headers: { host: new URL(base).host } })).json(),
+    );
+    const example = agentExample({
+      apiBase: `${base}/api`,
+      rpcUrl: info.payment.rpc_url,
+      faucetUrl: info.localnet?.faucet_url,
+      documentUrl: `${base}/paper.md`,
+    });
     expect(example.code).toContain(`${base}/api/dev/faucet`);
     const before = await usdcOf(chain.payTo);
     const result = await run("agent.mts", example.code);
@@ -617,9 +843,16 @@ describe("the docs page's examples", () => {
   }, 90_000);
 
   it("x402-fetch pays for an upload and prints the settled transaction", async () => {
-    const info = ApiInfoSchema.parse(await (await call("GET", "/api", { headers: { host: new URL(base).host } })).json());
+    const info = ApiInfoSchema.parse(
+      await (await call("GET", "/api", { headers: { host: new URL(base).host } })).json(),
+    );
     expect(info.payment.x402?.network).toBe("solana-devnet");
-    const example = x402Example({ apiBase: `${base}/api`, rpcUrl: info.payment.rpc_url, x402Network: info.payment.x402?.network, faucetUrl: info.localnet?.faucet_url });
+    const example = x402Example({
+      apiBase: `${base}/api`,
+      rpcUrl: info.payment.rpc_url,
+      x402Network: info.payment.x402?.network,
+      faucetUrl: info.localnet?.faucet_url,
+    });
     const before = await usdcOf(chain.payTo);
     const result = await run("x402.mts", example.code);
     expect(result.code, result.stderr).toBe(0);
@@ -641,7 +874,9 @@ expectTypeOf<QdrantPoint>().toExtend<Infer<typeof QdrantPointSchema>>();
 expectTypeOf<ReturnType<typeof apiInfo>["tiers"]>().toExtend<Infer<typeof ApiInfoSchema>["tiers"]>();
 expectTypeOf<Awaited<ReturnType<typeof checkHealth>>>().toExtend<Infer<typeof HealthSchema>>();
 // The faucet's `success: true` is widened to boolean in lib/; the answer itself is parsed above.
-expectTypeOf<Omit<Awaited<ReturnType<typeof runFaucet>>, "success">>().toExtend<Omit<Infer<typeof FaucetAnswerSchema>, "success">>();
+expectTypeOf<Omit<Awaited<ReturnType<typeof runFaucet>>, "success">>().toExtend<
+  Omit<Infer<typeof FaucetAnswerSchema>, "success">
+>();
 // What the API answers is what the page's client expects.
 expectTypeOf<Infer<typeof ApiInfoSchema>>().toExtend<web.ApiInfo>();
 expectTypeOf<Infer<typeof ChunkingResultSchema>>().toExtend<web.ChunkingResult>();

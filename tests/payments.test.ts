@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type TransactionSigner, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, generateKeyPairSigner, getAddressEncoder, getBase58Decoder } from "@solana/kit";
+import {
+  type TransactionSigner,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createSolanaRpc,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getBase58Decoder,
+} from "@solana/kit";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wrapFetchWithPayment, createSigner, decodeXPaymentResponse } from "x402-fetch";
@@ -65,7 +72,11 @@ async function json(response: Response): Promise<Record<string, any>> {
 }
 
 async function advanceClock(seconds: number): Promise<void> {
-  const response = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_advanceClock", params: [seconds] }) });
+  const response = await fetch(chain.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_advanceClock", params: [seconds] }),
+  });
   expect(await response.json()).not.toHaveProperty("error");
 }
 
@@ -78,18 +89,25 @@ async function ask(document: string): Promise<Record<string, any>> {
   return json(response);
 }
 
-
 async function usdcBalance(owner: string): Promise<bigint> {
   const account = await associatedTokenAccount(owner, chain.usdcMint);
   const { value } = await rpc.getTokenAccountBalance(account).send();
   return BigInt(value.amount);
 }
 
-async function pay(payer: TransactionSigner, options: { amount?: bigint; reference?: string; owner?: string; mint?: string; skipPreflight?: boolean } = {}): Promise<string> {
+async function pay(
+  payer: TransactionSigner,
+  options: { amount?: bigint; reference?: string; owner?: string; mint?: string; skipPreflight?: boolean } = {},
+): Promise<string> {
   return transferToken(
     rpc,
     payer,
-    { owner: options.owner ?? chain.payTo, mint: options.mint ?? chain.usdcMint, amount: options.amount ?? PRICE, memo: options.reference ? memoInstruction(options.reference) : undefined },
+    {
+      owner: options.owner ?? chain.payTo,
+      mint: options.mint ?? chain.usdcMint,
+      amount: options.amount ?? PRICE,
+      memo: options.reference ? memoInstruction(options.reference) : undefined,
+    },
     { skipPreflight: options.skipPreflight },
   );
 }
@@ -99,7 +117,12 @@ describe("the signature path (the spec's agent flow)", () => {
     const document = newDocument();
     const required = await ask(document);
     expect(required.code).toBe("payment_required");
-    expect(required.paymentRequirements).toMatchObject({ payTo: chain.payTo, asset: chain.usdcMint, maxAmountRequired: "2000", network: "solana-localnet" });
+    expect(required.paymentRequirements).toMatchObject({
+      payTo: chain.payTo,
+      asset: chain.usdcMint,
+      maxAmountRequired: "2000",
+      network: "solana-localnet",
+    });
     expect(required.paymentRequirements.extra.reference).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(required.accepts[0].extra.feePayer).toBe(chain.feePayer.address);
 
@@ -111,7 +134,11 @@ describe("the signature path (the spec's agent flow)", () => {
     const served = await send(document, { "X-PAYMENT": signature });
     const result = await json(served);
     expect(served.status).toBe(200);
-    expect(result).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000, asset: "USDC", network: "solana-localnet", transaction: signature } });
+    expect(result).toMatchObject({
+      success: true,
+      tier: "structure",
+      payment: { amount: 2000, asset: "USDC", network: "solana-localnet", transaction: signature },
+    });
     expect(result.chunks.length).toBeGreaterThan(0);
 
     const again = await send(document, { "X-PAYMENT": signature });
@@ -148,7 +175,11 @@ describe("the signature path (the spec's agent flow)", () => {
     ];
     for (const [code, header] of cases) {
       const response = await send(newDocument(), { "X-PAYMENT": header });
-      expect({ header, status: response.status, code: (await json(response)).code }).toEqual({ header, status: 402, code });
+      expect({ header, status: response.status, code: (await json(response)).code }).toEqual({
+        header,
+        status: 402,
+        code,
+      });
     }
   });
 
@@ -165,7 +196,9 @@ describe("the signature path (the spec's agent flow)", () => {
   it("lets exactly one of 10 concurrent requests with one fresh payment for 10 documents through", async () => {
     const payer = await funded();
     const signature = await pay(payer);
-    const responses = await Promise.all(Array.from({ length: 10 }, () => send(newDocument(), { "X-PAYMENT": signature })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => send(newDocument(), { "X-PAYMENT": signature })),
+    );
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     const refusals = await Promise.all(responses.filter((r) => r.status !== 200).map(json));
@@ -205,7 +238,10 @@ describe("the signature path (the spec's agent flow)", () => {
   it("leaves the payment usable when the work fails after payment", async () => {
     const payer = await funded();
     const signature = await pay(payer);
-    const broken = await call("POST", "/api/chunk/standard", { body: upload(fixture("corrupted.pdf"), "broken.pdf"), headers: { "X-PAYMENT": signature } });
+    const broken = await call("POST", "/api/chunk/standard", {
+      body: upload(fixture("corrupted.pdf"), "broken.pdf"),
+      headers: { "X-PAYMENT": signature },
+    });
     expect(broken.status).toBe(400);
     const retried = await send(newDocument(), { "X-PAYMENT": signature });
     expect(retried.status).toBe(200);
@@ -238,7 +274,10 @@ describe("the signature path (the spec's agent flow)", () => {
     const reference = (await json(asked)).paymentRequirements.extra.reference;
     const payer = await funded();
     const signature = await pay(payer, { reference });
-    const other = await call("POST", "/api/chunk", { body: body("http://127.0.0.1:9/b.txt"), headers: { ...headers, "X-PAYMENT": signature } });
+    const other = await call("POST", "/api/chunk", {
+      body: body("http://127.0.0.1:9/b.txt"),
+      headers: { ...headers, "X-PAYMENT": signature },
+    });
     expect((await json(other)).code).toBe("payment_reference_mismatch");
   });
 });
@@ -259,13 +298,28 @@ describe("the x402 path", () => {
     return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
   }) as typeof fetch;
 
-  async function payWithX402Fetch(): Promise<{ response: Response; result: Record<string, any>; settlement: ReturnType<typeof decodeXPaymentResponse>; payer: string }> {
+  async function payWithX402Fetch(): Promise<{
+    response: Response;
+    result: Record<string, any>;
+    settlement: ReturnType<typeof decodeXPaymentResponse>;
+    payer: string;
+  }> {
     const { payer, signer } = await x402Payer();
-    const payingFetch = wrapFetchWithPayment(inProcessFetch, signer, 100_000n, undefined, { svmConfig: { rpcUrl: chain.rpcUrl } });
-    const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, { method: "POST", body: upload(newDocument(), "x402.md") });
+    const payingFetch = wrapFetchWithPayment(inProcessFetch, signer, 100_000n, undefined, {
+      svmConfig: { rpcUrl: chain.rpcUrl },
+    });
+    const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
+      method: "POST",
+      body: upload(newDocument(), "x402.md"),
+    });
     const result = await json(response);
     expect(response.status, JSON.stringify(result)).toBe(200);
-    return { response, result, settlement: decodeXPaymentResponse(response.headers.get("x-payment-response")!), payer: payer.address };
+    return {
+      response,
+      result,
+      settlement: decodeXPaymentResponse(response.headers.get("x-payment-response")!),
+      payer: payer.address,
+    };
   }
 
   it("an unmodified x402-fetch client pays and gets its result with X-PAYMENT-RESPONSE", async () => {
@@ -282,7 +336,11 @@ describe("the x402 path", () => {
 
   it("settles through a configured facilitator (X402_FACILITATOR_URL) when the service holds no fee-payer key", async () => {
     const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
-    useServices({ FEE_PAYER_SECRET_KEY: "", X402_FACILITATOR_URL: facilitator.url, X402_FACILITATOR_FEE_PAYER: chain.feePayer.address });
+    useServices({
+      FEE_PAYER_SECRET_KEY: "",
+      X402_FACILITATOR_URL: facilitator.url,
+      X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
+    });
     try {
       const before = await usdcBalance(chain.payTo);
       const { result, settlement } = await payWithX402Fetch();
@@ -307,7 +365,10 @@ describe("local mode", () => {
     useServices({ SOLANA_NETWORK: "solana-devnet", PAY_TO_ADDRESS: chain.payTo });
     try {
       expect((await json(await call("GET", "/api"))).localnet).toBeUndefined();
-      const faucet = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: chain.payTo }), headers: { "content-type": "application/json" } });
+      const faucet = await call("POST", "/api/dev/faucet", {
+        body: JSON.stringify({ address: chain.payTo }),
+        headers: { "content-type": "application/json" },
+      });
       expect(faucet.status).toBe(404);
     } finally {
       useServices();
@@ -315,7 +376,10 @@ describe("local mode", () => {
   });
 
   it("the faucet refuses a bad address", async () => {
-    const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: "nope" }), headers: { "content-type": "application/json" } });
+    const response = await call("POST", "/api/dev/faucet", {
+      body: JSON.stringify({ address: "nope" }),
+      headers: { "content-type": "application/json" },
+    });
     expect(response.status).toBe(400);
     expect((await json(response)).code).toBe("invalid_request");
   });

@@ -34,20 +34,31 @@ function lines(top: number, texts: string[], at: At = {}, leading = 12): PdfText
   return texts.flatMap((text, i) => (text === "" ? [] : [line(text, top - i * leading, at)]));
 }
 
-const page = (items: PdfTextItem[], monospaceFonts: string[] = []): PdfPageContent => ({ box: BOX, items, monospaceFonts });
-const layoutOne = (items: PdfTextItem[], monospaceFonts: string[] = []) => layoutPages([page(items, monospaceFonts)])[0] ?? "";
+const page = (items: PdfTextItem[], monospaceFonts: string[] = []): PdfPageContent => ({
+  box: BOX,
+  items,
+  monospaceFonts,
+});
+const layoutOne = (items: PdfTextItem[], monospaceFonts: string[] = []) =>
+  layoutPages([page(items, monospaceFonts)])[0] ?? "";
 
 /** Enough body text for 10 pt to be the body size. */
 const filler = (top: number, count = 6) =>
   lines(
     top,
-    Array.from({ length: count }, (_, i) => `Body line ${i} of the running text, long enough to count as the body of this page.`),
+    Array.from(
+      { length: count },
+      (_, i) => `Body line ${i} of the running text, long enough to count as the body of this page.`,
+    ),
   );
 
 describe("lines and paragraphs", () => {
   it("joins a paragraph's wrapped lines with a space and splits paragraphs at a vertical gap", () => {
     const text = layoutOne([
-      ...lines(700, ["The estuary is surveyed every month by a team of", "volunteers who walk the same route each time."]),
+      ...lines(700, [
+        "The estuary is surveyed every month by a team of",
+        "volunteers who walk the same route each time.",
+      ]),
       ...lines(670, ["A second paragraph starts after the gap and it", "wraps over two lines as well."]),
     ]);
     expect(text).toBe(
@@ -63,7 +74,9 @@ describe("lines and paragraphs", () => {
       line("The second one is indented too, with no space above", 676, { x: 90 }),
       line("it, and ends here.", 664),
     ]);
-    expect(text).toBe("The first paragraph opens with an indent and then runs on at the margin for a line.\n\nThe second one is indented too, with no space above it, and ends here.");
+    expect(text).toBe(
+      "The first paragraph opens with an indent and then runs on at the margin for a line.\n\nThe second one is indented too, with no space above it, and ends here.",
+    );
   });
 
   it("ends a paragraph at a short line closing a sentence, even without a gap or an indent", () => {
@@ -80,22 +93,37 @@ describe("lines and paragraphs", () => {
   });
 
   it("puts spaces where words are placed apart without space characters, and none inside words split into pieces", () => {
-    const items = [...spacedWords("Words placed one by one", 700), { text: "frag", x: 300, y: 700, size: 10, width: 20, font: BODY, upright: true }];
+    const items = [
+      ...spacedWords("Words placed one by one", 700),
+      { text: "frag", x: 300, y: 700, size: 10, width: 20, font: BODY, upright: true },
+    ];
     items.push({ text: "ment", x: 320.5, y: 700, size: 10, width: 20, font: BODY, upright: true });
     expect(layoutOne(items)).toBe("Words placed one by one fragment");
   });
 
   it("keeps a superscript on its line and drops NUL characters of unmapped glyphs", () => {
-    const text = layoutOne([line("Sea level rose", 700), { text: "2", x: 142, y: 703.5, size: 6, width: 3, font: BODY, upright: true }, line("\u0000 this year.", 700, { x: 146 })]);
+    const text = layoutOne([
+      line("Sea level rose", 700),
+      { text: "2", x: 142, y: 703.5, size: 6, width: 3, font: BODY, upright: true },
+      line("\u0000 this year.", 700, { x: 146 }),
+    ]);
     expect(text).toBe("Sea level rose2 this year.");
   });
 
   it("de-hyphenates a word broken at a line end, keeping the hyphen of words the document writes hyphenated", () => {
     const text = layoutOne([
-      ...lines(700, ["The survey needs a careful exam-", "ple of each count, a well-", "known method, and Jean-", "Paul's notes on the pre-", "and post-war tides."]),
+      ...lines(700, [
+        "The survey needs a careful exam-",
+        "ple of each count, a well-",
+        "known method, and Jean-",
+        "Paul's notes on the pre-",
+        "and post-war tides.",
+      ]),
       ...lines(620, ["The method is well-known along this coast."]),
     ]);
-    expect(text).toContain("a careful example of each count, a well-known method, and Jean-Paul's notes on the pre- and post-war tides.");
+    expect(text).toContain(
+      "a careful example of each count, a well-known method, and Jean-Paul's notes on the pre- and post-war tides.",
+    );
   });
 
   it("joins a soft hyphen's halves and Chinese lines without a space", () => {
@@ -109,8 +137,18 @@ describe("lines and paragraphs", () => {
   });
 
   it("keeps rotated text, on a line of its own", () => {
-    const rotated: PdfTextItem = { text: "arXiv:2401.00001", x: 30, y: 700, size: 10, width: 80, font: BODY, upright: false };
-    expect(layoutOne([line("Main text on the page.", 700), rotated])).toBe("Main text on the page.\n\narXiv:2401.00001");
+    const rotated: PdfTextItem = {
+      text: "arXiv:2401.00001",
+      x: 30,
+      y: 700,
+      size: 10,
+      width: 80,
+      font: BODY,
+      upright: false,
+    };
+    expect(layoutOne([line("Main text on the page.", 700), rotated])).toBe(
+      "Main text on the page.\n\narXiv:2401.00001",
+    );
   });
 
   it("gives a page without text an empty string", () => {
@@ -133,16 +171,31 @@ describe("headings", () => {
       ...filler(535, 1),
     ]);
     const headings = text.split("\n").filter((l) => l.startsWith("#"));
-    expect(headings).toEqual(["# Coastal survey", "## 1 Equipment", "### 1.1 Before leaving", "#### Tide tables", "## 2 Counting"]);
+    expect(headings).toEqual([
+      "# Coastal survey",
+      "## 1 Equipment",
+      "### 1.1 Before leaving",
+      "#### Tide tables",
+      "## 2 Counting",
+    ]);
   });
 
   it("joins a heading wrapped over two lines into one", () => {
-    const text = layoutOne([line("A very long title that the typesetter", 800, { size: 18, font: BOLD }), line("had to wrap", 780, { x: 100, size: 18, font: BOLD }), ...filler(750)]);
+    const text = layoutOne([
+      line("A very long title that the typesetter", 800, { size: 18, font: BOLD }),
+      line("had to wrap", 780, { x: 100, size: 18, font: BOLD }),
+      ...filler(750),
+    ]);
     expect(text.split("\n\n")[0]).toBe("# A very long title that the typesetter had to wrap");
   });
 
   it("does not make headings of a long lead paragraph in large type, a bare number, or a bold sentence", () => {
-    const lead = lines(800, ["A lead paragraph set large", "runs over four lines", "which no heading does", "in this kind of report."], { size: 14 }, 17);
+    const lead = lines(
+      800,
+      ["A lead paragraph set large", "runs over four lines", "which no heading does", "in this kind of report."],
+      { size: 14 },
+      17,
+    );
     const text = layoutOne([
       ...lead,
       line("2024", 720, { size: 24 }),
@@ -151,7 +204,9 @@ describe("headings", () => {
       ...filler(628, 3),
     ]);
     expect(text).not.toMatch(/^#/m);
-    expect(text).toContain("A lead paragraph set large runs over four lines which no heading does in this kind of report.");
+    expect(text).toContain(
+      "A lead paragraph set large runs over four lines which no heading does in this kind of report.",
+    );
   });
 });
 
@@ -191,12 +246,24 @@ describe("lists", () => {
   });
 
   it("nests items by their indent", () => {
-    const text = layoutOne([line("• Tide tables", 700, { x: 80 }), line("– printed on paper", 688, { x: 100 }), line("– checked weekly", 676, { x: 100 }), line("• Radio", 664, { x: 80 }), line("1. charged", 652, { x: 100 })]);
+    const text = layoutOne([
+      line("• Tide tables", 700, { x: 80 }),
+      line("– printed on paper", 688, { x: 100 }),
+      line("– checked weekly", 676, { x: 100 }),
+      line("• Radio", 664, { x: 80 }),
+      line("1. charged", 652, { x: 100 }),
+    ]);
     expect(text).toBe("- Tide tables\n  - printed on paper\n  - checked weekly\n- Radio\n  1. charged");
   });
 
   it("leaves a wrapped sentence whose line happens to start with a number in its paragraph", () => {
-    const text = layoutOne(lines(700, ["The counts rose sharply between 1998 and the survey of", "2. The next survey found fewer knots than the last one.", "That was expected."]));
+    const text = layoutOne(
+      lines(700, [
+        "The counts rose sharply between 1998 and the survey of",
+        "2. The next survey found fewer knots than the last one.",
+        "That was expected.",
+      ]),
+    );
     expect(text).not.toMatch(/^2\. /m);
     expect(text).toContain("the survey of 2. The next survey");
   });
@@ -216,16 +283,33 @@ describe("code and contents", () => {
       ],
       [MONO],
     );
-    expect(text.split("\n\n").slice(1).join("\n\n")).toBe("Run the tool as follows:\n\n```\nsurvey submit \\\n    --site north-spit\n\nsurvey list\n```\n\nIt prints what it sent.");
+    expect(text.split("\n\n").slice(1).join("\n\n")).toBe(
+      "Run the tool as follows:\n\n```\nsurvey submit \\\n    --site north-spit\n\nsurvey list\n```\n\nIt prints what it sent.",
+    );
   });
 
   it("keeps a path wrapped onto a line of its own inside the sentence", () => {
-    const text = layoutOne([line("Copy the files from the folder named", 700), line("/usr/share/mime/packages/", 688, { font: MONO }), line("into the new directory and restart.", 676)], [MONO]);
-    expect(text).toBe("Copy the files from the folder named /usr/share/mime/packages/ into the new directory and restart.");
+    const text = layoutOne(
+      [
+        line("Copy the files from the folder named", 700),
+        line("/usr/share/mime/packages/", 688, { font: MONO }),
+        line("into the new directory and restart.", 676),
+      ],
+      [MONO],
+    );
+    expect(text).toBe(
+      "Copy the files from the folder named /usr/share/mime/packages/ into the new directory and restart.",
+    );
   });
 
   it("keeps table-of-contents entries one per line, leaders shortened", () => {
-    const text = layoutOne(lines(700, ["1 Introduction . . . . . . . . . . . . 1", "2 Counting birds . . . . . . . . . . 4", "2.1 At high tide. . . . . . . . . . . 5"]));
+    const text = layoutOne(
+      lines(700, [
+        "1 Introduction . . . . . . . . . . . . 1",
+        "2 Counting birds . . . . . . . . . . 4",
+        "2.1 At high tide. . . . . . . . . . . 5",
+      ]),
+    );
     expect(text).toBe("1 Introduction … 1\n2 Counting birds … 4\n2.1 At high tide … 5");
   });
 });
@@ -234,11 +318,19 @@ describe("running headers, footers and page numbers", () => {
   const ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"];
 
   /** Pages with a body, plus `top` and `bottom` lines drawn at the page edges (by 0-based page index). */
-  function pages(count: number, top: (i: number) => string[], bottom: (i: number) => string[], extra: (i: number) => PdfTextItem[] = () => []): PdfPageContent[] {
+  function pages(
+    count: number,
+    top: (i: number) => string[],
+    bottom: (i: number) => string[],
+    extra: (i: number) => PdfTextItem[] = () => [],
+  ): PdfPageContent[] {
     return Array.from({ length: count }, (_, i) =>
       page([
         ...top(i).map((text, k) => line(text, 810 - k * 12, { size: 9 })),
-        ...lines(760, [`The ${ORDINALS[i]} page's body starts here and runs on for a while, as body text does.`, `It is what a reader of the ${ORDINALS[i]} page came for.`]),
+        ...lines(760, [
+          `The ${ORDINALS[i]} page's body starts here and runs on for a while, as body text does.`,
+          `It is what a reader of the ${ORDINALS[i]} page came for.`,
+        ]),
         ...extra(i),
         ...bottom(i).map((text, k, all) => line(text, 30 + (all.length - 1 - k) * 12, { size: 9 })),
       ]),
@@ -251,19 +343,41 @@ describe("running headers, footers and page numbers", () => {
     ["- N -", (i: number) => `- ${i + 1} -`],
     ["a roman numeral", (i: number) => ["i", "ii", "iii", "iv", "v"][i]!],
   ])("drops a running header and %s in the footer on every page", (_, footer) => {
-    const out = layoutPages(pages(5, () => ["Annual report of the estuary survey 2024"], (i) => [footer(i)]));
-    out.forEach((text, i) => expect(text).toBe(`The ${ORDINALS[i]} page's body starts here and runs on for a while, as body text does. It is what a reader of the ${ORDINALS[i]} page came for.`));
+    const out = layoutPages(
+      pages(
+        5,
+        () => ["Annual report of the estuary survey 2024"],
+        (i) => [footer(i)],
+      ),
+    );
+    out.forEach((text, i) =>
+      expect(text).toBe(
+        `The ${ORDINALS[i]} page's body starts here and runs on for a while, as body text does. It is what a reader of the ${ORDINALS[i]} page came for.`,
+      ),
+    );
   });
 
   it("drops headers that carry the page number and alternate between odd and even pages", () => {
-    const out = layoutPages(pages(6, (i) => [i % 2 === 0 ? `Coastal survey ${i + 1}` : `${i + 1} Chapter notes`], () => []));
+    const out = layoutPages(
+      pages(
+        6,
+        (i) => [i % 2 === 0 ? `Coastal survey ${i + 1}` : `${i + 1} Chapter notes`],
+        () => [],
+      ),
+    );
     out.forEach((text) => expect(text).not.toMatch(/Coastal survey|Chapter notes/));
   });
 
   it("drops chapter running heads that end with the printed page number, offset from the page's position", () => {
     // A cover and a contents page come first, so printed page 1 is the third page.
     const chapter = (i: number) => (i < 5 ? "Chapter 1: Rivers" : "Chapter 2: Lighthouses");
-    const out = layoutPages(pages(9, (i) => (i < 2 ? [] : [`${chapter(i)} ${i - 1}`]), () => []));
+    const out = layoutPages(
+      pages(
+        9,
+        (i) => (i < 2 ? [] : [`${chapter(i)} ${i - 1}`]),
+        () => [],
+      ),
+    );
     out.forEach((text) => expect(text).not.toMatch(/Chapter \d/));
   });
 
@@ -286,12 +400,25 @@ describe("running headers, footers and page numbers", () => {
   });
 
   it("keeps a large heading that opens several pages, even with a number in it", () => {
-    const out = layoutPages(pages(3, (i) => [], () => [], (i) => [line(`Chapter ${i + 1}`, 800, { size: 20, font: BOLD })]));
+    const out = layoutPages(
+      pages(
+        3,
+        (i) => [],
+        () => [],
+        (i) => [line(`Chapter ${i + 1}`, 800, { size: 20, font: BOLD })],
+      ),
+    );
     out.forEach((text, i) => expect(text).toMatch(new RegExp(`^# Chapter ${i + 1}$`, "m")));
   });
 
   it("keeps the edge lines of a single-page document unless they are its page number", () => {
-    const [text] = layoutPages(pages(1, () => ["Letter to the volunteers"], () => ["1"]));
+    const [text] = layoutPages(
+      pages(
+        1,
+        () => ["Letter to the volunteers"],
+        () => ["1"],
+      ),
+    );
     expect(text).toMatch(/^Letter to the volunteers\n\nThe first page's body/);
     expect(text).not.toMatch(/\n1$/);
   });

@@ -27,11 +27,75 @@ const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor
 
 /** Characters the o200k pattern and grapheme rules treat specially. */
 const TRICKY = [
-  "a", "Z", "É", "é", "ß", "ǅ", "ʰ", "ı", "İ", "ﬁ", "中", "文", "日", "本", "ア", "ー", "ッ", "한", "글", "ㄱ",
-  "\u0301", "\u0308", "\u20dd", "\ufe0f", "\u200d", "\u200c", "1", "2", "٣", "½", "Ⅻ", "𝟘", "𝓐", "𐐷",
-  " ", "  ", "\t", "\n", "\r", "\r\n", "\u00a0", "\u3000", "\u2028", "'s", "'LL", "'re", "'", "/", ".", ",",
-  "!", "?", "。", "！", "(", ")", "-", "_", "=", "#", "<|endoftext|>", "😀", "👍🏽", "👨‍👩‍👧", "🇯🇵",
-  "\ud800", "\udc00", "\u{1D167}", "ﷺ",
+  "a",
+  "Z",
+  "É",
+  "é",
+  "ß",
+  "ǅ",
+  "ʰ",
+  "ı",
+  "İ",
+  "ﬁ",
+  "中",
+  "文",
+  "日",
+  "本",
+  "ア",
+  "ー",
+  "ッ",
+  "한",
+  "글",
+  "ㄱ",
+  "\u0301",
+  "\u0308",
+  "\u20dd",
+  "\ufe0f",
+  "\u200d",
+  "\u200c",
+  "1",
+  "2",
+  "٣",
+  "½",
+  "Ⅻ",
+  "𝟘",
+  "𝓐",
+  "𐐷",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\r",
+  "\r\n",
+  "\u00a0",
+  "\u3000",
+  "\u2028",
+  "'s",
+  "'LL",
+  "'re",
+  "'",
+  "/",
+  ".",
+  ",",
+  "!",
+  "?",
+  "。",
+  "！",
+  "(",
+  ")",
+  "-",
+  "_",
+  "=",
+  "#",
+  "<|endoftext|>",
+  "😀",
+  "👍🏽",
+  "👨‍👩‍👧",
+  "🇯🇵",
+  "\ud800",
+  "\udc00",
+  "\u{1D167}",
+  "ﷺ",
 ] as const;
 
 // ---------------------------------------------------------------------------
@@ -67,9 +131,7 @@ const japanese = cjkText(8_000, 2, JAPANESE);
 /** Chinese with every sentence mark removed: only grapheme splitting can cut it. */
 const chineseUnpunctuated = cjkText(6_000, 3, CHINESE).replace(/[，。！？：]/gu, "");
 
-const EMOJI = [
-  "👨‍👩‍👧‍👦", "👩🏽‍💻", "🏳️‍🌈", "🇯🇵", "🇫🇷", "🇺🇸", "👍🏿", "👍", "❤️", "🧑🏻‍🤝‍🧑🏾", "🤷‍♀️", "😀", "🎉", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "1️⃣", "©️",
-];
+const EMOJI = ["👨‍👩‍👧‍👦", "👩🏽‍💻", "🏳️‍🌈", "🇯🇵", "🇫🇷", "🇺🇸", "👍🏿", "👍", "❤️", "🧑🏻‍🤝‍🧑🏾", "🤷‍♀️", "😀", "🎉", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "1️⃣", "©️"];
 function emojiText(count: number, seed: number): string {
   const next = mulberry32(seed);
   const parts: string[] = [];
@@ -220,7 +282,8 @@ describe("countTokens", () => {
   it("equals gpt-tokenizer on the eval corpus, whole and paragraph by paragraph", () => {
     for (const text of [wiki, chat, code, chinese, japanese, emoji, crlf]) {
       expect(countTokens(text)).toBe(reference(text));
-      for (const paragraph of text.split(/\n\s*\n/).slice(0, 400)) expect(countTokens(paragraph)).toBe(reference(paragraph));
+      for (const paragraph of text.split(/\n\s*\n/).slice(0, 400))
+        expect(countTokens(paragraph)).toBe(reference(paragraph));
     }
   });
 
@@ -258,7 +321,8 @@ describe("pre-tokenizer", () => {
     [...text.matchAll(new RegExp(O200K_PATTERN.source, "gu"))].map((m) => [m.index, m.index + m[0].length]);
 
   it("matches the o200k split pattern on real text", () => {
-    for (const text of [wiki, chat, code, chinese, emoji, crlf, zalgo]) expect(preTokenize(text)).toEqual(regexPieces(text));
+    for (const text of [wiki, chat, code, chinese, emoji, crlf, zalgo])
+      expect(preTokenize(text)).toEqual(regexPieces(text));
   });
 
   it("matches the o200k split pattern on random ASCII, control characters included", () => {
@@ -267,7 +331,8 @@ describe("pre-tokenizer", () => {
     for (let i = 0; i < 3000; i++) {
       let s = "";
       const length = 1 + Math.floor(next() * 30);
-      for (let k = 0; k < length; k++) s += next() < 0.5 ? pick(next, ascii) : pick(next, ["a", "B", " ", "'s", "1", "\n"]);
+      for (let k = 0; k < length; k++)
+        s += next() < 0.5 ? pick(next, ascii) : pick(next, ["a", "B", " ", "'s", "1", "\n"]);
       expect([s, preTokenize(s)]).toEqual([s, regexPieces(s)]);
       expect([s, countTokens(s)]).toEqual([s, reference(s)]);
     }
@@ -342,11 +407,14 @@ const TEXTS: Array<[string, string]> = [
 
 describe("splitRecursive", () => {
   describe.each(TEXTS)("%s", (_name, text) => {
-    it.each(BUDGETS.map((b) => [`${b.maxTokens}/${b.overlapTokens}`, b] as const))("keeps every invariant at %s tokens", (_budget, options) => {
-      const spans = splitRecursive(text, options);
-      expect(spans.length).toBeGreaterThan(0);
-      checkSpans(text, spans, options);
-    });
+    it.each(BUDGETS.map((b) => [`${b.maxTokens}/${b.overlapTokens}`, b] as const))(
+      "keeps every invariant at %s tokens",
+      (_budget, options) => {
+        const spans = splitRecursive(text, options);
+        expect(spans.length).toBeGreaterThan(0);
+        checkSpans(text, spans, options);
+      },
+    );
   });
 
   it("splits CJK text without spaces at its full stops", () => {

@@ -2,7 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/errors";
-import { fetchDocument, filenameFromDisposition, isPublicAddress, type FetchDocumentOptions, type LookupHost } from "@/lib/fetch/safe-fetch";
+import {
+  fetchDocument,
+  filenameFromDisposition,
+  isPublicAddress,
+  type FetchDocumentOptions,
+  type LookupHost,
+} from "@/lib/fetch/safe-fetch";
 
 // Every server here listens on 127.0.0.1 only. Addresses outside loopback appear
 // in these tests solely as values the address check must refuse before any connect.
@@ -19,7 +25,11 @@ let hits: Hit[] = [];
 let connections = 0;
 const sockets = new Set<Socket>();
 const timers = new Set<NodeJS.Timeout>();
-let bigStream: { written: number; finished: boolean; closedEarly: boolean } = { written: 0, finished: false, closedEarly: false };
+let bigStream: { written: number; finished: boolean; closedEarly: boolean } = {
+  written: 0,
+  finished: false,
+  closedEarly: false,
+};
 
 function route(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? "/", "http://placeholder");
@@ -41,7 +51,10 @@ function route(req: IncomingMessage, res: ServerResponse): void {
       return;
     case "/download":
       res
-        .writeHead(200, { "content-type": "application/pdf", "content-disposition": `attachment; filename="../../etc/plain.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf` })
+        .writeHead(200, {
+          "content-type": "application/pdf",
+          "content-disposition": `attachment; filename="../../etc/plain.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`,
+        })
         .end("%PDF-1.7");
       return;
     case "/redirect": {
@@ -82,7 +95,10 @@ function route(req: IncomingMessage, res: ServerResponse): void {
       return;
     }
     case "/huge-declared":
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(10 * 1024 * 1024 * 1024) });
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-length": String(10 * 1024 * 1024 * 1024),
+      });
       res.write("only a few bytes, then silence"); // a reader that ignores Content-Length would wait for the timeout
       return;
     default:
@@ -194,7 +210,9 @@ describe("isPublicAddress", () => {
 
 describe("filenameFromDisposition", () => {
   it("prefers filename*, decodes it and drops directories", () => {
-    expect(filenameFromDisposition(`attachment; filename="a.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`)).toBe("résumé.pdf");
+    expect(filenameFromDisposition(`attachment; filename="a.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`)).toBe(
+      "résumé.pdf",
+    );
     expect(filenameFromDisposition(`attachment; filename="..\\\\x\\\\b.txt"`)).toBe("b.txt");
     expect(filenameFromDisposition(`inline; filename=plain.csv`)).toBe("plain.csv");
     expect(filenameFromDisposition(`inline`)).toBeUndefined();
@@ -276,10 +294,13 @@ describe("fetchDocument address policy (default)", () => {
     expect(hits).toHaveLength(0);
   });
 
-  it.each(["ftp://127.0.0.1/x", "file:///etc/passwd", "javascript:alert(1)", "not a url", "http://"])("refuses %s as invalid_url", async (url) => {
-    const err = await failure(fetchDocument(url, strict));
-    expect(err.code).toBe("invalid_url");
-  });
+  it.each(["ftp://127.0.0.1/x", "file:///etc/passwd", "javascript:alert(1)", "not a url", "http://"])(
+    "refuses %s as invalid_url",
+    async (url) => {
+      const err = await failure(fetchDocument(url, strict));
+      expect(err.code).toBe("invalid_url");
+    },
+  );
 
   it("reports an unresolvable host", async () => {
     const lookup = recordingLookup({});
@@ -298,17 +319,29 @@ describe("fetchDocument with an injected policy (only 127.0.0.1 counts as public
   it("refuses a redirect to another loopback address", async () => {
     const seen: string[] = [];
     const policy = (ip: string) => (seen.push(ip), only127(ip));
-    const err = await failure(fetchDocument(`${base}/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/docs/report.txt`)}`, { ...strict, isAllowedAddress: policy }));
+    const err = await failure(
+      fetchDocument(`${base}/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/docs/report.txt`)}`, {
+        ...strict,
+        isAllowedAddress: policy,
+      }),
+    );
     expect(err.code).toBe("url_forbidden");
     expect(seen).toEqual(["127.0.0.1", "127.0.0.2"]);
-    expect(hits.map((h) => h.url)).toEqual([`/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/docs/report.txt`)}`]);
+    expect(hits.map((h) => h.url)).toEqual([
+      `/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/docs/report.txt`)}`,
+    ]);
   });
 
   it("refuses a redirect to a private address in the check, not by trying it", async () => {
     const seen: string[] = [];
     const policy = (ip: string) => (seen.push(ip), only127(ip));
     const started = Date.now();
-    const err = await failure(fetchDocument(`${base}/redirect?to=${encodeURIComponent("http://10.0.0.1/")}`, { ...strict, isAllowedAddress: policy }));
+    const err = await failure(
+      fetchDocument(`${base}/redirect?to=${encodeURIComponent("http://10.0.0.1/")}`, {
+        ...strict,
+        isAllowedAddress: policy,
+      }),
+    );
     expect(err.code).toBe("url_forbidden");
     // The policy saw 10.0.0.1 and said no; a connect attempt would instead end in url_fetch_failed or url_timeout.
     expect(seen).toEqual(["127.0.0.1", "10.0.0.1"]);
@@ -317,7 +350,13 @@ describe("fetchDocument with an injected policy (only 127.0.0.1 counts as public
 
   it("refuses a host when any one of its addresses is not allowed", async () => {
     const lookup = recordingLookup({ localhost: [["127.0.0.1", "::1"]] });
-    const err = await failure(fetchDocument(`${base}/redirect?to=${encodeURIComponent(`http://localhost:${port}/docs/report.txt`)}`, { ...strict, isAllowedAddress: only127, lookup }));
+    const err = await failure(
+      fetchDocument(`${base}/redirect?to=${encodeURIComponent(`http://localhost:${port}/docs/report.txt`)}`, {
+        ...strict,
+        isAllowedAddress: only127,
+        lookup,
+      }),
+    );
     expect(err.code).toBe("url_forbidden");
     expect(lookup.calls).toEqual(["localhost"]);
     expect(hits).toHaveLength(1);
@@ -326,7 +365,11 @@ describe("fetchDocument with an injected policy (only 127.0.0.1 counts as public
   it("connects to the checked address, not a second DNS answer (rebinding)", async () => {
     // The second answer is loopback too, so even a broken implementation would only knock on 127.0.0.2.
     const lookup = recordingLookup({ "rebind.test": [["127.0.0.1"], ["127.0.0.2"]] });
-    const doc = await fetchDocument(`http://rebind.test:${port}/docs/report.txt`, { ...strict, isAllowedAddress: only127, lookup });
+    const doc = await fetchDocument(`http://rebind.test:${port}/docs/report.txt`, {
+      ...strict,
+      isAllowedAddress: only127,
+      lookup,
+    });
     expect(new TextDecoder().decode(doc.bytes)).toBe("hello world");
     expect(lookup.calls).toEqual(["rebind.test"]);
     expect(hits).toEqual([{ url: "/docs/report.txt", host: `rebind.test:${port}` }]);
@@ -335,7 +378,13 @@ describe("fetchDocument with an injected policy (only 127.0.0.1 counts as public
 
   it("re-resolves and re-checks the same host on every hop", async () => {
     const lookup = recordingLookup({ "rebind.test": [["127.0.0.1"], ["127.0.0.2"]] });
-    const err = await failure(fetchDocument(`http://rebind.test:${port}/redirect?to=/docs/report.txt`, { ...strict, isAllowedAddress: only127, lookup }));
+    const err = await failure(
+      fetchDocument(`http://rebind.test:${port}/redirect?to=/docs/report.txt`, {
+        ...strict,
+        isAllowedAddress: only127,
+        lookup,
+      }),
+    );
     expect(err.code).toBe("url_forbidden");
     expect(lookup.calls).toEqual(["rebind.test", "rebind.test"]);
     expect(hits).toHaveLength(1);

@@ -98,7 +98,8 @@ describe("sentence spans", () => {
       "Members agreed that the\nreserve fund should not be touched until the audit was complete.",
       "A second meeting was planned.",
     ]);
-    const markdown = "# Install the package first\n- run the installer from the command line\n- then restart the service afterwards";
+    const markdown =
+      "# Install the package first\n- run the installer from the command line\n- then restart the service afterwards";
     expect(sentenceSpans(markdown).map((s) => markdown.slice(s.start, s.end))).toEqual([
       "# Install the package first",
       "- run the installer from the command line",
@@ -120,7 +121,9 @@ describe("best segmentation", () => {
 
   it("cuts exactly at the gaps of positive gain when everything fits", () => {
     const gain = [0, -1, 2, -0.5, 0.1, -3];
-    expect(bestSegmentation({ units: 6, gain, maxEnd: [6, 6, 6, 6, 6, 6], tokensBefore: tokensBefore(6), ...none })).toEqual([0, 2, 4]);
+    expect(
+      bestSegmentation({ units: 6, gain, maxEnd: [6, 6, 6, 6, 6, 6], tokensBefore: tokensBefore(6), ...none }),
+    ).toEqual([0, 2, 4]);
   });
 
   it("adds the least bad cuts where a segment would not fit, and avoids slivers under the soft minimum", () => {
@@ -131,8 +134,19 @@ describe("best segmentation", () => {
     // A weak positive cut leaving a one-unit segment is dropped once slivers cost more than it gains.
     const weak = [0, 0.2, -1, -1];
     const fits = [4, 4, 4, 4];
-    expect(bestSegmentation({ units: 4, gain: weak, maxEnd: fits, tokensBefore: tokensBefore(4), ...none })).toEqual([0, 1]);
-    expect(bestSegmentation({ units: 4, gain: weak, maxEnd: fits, tokensBefore: tokensBefore(4), minTokens: 20, shortPenalty: 1 })).toEqual([0]);
+    expect(bestSegmentation({ units: 4, gain: weak, maxEnd: fits, tokensBefore: tokensBefore(4), ...none })).toEqual([
+      0, 1,
+    ]);
+    expect(
+      bestSegmentation({
+        units: 4,
+        gain: weak,
+        maxEnd: fits,
+        tokensBefore: tokensBefore(4),
+        minTokens: 20,
+        shortPenalty: 1,
+      }),
+    ).toEqual([0]);
   });
 });
 
@@ -143,15 +157,49 @@ describe("merging small segments", () => {
   const tokensBefore = [0, 10, 20, 30, 40, 50];
 
   it("joins a segment under the minimum to the neighbour it is more similar to", () => {
-    const merged = mergeSmallSegments({ starts: [0, 2, 3], units: 5, vectors, tokensBefore, maxEnd: [5, 5, 5, 5, 5], minTokens: 15 });
+    const merged = mergeSmallSegments({
+      starts: [0, 2, 3],
+      units: 5,
+      vectors,
+      tokensBefore,
+      maxEnd: [5, 5, 5, 5, 5],
+      minTokens: 15,
+    });
     expect(merged).toEqual([0, 2]);
   });
 
   it("leaves it alone where the merge would not fit, and leaves big enough segments alone", () => {
     // Units 2..4 do not fit together; 0..2 do.
-    expect(mergeSmallSegments({ starts: [0, 2, 3], units: 5, vectors, tokensBefore, maxEnd: [3, 3, 3, 5, 5], minTokens: 15 })).toEqual([0, 3]);
-    expect(mergeSmallSegments({ starts: [0, 2, 3], units: 5, vectors, tokensBefore, maxEnd: [2, 3, 3, 5, 5], minTokens: 15 })).toEqual([0, 2, 3]);
-    expect(mergeSmallSegments({ starts: [0, 2, 3], units: 5, vectors, tokensBefore, maxEnd: [5, 5, 5, 5, 5], minTokens: 10 })).toEqual([0, 2, 3]);
+    expect(
+      mergeSmallSegments({
+        starts: [0, 2, 3],
+        units: 5,
+        vectors,
+        tokensBefore,
+        maxEnd: [3, 3, 3, 5, 5],
+        minTokens: 15,
+      }),
+    ).toEqual([0, 3]);
+    expect(
+      mergeSmallSegments({
+        starts: [0, 2, 3],
+        units: 5,
+        vectors,
+        tokensBefore,
+        maxEnd: [2, 3, 3, 5, 5],
+        minTokens: 15,
+      }),
+    ).toEqual([0, 2, 3]);
+    expect(
+      mergeSmallSegments({
+        starts: [0, 2, 3],
+        units: 5,
+        vectors,
+        tokensBefore,
+        maxEnd: [5, 5, 5, 5, 5],
+        minTokens: 10,
+      }),
+    ).toEqual([0, 2, 3]);
   });
 });
 
@@ -162,25 +210,33 @@ describe("semantic splitter", () => {
     ["Plain maskray", "2011 – 12 Columbus Blue Jackets season"],
   ];
 
-  it.each(pairs)("finds the seam between %s and %s, at a paragraph break and inside a paragraph", async (first, second) => {
-    expect(ARTICLES.has(first) && ARTICLES.has(second)).toBe(true);
-    for (const joiner of ["\n\n", " "]) {
-      const a = opening(first, 8);
-      const text = `${a}${joiner}${opening(second, 8)}`;
-      const spans = await splitSemantic(text, { maxTokens: 1000, overlapTokens: 0 }, embedder);
-      checkSpans(text, spans, 1000);
-      const seam = a.length + joiner.length;
-      // The cut closest to the seam is within two sentences of it, and there is at most one other cut.
-      const cuts = spans.slice(1).map((s) => s.start);
-      expect(cuts.length).toBeGreaterThanOrEqual(1);
-      expect(cuts.length).toBeLessThanOrEqual(2);
-      const nearest = cuts.reduce((best, c) => (Math.abs(c - seam) < Math.abs(best - seam) ? c : best));
-      expect(Math.abs(sentenceAt(text, nearest) - sentenceAt(text, seam))).toBeLessThanOrEqual(2);
-    }
-  });
+  it.each(pairs)(
+    "finds the seam between %s and %s, at a paragraph break and inside a paragraph",
+    async (first, second) => {
+      expect(ARTICLES.has(first) && ARTICLES.has(second)).toBe(true);
+      for (const joiner of ["\n\n", " "]) {
+        const a = opening(first, 8);
+        const text = `${a}${joiner}${opening(second, 8)}`;
+        const spans = await splitSemantic(text, { maxTokens: 1000, overlapTokens: 0 }, embedder);
+        checkSpans(text, spans, 1000);
+        const seam = a.length + joiner.length;
+        // The cut closest to the seam is within two sentences of it, and there is at most one other cut.
+        const cuts = spans.slice(1).map((s) => s.start);
+        expect(cuts.length).toBeGreaterThanOrEqual(1);
+        expect(cuts.length).toBeLessThanOrEqual(2);
+        const nearest = cuts.reduce((best, c) => (Math.abs(c - seam) < Math.abs(best - seam) ? c : best));
+        expect(Math.abs(sentenceAt(text, nearest) - sentenceAt(text, seam))).toBeLessThanOrEqual(2);
+      }
+    },
+  );
 
   it("keeps every chunk within max_tokens, exactly counted, at several budgets, with and without overlap", async () => {
-    const texts = [wiki.slice(0, 30_000), chat.slice(0, 15_000), fs.readFileSync(join(root, "tests/fixtures/cjk.txt"), "utf8"), fs.readFileSync(join(root, "tests/fixtures/notes.md"), "utf8")];
+    const texts = [
+      wiki.slice(0, 30_000),
+      chat.slice(0, 15_000),
+      fs.readFileSync(join(root, "tests/fixtures/cjk.txt"), "utf8"),
+      fs.readFileSync(join(root, "tests/fixtures/notes.md"), "utf8"),
+    ];
     for (const text of texts) {
       for (const maxTokens of [32, 64, 100, 257, 512, 1000]) {
         const plain = await splitSemantic(text, { maxTokens, overlapTokens: 0 }, embedder);
@@ -209,7 +265,10 @@ describe("semantic splitter", () => {
         // Words only when the previous chunk's last sentence is too big to carry whole.
         const last = sentences.findLast((s) => s.start < previous.end)!;
         expect(span.start).toBeGreaterThan(last.start);
-        expect(reference(text.slice(last.start, previous.end)) > overlapTokens || reference(text.slice(last.start, span.end)) > 200).toBe(true);
+        expect(
+          reference(text.slice(last.start, previous.end)) > overlapTokens ||
+            reference(text.slice(last.start, span.end)) > 200,
+        ).toBe(true);
       }
     });
     expect(whole).toBeGreaterThan(0);
@@ -220,7 +279,9 @@ describe("semantic splitter", () => {
     expect(await splitSemantic(" \n\n\t ", { maxTokens: 64, overlapTokens: 0 }, embedder)).toEqual([]);
 
     const one = "  A single sentence about nothing in particular.  \n";
-    expect(await splitSemantic(one, { maxTokens: 64, overlapTokens: 8 }, embedder)).toEqual([{ start: 2, end: one.trimEnd().length, tokenCount: reference(one.trim()) }]);
+    expect(await splitSemantic(one, { maxTokens: 64, overlapTokens: 8 }, embedder)).toEqual([
+      { start: 2, end: one.trimEnd().length, tokenCount: reference(one.trim()) },
+    ]);
 
     const huge = `Short opening line here. ${Array.from({ length: 4000 }, (_, i) => ["alpha", "beta", "gamma", "delta"][i % 4]).join(" ")} and a short end. Then another sentence.`;
     for (const overlapTokens of [0, 16]) {
@@ -241,20 +302,35 @@ describe("semantic splitter", () => {
 
   it("is what the semantic tier runs, and GET /api names its embedder", async () => {
     const text = `${opening("Plain maskray", 6)}\n\n${opening("Cicely Mary Barker", 6)}`;
-    const { chunks } = await chunkExtracted({ text, mediaType: "text/plain", pageCount: 1 } as never, "semantic", { maxTokens: 128, overlapTokens: 0 }, { embedder });
+    const { chunks } = await chunkExtracted(
+      { text, mediaType: "text/plain", pageCount: 1 } as never,
+      "semantic",
+      { maxTokens: 128, overlapTokens: 0 },
+      { embedder },
+    );
     const spans = await splitSemantic(text, { maxTokens: 128, overlapTokens: 0 }, embedder);
     expect(chunks.map((c) => [c.metadata.start, c.metadata.end])).toEqual(spans.map((s) => [s.start, s.end]));
 
-    const semantic = (config: ReturnType<typeof loadConfig>) => apiInfo(config, "http://chunkwise.test/api").tiers.find((t) => t.id === "semantic")!;
+    const semantic = (config: ReturnType<typeof loadConfig>) =>
+      apiInfo(config, "http://chunkwise.test/api").tiers.find((t) => t.id === "semantic")!;
     expect(semantic(loadConfig({}))).toMatchObject({ running_method: "semantic", embedder: "local:hashed-ngrams-v1" });
-    expect(semantic(loadConfig({ EMBEDDINGS_BASE_URL: "http://127.0.0.1:9/v1", EMBEDDINGS_MODEL: "text-embedding-3-small" }))).toMatchObject({ embedder: "openai:text-embedding-3-small" });
+    expect(
+      semantic(
+        loadConfig({ EMBEDDINGS_BASE_URL: "http://127.0.0.1:9/v1", EMBEDDINGS_MODEL: "text-embedding-3-small" }),
+      ),
+    ).toMatchObject({ embedder: "openai:text-embedding-3-small" });
   });
 });
 
 describe("npm run chunk --tier semantic", () => {
   it("prints the semantic result with the embedder that made it, options before or after the file", () => {
     const file = join(root, "tests/fixtures/notes.md");
-    const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
     const before = run("--tier", "semantic", "--max-tokens", "48", file);
     expect(before.status, before.stderr).toBe(0);
     const after = run(file, "--max-tokens=48", "--tier", "semantic");

@@ -23,11 +23,15 @@ interface Server {
 
 /** `npm start`'s server.mjs with exactly this environment (plus PATH to find node), ready once /api/health answers. */
 async function startServer(env: Record<string, string>): Promise<Server> {
-  if (!existsSync(join(root, ".next", "BUILD_ID"))) throw new Error("No build found: run `npm run build` first (`npm test` does).");
+  if (!existsSync(join(root, ".next", "BUILD_ID")))
+    throw new Error("No build found: run `npm run build` first (`npm test` does).");
   const port = await freePort();
   const child = spawn(process.execPath, ["server.mjs"], {
     cwd: root,
-    env: { PATH: process.env.PATH, PORT: String(port), ...env } as Record<string, string | undefined> as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, PORT: String(port), ...env } as Record<
+      string,
+      string | undefined
+    > as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -83,7 +87,9 @@ describe("npm start with no environment", () => {
     expect(((await info.json()) as { network: string }).network).toBe("solana-localnet");
     const health = await fetch(`${base}/api/health`);
     expect(await health.json()).toEqual({ status: "healthy", network: "solana-localnet" });
-    expect(((await (await fetch(`${base}/api`)).json()) as { localnet: { rpc_url: string } }).localnet.rpc_url).toBe("http://127.0.0.1:8899");
+    expect(((await (await fetch(`${base}/api`)).json()) as { localnet: { rpc_url: string } }).localnet.rpc_url).toBe(
+      "http://127.0.0.1:8899",
+    );
     const page = await fetch(base);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Chunkwise");
@@ -97,13 +103,20 @@ describe("npm start with no environment", () => {
 
     // PDF, DOCX and HTML go through the extraction worker thread, which the build must ship unbundled.
     const fixture = (name: string) => new Uint8Array(readFileSync(join(root, "tests", "fixtures", name)));
-    for (const [name, type] of [["multipage.pdf", "application/pdf"], ["report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"], ["page.html", "text/html"]] as const) {
+    for (const [name, type] of [
+      ["multipage.pdf", "application/pdf"],
+      ["report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
+      ["page.html", "text/html"],
+    ] as const) {
       const extracted = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(fixture(name), name) });
       const body = (await extracted.json()) as { metadata?: { content_type: string }; code?: string };
       expect(extracted.status, `${name}: ${JSON.stringify(body)}`).toBe(200);
       expect(body.metadata?.content_type).toContain(type);
     }
-    const corrupted = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(fixture("corrupted.pdf"), "corrupted.pdf") });
+    const corrupted = await fetch(`${base}/api/chunk/demo`, {
+      method: "POST",
+      body: upload(fixture("corrupted.pdf"), "corrupted.pdf"),
+    });
     expect(corrupted.status).toBe(400);
     expect(((await corrupted.json()) as { code: string }).code).toBe("corrupted_pdf");
 
@@ -120,7 +133,11 @@ describe("npm start with no environment", () => {
     const big = await fetch(`${base}/api/chunk/free`, { method: "POST", body: upload(prose(remaining), "big.txt") });
     expect(big.status).toBe(200);
     expect(big.headers.get("x-ratelimit-remaining")).toBe("0");
-    const forged = await fetch(`${base}/api/chunk/free`, { method: "POST", body: upload(prose(1), "a.txt"), headers: { "x-forwarded-for": "192.0.2.1", "x-chunkwise-peer": "192.0.2.2" } });
+    const forged = await fetch(`${base}/api/chunk/free`, {
+      method: "POST",
+      body: upload(prose(1), "a.txt"),
+      headers: { "x-forwarded-for": "192.0.2.1", "x-chunkwise-peer": "192.0.2.2" },
+    });
     expect(forged.status).toBe(429);
     expect(forged.headers.get("retry-after")).toMatch(/^\d+$/);
   });
@@ -150,9 +167,22 @@ describe("a second instance with its own local chain, and the agent example payi
     const docUrl = `http://127.0.0.1:${(documents.address() as AddressInfo).port}/doc.md`;
 
     // Asynchronously: the document server lives in this process and must keep answering.
-    const agent = await run(process.execPath, ["--import", "tsx", "scripts/example-agent.ts", docUrl, "--tier", "structure", "--api", `${second.base}/api`]);
+    const agent = await run(process.execPath, [
+      "--import",
+      "tsx",
+      "scripts/example-agent.ts",
+      docUrl,
+      "--tier",
+      "structure",
+      "--api",
+      `${second.base}/api`,
+    ]);
     expect(agent.status, `${agent.stderr}\n${agent.stdout}`).toBe(0);
-    const result = JSON.parse(agent.stdout) as { success: boolean; tier: string; payment: { amount: number; transaction: string } };
+    const result = JSON.parse(agent.stdout) as {
+      success: boolean;
+      tier: string;
+      payment: { amount: number; transaction: string };
+    };
     expect(result).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000 } });
     expect(agent.stderr).toContain(result.payment.transaction);
   }, 90_000);
@@ -179,7 +209,10 @@ describe("start-up refusals", () => {
   }
 
   it("refuses mainnet on the memory store", async () => {
-    const { code, output } = await startExpectingExit({ SOLANA_NETWORK: "solana", PAY_TO_ADDRESS: "11111111111111111111111111111111" });
+    const { code, output } = await startExpectingExit({
+      SOLANA_NETWORK: "solana",
+      PAY_TO_ADDRESS: "11111111111111111111111111111111",
+    });
     expect(code).toBe(1);
     expect(output).toContain("Refusing to run on mainnet with the memory store");
   });
@@ -188,7 +221,11 @@ describe("start-up refusals", () => {
     const chain = await startLocalChain({ port: 0 });
     try {
       const stranger = await generateKeyPairSigner();
-      const { code, output } = await startExpectingExit({ SOLANA_NETWORK: "solana-devnet", SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: stranger.address });
+      const { code, output } = await startExpectingExit({
+        SOLANA_NETWORK: "solana-devnet",
+        SOLANA_RPC_URL: chain.rpcUrl,
+        PAY_TO_ADDRESS: stranger.address,
+      });
       expect(code).toBe(1);
       expect(output).toContain(`PAY_TO_ADDRESS ${stranger.address} has no USDC token account`);
     } finally {

@@ -47,7 +47,18 @@ function storeContract(name: string, open: () => Promise<Subject>) {
     it("keeps values as opaque strings", async () => {
       const key = keys();
       // Each of these would come back changed from a client that parses JSON or trims.
-      for (const [i, value] of ["", "00123", "123", '{"a":1}', "true", "null", "héllo 🌍", " padded ", "OK", "PONG"].entries()) {
+      for (const [i, value] of [
+        "",
+        "00123",
+        "123",
+        '{"a":1}',
+        "true",
+        "null",
+        "héllo 🌍",
+        " padded ",
+        "OK",
+        "PONG",
+      ].entries()) {
         await store.set(key(String(i)), value, { ttlMs: 60_000 });
         expect(await store.get(key(String(i)))).toBe(value);
       }
@@ -135,7 +146,9 @@ function storeContract(name: string, open: () => Promise<Subject>) {
     it("setIfEquals lets exactly one of 10 concurrent writers from the same state win", async () => {
       const key = keys();
       await store.set(key("job"), "start", { ttlMs: 60_000 });
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.setIfEquals(key("job"), "start", `writer-${i}`, { ttlMs: 60_000 })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.setIfEquals(key("job"), "start", `writer-${i}`, { ttlMs: 60_000 })),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await store.get(key("job"))).toBe(`writer-${results.indexOf(true)}`);
     });
@@ -242,7 +255,10 @@ storeContract("memory (fake clock)", async () => {
   };
 });
 
-storeContract("redis (real redis-server)", async () => ({ store: new RedisStore({ url: redis.url }), elapse: realTime }));
+storeContract("redis (real redis-server)", async () => ({
+  store: new RedisStore({ url: redis.url }),
+  elapse: realTime,
+}));
 
 storeContract("upstash (REST bridge to real redis-server)", async () => ({
   store: new UpstashStore({ url: bridge.url, token: bridge.token }),
@@ -376,7 +392,12 @@ describe("UpstashStore failures", () => {
   });
 
   it("the bridge serves transactions like Upstash does", async () => {
-    const client = new Redis({ url: bridge.url, token: bridge.token, automaticDeserialization: false, enableTelemetry: false });
+    const client = new Redis({
+      url: bridge.url,
+      token: bridge.token,
+      automaticDeserialization: false,
+      enableTelemetry: false,
+    });
     const key = keys();
     const replies = await client.multi().set(key("a"), "x").get(key("a")).incr(key("a")).exec({ keepErrors: true });
     expect(replies.map((r) => r.result)).toEqual(["OK", "x", undefined]);

@@ -41,7 +41,10 @@ interface Piece {
 }
 
 const split = (text: string, maxTokens: number, options: Partial<StructureOptions> = {}): Piece[] =>
-  splitStructure(text, { maxTokens, overlapTokens: 0, ...options }).map((span) => ({ span, text: span.text ?? text.slice(span.start, span.end) }));
+  splitStructure(text, { maxTokens, overlapTokens: 0, ...options }).map((span) => ({
+    span,
+    text: span.text ?? text.slice(span.start, span.end),
+  }));
 
 const isSpace = (c: string | undefined) => c === undefined || /\s/.test(c);
 
@@ -60,7 +63,8 @@ function checkInvariants(text: string, pieces: Piece[], maxTokens: number, overl
     expect(span.start, where).toBeLessThan(span.end);
     expect(chunk.trim(), where).not.toBe("");
     const slice = text.slice(span.start, span.end);
-    if (span.text !== undefined) expect(span.text.includes(slice), `${where}: rewritten text keeps the slice`).toBe(true);
+    if (span.text !== undefined)
+      expect(span.text.includes(slice), `${where}: rewritten text keeps the slice`).toBe(true);
     expect(span.tokenCount, where).toBe(reference(chunk));
     expect(span.tokenCount, where).toBeLessThanOrEqual(maxTokens);
     expect(Array.isArray(span.headings), where).toBe(true);
@@ -71,7 +75,9 @@ function checkInvariants(text: string, pieces: Piece[], maxTokens: number, overl
       if (!overlap) expect(span.start, where).toBeGreaterThanOrEqual(previous.end);
     }
   });
-  for (let k = 0; k < text.length; k++) if (!covered[k] && !isSpace(text[k])) throw new Error(`character ${k} (${JSON.stringify(text.slice(k, k + 20))}) is in no chunk`);
+  for (let k = 0; k < text.length; k++)
+    if (!covered[k] && !isSpace(text[k]))
+      throw new Error(`character ${k} (${JSON.stringify(text.slice(k, k + 20))}) is in no chunk`);
 }
 
 const markdownOptions = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
@@ -92,7 +98,11 @@ function fencesClosed(chunk: string): boolean {
     const fence = /^[ \t]*(`{3,}|~{3,})/.exec(source)?.[1];
     if (!fence) return;
     const lines = source.split("\n");
-    if (lines.length < 2 || !new RegExp(`^[ \\t]*\\${fence[0]}{${fence.length},}[ \\t]*$`).test(lines[lines.length - 1]!)) closed = false;
+    if (
+      lines.length < 2 ||
+      !new RegExp(`^[ \\t]*\\${fence[0]}{${fence.length},}[ \\t]*$`).test(lines[lines.length - 1]!)
+    )
+      closed = false;
   });
   return closed;
 }
@@ -106,7 +116,24 @@ function cuts(text: string, pieces: Piece[]): number[] {
 // Documents
 // ---------------------------------------------------------------------------
 
-const WORDS = ["orchard", "ladder", "pruning", "blossom", "harvest", "volunteer", "mulch", "graft", "rootstock", "canker", "apple", "pear", "quince", "compost", "season", "branch"];
+const WORDS = [
+  "orchard",
+  "ladder",
+  "pruning",
+  "blossom",
+  "harvest",
+  "volunteer",
+  "mulch",
+  "graft",
+  "rootstock",
+  "canker",
+  "apple",
+  "pear",
+  "quince",
+  "compost",
+  "season",
+  "branch",
+];
 
 /** Deterministic prose: sentences of 8 to 20 words, `count` of them. */
 function sentences(count: number, seed: number): string {
@@ -122,7 +149,9 @@ function sentences(count: number, seed: number): string {
 }
 
 function pythonLines(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => (i % 7 === 6 ? "" : `    total_${i} = compute(items[${i}], weight=${i * 3}) + offset_${i % 5}`));
+  return Array.from({ length: count }, (_, i) =>
+    i % 7 === 6 ? "" : `    total_${i} = compute(items[${i}], weight=${i * 3}) + offset_${i % 5}`,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -130,7 +159,11 @@ function pythonLines(count: number): string[] {
 // ---------------------------------------------------------------------------
 
 describe("fenced code", () => {
-  const block = ["```ts", ...Array.from({ length: 12 }, (_, i) => `const value${i} = compute(${i}, "item-${i}");`), "```"].join("\n");
+  const block = [
+    "```ts",
+    ...Array.from({ length: 12 }, (_, i) => `const value${i} = compute(${i}, "item-${i}");`),
+    "```",
+  ].join("\n");
   const doc = `# Build\n\n${sentences(6, 1)}\n\n${block}\n\n${sentences(6, 2)}\n`;
 
   it("keeps a code block whole while it fits, even when its neighbours then leave chunks unfilled", () => {
@@ -140,8 +173,14 @@ describe("fenced code", () => {
       checkInvariants(doc, pieces, max);
       const start = doc.indexOf("```ts");
       const end = start + block.length;
-      expect(pieces.filter((p) => p.span.start <= start && p.span.end >= end), `max ${max}`).toHaveLength(1);
-      expect(cuts(doc, pieces).some((c) => c > start && c < end), `max ${max}`).toBe(false);
+      expect(
+        pieces.filter((p) => p.span.start <= start && p.span.end >= end),
+        `max ${max}`,
+      ).toHaveLength(1);
+      expect(
+        cuts(doc, pieces).some((c) => c > start && c < end),
+        `max ${max}`,
+      ).toBe(false);
     }
   });
 
@@ -166,7 +205,11 @@ describe("fenced code", () => {
   });
 
   it("re-fences ~~~ blocks the same way, inside a list item too", () => {
-    const tilde = ["~~~js", ...Array.from({ length: 40 }, (_, i) => `  step(${i}); // advance the ${WORDS[i % WORDS.length]} counter`), "~~~"].join("\n");
+    const tilde = [
+      "~~~js",
+      ...Array.from({ length: 40 }, (_, i) => `  step(${i}); // advance the ${WORDS[i % WORDS.length]} counter`),
+      "~~~",
+    ].join("\n");
     const text = `Steps:\n\n- Run this:\n\n  ${tilde.replace(/\n/g, "\n  ")}\n\n- Then rest.\n\n${tilde}\n`;
     const pieces = split(text, 90);
     checkInvariants(text, pieces, 90);
@@ -177,7 +220,8 @@ describe("fenced code", () => {
       expect(chunk, chunk).toMatch(/~~~js\n/);
     }
     // No line of code cut.
-    for (const c of cuts(text, pieces)) expect(isSpace(text[c - 1]) || isSpace(text[c]) || text[c - 1] === "\n", `cut at ${c}`).toBe(true);
+    for (const c of cuts(text, pieces))
+      expect(isSpace(text[c - 1]) || isSpace(text[c]) || text[c - 1] === "\n", `cut at ${c}`).toBe(true);
   });
 });
 
@@ -188,7 +232,11 @@ describe("fenced code", () => {
 describe("tables", () => {
   const header = "| Variety | Season | Pollination group | Notes |";
   const separator = "|---|:---:|---:|---|";
-  const rows = Array.from({ length: 40 }, (_, i) => `| ${WORDS[i % WORDS.length]} ${i} | ${["early", "mid", "late"][i % 3]} | ${1 + (i % 5)} | stores well until month ${(i % 12) + 1} |`);
+  const rows = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `| ${WORDS[i % WORDS.length]} ${i} | ${["early", "mid", "late"][i % 3]} | ${1 + (i % 5)} | stores well until month ${(i % 12) + 1} |`,
+  );
   const table = [header, separator, ...rows].join("\n");
   const doc = `## Varieties\n\n${sentences(3, 3)}\n\n${table}\n\n${sentences(3, 4)}\n`;
 
@@ -231,7 +279,10 @@ describe("tables", () => {
 
 describe("lists", () => {
   const item = (label: string, nested: number, seed: number) =>
-    [`- ${label}: ${sentences(1, seed)}`, ...Array.from({ length: nested }, (_, k) => `  - ${label}.${k + 1} ${sentences(1, seed * 10 + k)}`)].join("\n");
+    [
+      `- ${label}: ${sentences(1, seed)}`,
+      ...Array.from({ length: nested }, (_, k) => `  - ${label}.${k + 1} ${sentences(1, seed * 10 + k)}`),
+    ].join("\n");
   const list = [item("One", 3, 1), item("Two", 3, 2), item("Three", 3, 3), item("Four", 3, 4)].join("\n");
   const itemStarts = [...list.matchAll(/^- /gm)].map((m) => m.index);
   const nestedStarts = [...list.matchAll(/^ {2}- /gm)].map((m) => m.index);
@@ -257,7 +308,8 @@ describe("lists", () => {
     checkInvariants(list, pieces, max);
     expect(pieces.length).toBeGreaterThan(1);
     const top = markers(list, [0]);
-    for (const c of cuts(list, pieces)) expect(top, `cut at ${c}: ${JSON.stringify(list.slice(c - 20, c + 20))}`).toContain(resume(list, c));
+    for (const c of cuts(list, pieces))
+      expect(top, `cut at ${c}: ${JSON.stringify(list.slice(c - 20, c + 20))}`).toContain(resume(list, c));
   });
 
   it("splits an item too big alone between its nested items, never inside one", () => {
@@ -323,7 +375,10 @@ describe("headings", () => {
   });
 
   it("never ends a chunk with a heading that has no body", () => {
-    const sections = Array.from({ length: 30 }, (_, i) => `${"#".repeat(1 + (i % 3))} Section ${i}\n\n${sentences(1 + (i % 4), 30 + i)}`).join("\n\n");
+    const sections = Array.from(
+      { length: 30 },
+      (_, i) => `${"#".repeat(1 + (i % 3))} Section ${i}\n\n${sentences(1 + (i % 4), 30 + i)}`,
+    ).join("\n\n");
     for (const max of [24, 40, 64, 100]) {
       const pieces = split(sections, max);
       checkInvariants(sections, pieces, max);
@@ -345,7 +400,8 @@ describe("headings", () => {
     expect(pieces[0]!.text).toContain("Gamma also.");
     expect(pieces[0]!.span.headings).toEqual(["A"]);
     // The tail of "Long" never shares a chunk with "After".
-    for (const { text: chunk } of pieces) if (chunk.includes("## After")) expect(chunk.trimStart().startsWith("## After"), chunk).toBe(true);
+    for (const { text: chunk } of pieces)
+      if (chunk.includes("## After")) expect(chunk.trimStart().startsWith("## After"), chunk).toBe(true);
   });
 
   it("recognises numbered, Chapter and ALL-CAPS heading lines in plain text", () => {
@@ -375,7 +431,11 @@ describe("headings", () => {
     expect(pathAt("METHODS AND")).toEqual(["METHODS AND MATERIALS"]);
     expect(pathAt("Chapter 5")).toEqual(["Chapter 5"]);
     // A heading line inside a paragraph starts its chunk.
-    for (const needle of ["1 Introduction", "2.3 Related Work", "Chapter 5"]) expect(pieces.some((p) => p.text.startsWith(needle)), needle).toBe(true);
+    for (const needle of ["1 Introduction", "2.3 Related Work", "Chapter 5"])
+      expect(
+        pieces.some((p) => p.text.startsWith(needle)),
+        needle,
+      ).toBe(true);
     // Markdown text has no such headings.
     expect(split(text, 90).every((p) => p.span.headings!.length === 0)).toBe(true);
   });
@@ -400,7 +460,13 @@ describe("headings", () => {
     expect(plainHeadingLevel("3 Results", next, false)).toBe(1);
     expect(plainHeadingLevel("3.2.1 Error Analysis", next, false)).toBe(3);
     expect(plainHeadingLevel("INTRODUCTION", next, false)).toBe(1);
-    expect(plainHeadingLevel("THE BOY", { previous: "CHAPTER I", previousIsHeading: true, next: "Tom said.", followedByText: true }, true)).toBe(2);
+    expect(
+      plainHeadingLevel(
+        "THE BOY",
+        { previous: "CHAPTER I", previousIsHeading: true, next: "Tom said.", followedByText: true },
+        true,
+      ),
+    ).toBe(2);
     // In a document: a numbered list and a shout stay prose.
     const text = `1 Apples\n2 Pears\n3 Plums\n\nDO NOT CLIMB THE LADDER ALONE!\n\n${sentences(3, 60)}`;
     expect(split(text, 200, { flavor: "plain" }).every((p) => p.span.headings!.length === 0)).toBe(true);
@@ -431,19 +497,23 @@ describe("headings", () => {
 
 describe("prose", () => {
   it("finds sentence starts, keeping 'Dr. Smith', 'e.g.' and initials whole, and ignoring line wraps", () => {
-    const text = "Dr. Smith arrived at noon. He brought tools, e.g. a saw and a ladder. J. R. Tolkien wrote\nabout trees. Mr. Brown agreed.";
+    const text =
+      "Dr. Smith arrived at noon. He brought tools, e.g. a saw and a ladder. J. R. Tolkien wrote\nabout trees. Mr. Brown agreed.";
     const starts = sentenceStarts(text, 0, text.length).map((s) => text.slice(s, s + 6));
     expect(starts).toEqual(["He bro", "J. R. ", "Mr. Br"]);
   });
 
   it("cuts between sentences, never after 'Dr.' or 'e.g.'", () => {
-    const text = Array.from({ length: 40 }, (_, i) => (i % 2 ? `Dr. Smith checked tree ${i} with care.` : `Use a tool, e.g. a pruning saw, on branch ${i}.`)).join(" ");
+    const text = Array.from({ length: 40 }, (_, i) =>
+      i % 2 ? `Dr. Smith checked tree ${i} with care.` : `Use a tool, e.g. a pruning saw, on branch ${i}.`,
+    ).join(" ");
     for (const max of [20, 33, 50]) {
       const pieces = split(text, max);
       checkInvariants(text, pieces, max);
       for (const c of cuts(text, pieces)) {
         const before = text.slice(0, c).trimEnd();
-        if (pieces.some((p) => p.span.end === c)) expect(before.endsWith(".") && !/(Dr|e\.g)\.$/.test(before), `max ${max}: ${before.slice(-30)}`).toBe(true);
+        if (pieces.some((p) => p.span.end === c))
+          expect(before.endsWith(".") && !/(Dr|e\.g)\.$/.test(before), `max ${max}: ${before.slice(-30)}`).toBe(true);
       }
     }
   });
@@ -454,10 +524,17 @@ describe("prose", () => {
         const pieces = split(text, max);
         checkInvariants(text, pieces, max);
         // A line break written out as "\n" (the chat logs are Python literals) separates like whitespace.
-        const separated = (k: number) => isSpace(text[k]) || text.slice(k - 1, k + 1) === "\\n" || text.slice(k, k + 2) === "\\n";
+        const separated = (k: number) =>
+          isSpace(text[k]) || text.slice(k - 1, k + 1) === "\\n" || text.slice(k, k + 2) === "\\n";
         for (const { span } of pieces) {
-          expect(separated(span.start - 1) || text.slice(span.start - 2, span.start) === "\\n", `start ${span.start}: ${JSON.stringify(text.slice(span.start - 20, span.start + 20))}`).toBe(true);
-          expect(separated(span.end) || text.slice(span.end - 2, span.end) === "\\n", `end ${span.end}: ${JSON.stringify(text.slice(span.end - 20, span.end + 20))}`).toBe(true);
+          expect(
+            separated(span.start - 1) || text.slice(span.start - 2, span.start) === "\\n",
+            `start ${span.start}: ${JSON.stringify(text.slice(span.start - 20, span.start + 20))}`,
+          ).toBe(true);
+          expect(
+            separated(span.end) || text.slice(span.end - 2, span.end) === "\\n",
+            `end ${span.end}: ${JSON.stringify(text.slice(span.end - 20, span.end + 20))}`,
+          ).toBe(true);
         }
       }
     }
@@ -473,7 +550,8 @@ describe("prose", () => {
     expect(pieces.length).toBeLessThanOrEqual(Math.ceil(total / 200) + 1);
     expect(Math.min(...sizes.slice(0, -1))).toBeGreaterThan(120);
     // Cut between paragraphs, which are small enough to allow it.
-    for (const { span } of pieces.slice(0, -1)) expect(text.slice(span.end, span.end + 2), `end ${span.end}`).toBe("\n\n");
+    for (const { span } of pieces.slice(0, -1))
+      expect(text.slice(span.end, span.end + 2), `end ${span.end}`).toBe("\n\n");
   });
 
   it("cuts a huge paragraph without full stops at words, and a huge word between graphemes", () => {
@@ -483,7 +561,8 @@ describe("prose", () => {
     const pieces = split(text, 64);
     checkInvariants(text, pieces, 64);
     const wordStart = text.indexOf(word);
-    for (const c of cuts(text, pieces)) if (c < wordStart) expect(isSpace(text[c - 1]) || isSpace(text[c]), `cut at ${c}`).toBe(true);
+    for (const c of cuts(text, pieces))
+      if (c < wordStart) expect(isSpace(text[c - 1]) || isSpace(text[c]), `cut at ${c}`).toBe(true);
     expect(pieces.filter((p) => p.span.start >= wordStart).length).toBeGreaterThan(10);
   });
 
@@ -527,14 +606,20 @@ describe("invariants", () => {
       for (const max of [16, 64, 256, 1000]) {
         const pieces = split(text, max, { flavor });
         checkInvariants(text, pieces, max);
-        for (const { text: chunk } of pieces) if (flavor === "markdown") expect(fencesClosed(chunk), `${name} max ${max}`).toBe(true);
+        for (const { text: chunk } of pieces)
+          if (flavor === "markdown") expect(fencesClosed(chunk), `${name} max ${max}`).toBe(true);
       }
   });
 
   it("keeps every invariant with overlap, down to the smallest budget", () => {
     const doc = `# Notes\n\n${sentences(30, 130)}\n\n${notes}\n\n${sentences(30, 131)}`;
     for (const text of [doc, wiki.slice(0, 20_000), chat.slice(0, 20_000)])
-      for (const [max, overlap] of [[16, 8], [16, 15], [64, 32], [400, 64]] as const) {
+      for (const [max, overlap] of [
+        [16, 8],
+        [16, 15],
+        [64, 32],
+        [400, 64],
+      ] as const) {
         const pieces = split(text, max, { overlapTokens: overlap });
         checkInvariants(text, pieces, max, true);
         for (const { text: chunk } of pieces) expect(fencesClosed(chunk), `max ${max}`).toBe(true);
@@ -570,7 +655,20 @@ describe("invariants", () => {
 // ---------------------------------------------------------------------------
 
 describe("parsing", () => {
-  const BLOCK_TYPES = new Set(["paragraph", "heading", "code", "table", "tableRow", "list", "listItem", "blockquote", "html", "thematicBreak", "definition", "footnoteDefinition"]);
+  const BLOCK_TYPES = new Set([
+    "paragraph",
+    "heading",
+    "code",
+    "table",
+    "tableRow",
+    "list",
+    "listItem",
+    "blockquote",
+    "html",
+    "thematicBreak",
+    "definition",
+    "footnoteDefinition",
+  ]);
   /** Block nodes with their offsets, not descending into inline content. */
   const blocks = (nodes: Nodes[], out: string[] = []) => {
     for (const n of nodes) {
@@ -582,13 +680,21 @@ describe("parsing", () => {
   };
   /** Block positions by a whole-document parse of the original: the reference. */
   const whole = (text: string, plain = false) =>
-    blocks(fromMarkdown(text, { extensions: [gfm(), ...(plain ? [{ disable: { null: ["codeIndented"] } }] : [])], mdastExtensions: [gfmFromMarkdown()] }).children);
+    blocks(
+      fromMarkdown(text, {
+        extensions: [gfm(), ...(plain ? [{ disable: { null: ["codeIndented"] } }] : [])],
+        mdastExtensions: [gfmFromMarkdown()],
+      }).children,
+    );
   const ours = (text: string, plain = false) => blocks(parseMarkdown(text, { plain }).children);
 
   /** Blocks that open before a cut point and run past it, pieces far apart, constructs ending in odd places. */
   function tricky(): string {
     // Paragraphs whose skeleton stays long (punctuation is kept): several pieces' worth, with a safe cut before each.
-    const filler = Array.from({ length: 400 }, (_, i) => `Paragraph ${i}, with: punctuation; (brackets) [and] more - here!`).join("\n\n");
+    const filler = Array.from(
+      { length: 400 },
+      (_, i) => `Paragraph ${i}, with: punctuation; (brackets) [and] more - here!`,
+    ).join("\n\n");
     return [
       "Setext title",
       "===",
@@ -617,7 +723,7 @@ describe("parsing", () => {
       filler,
       "</script>",
       "",
-      "      <Script src=\"indented.js\">",
+      '      <Script src="indented.js">',
       "",
       filler,
       "      </script>",
@@ -692,12 +798,15 @@ describe("parsing", () => {
   });
 
   it("keeps line structure and every construct's punctuation in the skeleton", () => {
-    const text = "# Title with words\n\n<div class=\"note\">\n\n| Column one | Column two |\n|---|---|\n\n</script> --> ?> ]]>\n- item text\n";
+    const text =
+      '# Title with words\n\n<div class="note">\n\n| Column one | Column two |\n|---|---|\n\n</script> --> ?> ]]>\n- item text\n';
     const { text: skeleton, originalOffset } = markdownSkeleton(text);
     expect(skeleton.split("\n").length).toBe(text.split("\n").length);
     expect(skeleton.length).toBeLessThan(text.length);
-    for (const marker of ["<div", "|---|---|", "</script>", "-->", "?>", "]]>", "- i", "# T"]) expect(skeleton).toContain(marker);
-    for (let k = 0; k < skeleton.length; k++) if (skeleton[k] !== text[originalOffset[k]!]) throw new Error(`skeleton ${k} maps to a different character`);
+    for (const marker of ["<div", "|---|---|", "</script>", "-->", "?>", "]]>", "- i", "# T"])
+      expect(skeleton).toContain(marker);
+    for (let k = 0; k < skeleton.length; k++)
+      if (skeleton[k] !== text[originalOffset[k]!]) throw new Error(`skeleton ${k} maps to a different character`);
     expect(originalOffset[skeleton.length]).toBe(text.length);
   });
 });
@@ -707,13 +816,25 @@ describe("parsing", () => {
 // ---------------------------------------------------------------------------
 
 describe("the structure tier from the command line", () => {
-  const chunkCli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  const chunkCli = (...args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", "scripts/chunk.ts", ...args], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
 
   it("npm run chunk -- FILE --tier structure --max-tokens N prints structure chunks with headings", () => {
     const file = join(root, "tests/fixtures/notes.md");
     const run = chunkCli(file, "--tier", "structure", "--max-tokens", "40");
     expect(run.status, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { tier: string; metadata: { method: string; max_tokens: number }; chunks: Array<{ text: string; metadata: { start: number; end: number; token_count: number; headings?: string[] } }> };
+    const result = JSON.parse(run.stdout) as {
+      tier: string;
+      metadata: { method: string; max_tokens: number };
+      chunks: Array<{
+        text: string;
+        metadata: { start: number; end: number; token_count: number; headings?: string[] };
+      }>;
+    };
     expect(result.tier).toBe("structure");
     expect(result.metadata.method).toBe("structure");
     expect(result.metadata.max_tokens).toBe(40);
@@ -723,7 +844,10 @@ describe("the structure tier from the command line", () => {
       expect(chunk.text.includes(notes.slice(chunk.metadata.start, chunk.metadata.end))).toBe(true);
       expect(fencesClosed(chunk.text), chunk.text).toBe(true);
     }
-    expect(result.chunks.find((c) => c.text.includes("| Changelog"))!.metadata.headings).toEqual(["Release checklist", "Owners"]);
+    expect(result.chunks.find((c) => c.text.includes("| Changelog"))!.metadata.headings).toEqual([
+      "Release checklist",
+      "Owners",
+    ]);
     // The same with the options before the file.
     const before = chunkCli("--max-tokens", "40", "--tier", "structure", file);
     expect(before.status, before.stderr).toBe(0);
@@ -733,7 +857,13 @@ describe("the structure tier from the command line", () => {
   it("chunks a PDF with the structure tier, pages included", () => {
     const run = chunkCli(join(root, "tests/fixtures/multipage.pdf"), "--tier", "structure", "--max-tokens", "64");
     expect(run.status, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { metadata: { method: string }; chunks: Array<{ text: string; metadata: { page_start: number; page_end: number; token_count: number; headings: string[] } }> };
+    const result = JSON.parse(run.stdout) as {
+      metadata: { method: string };
+      chunks: Array<{
+        text: string;
+        metadata: { page_start: number; page_end: number; token_count: number; headings: string[] };
+      }>;
+    };
     expect(result.metadata.method).toBe("structure");
     expect(result.chunks.length).toBeGreaterThan(1);
     for (const chunk of result.chunks) {
@@ -755,7 +885,10 @@ describe("absurdly deep nesting", () => {
 
   it("splits a document nested thousands deep recursively instead of overflowing the stack or hanging", () => {
     // 5,000 nested block quotes overflowed the parse's recursion; 1,000 nested list levels took over half a minute.
-    for (const text of ["> ".repeat(5000) + "text\n", Array.from({ length: 400 }, (_, i) => `${"  ".repeat(i)}- item ${i}`).join("\n")]) {
+    for (const text of [
+      "> ".repeat(5000) + "text\n",
+      Array.from({ length: 400 }, (_, i) => `${"  ".repeat(i)}- item ${i}`).join("\n"),
+    ]) {
       const spans = splitStructure(text, { maxTokens: 200, overlapTokens: 0 });
       expect(spans.length).toBeGreaterThan(0);
       for (const span of spans) expect(encode(text.slice(span.start, span.end)).length).toBe(span.tokenCount);

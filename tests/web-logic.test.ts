@@ -51,22 +51,42 @@ const api = { limits: { max_tokens_range: [32, 8192], max_upload_bytes: 1000 } }
 
 describe("form validation", () => {
   it("applies the service's option rules: whole numbers in range, overlap at most half", () => {
-    expect(validateOptions({ maxTokens: "512", overlapTokens: "256", outputFormat: "raw" }, api)).toEqual({ options: { max_tokens: 512, overlap_tokens: 256, output_format: "raw" }, errors: {} });
-    expect(validateOptions({ maxTokens: "513", overlapTokens: "256", outputFormat: "qdrant" }, api).options).toEqual({ max_tokens: 513, overlap_tokens: 256, output_format: "qdrant" });
-    expect(validateOptions({ maxTokens: "512", overlapTokens: "257", outputFormat: "raw" }, api).errors.overlapTokens).toMatch(/half/);
-    expect(validateOptions({ maxTokens: "31", overlapTokens: "0", outputFormat: "raw" }, api).errors.maxTokens).toMatch(/32 and 8192/);
+    expect(validateOptions({ maxTokens: "512", overlapTokens: "256", outputFormat: "raw" }, api)).toEqual({
+      options: { max_tokens: 512, overlap_tokens: 256, output_format: "raw" },
+      errors: {},
+    });
+    expect(validateOptions({ maxTokens: "513", overlapTokens: "256", outputFormat: "qdrant" }, api).options).toEqual({
+      max_tokens: 513,
+      overlap_tokens: 256,
+      output_format: "qdrant",
+    });
+    expect(
+      validateOptions({ maxTokens: "512", overlapTokens: "257", outputFormat: "raw" }, api).errors.overlapTokens,
+    ).toMatch(/half/);
+    expect(validateOptions({ maxTokens: "31", overlapTokens: "0", outputFormat: "raw" }, api).errors.maxTokens).toMatch(
+      /32 and 8192/,
+    );
     expect(validateOptions({ maxTokens: "8193", overlapTokens: "0", outputFormat: "raw" }, api).options).toBeNull();
-    expect(validateOptions({ maxTokens: "12.5", overlapTokens: "", outputFormat: "raw" }, api).errors).toEqual({ maxTokens: expect.any(String), overlapTokens: expect.any(String) });
+    expect(validateOptions({ maxTokens: "12.5", overlapTokens: "", outputFormat: "raw" }, api).errors).toEqual({
+      maxTokens: expect.any(String),
+      overlapTokens: expect.any(String),
+    });
   });
 
   it("refuses an oversized file before sending it, and URLs that cannot be fetched", () => {
     const file = (size: number) => new File([new Uint8Array(size)], "big.pdf");
-    expect(sourceProblem({ mode: "file", file: file(1001), url: "" }, 1000)).toMatch(/big\.pdf is 1001 bytes; uploads can be at most 1000 bytes/);
+    expect(sourceProblem({ mode: "file", file: file(1001), url: "" }, 1000)).toMatch(
+      /big\.pdf is 1001 bytes; uploads can be at most 1000 bytes/,
+    );
     expect(sourceProblem({ mode: "file", file: file(1000), url: "" }, 1000)).toBeNull();
     // Just over a limit that rounds the same: said in bytes.
-    expect(sourceProblem({ mode: "file", file: file(25 * 1024 * 1024 + 1), url: "" }, 25 * 1024 * 1024)).toMatch(/is 26,214,401 bytes; uploads can be at most 26,214,400 bytes/);
+    expect(sourceProblem({ mode: "file", file: file(25 * 1024 * 1024 + 1), url: "" }, 25 * 1024 * 1024)).toMatch(
+      /is 26,214,401 bytes; uploads can be at most 26,214,400 bytes/,
+    );
     expect(sourceProblem({ mode: "file", file: null, url: "" }, 1000)).toMatch(/Choose a document/);
-    expect(sourceProblem({ mode: "url", file: null, url: "example.com/a.pdf" }, 1000)).toMatch(/not a complete web address/);
+    expect(sourceProblem({ mode: "url", file: null, url: "example.com/a.pdf" }, 1000)).toMatch(
+      /not a complete web address/,
+    );
     expect(sourceProblem({ mode: "url", file: null, url: "ftp://example.com/a.pdf" }, 1000)).toMatch(/Only http/);
     expect(sourceProblem({ mode: "url", file: null, url: " https://example.com/a.pdf " }, 1000)).toBeNull();
   });
@@ -76,18 +96,54 @@ describe("the chunk list reads every output format", () => {
   const chunks: SourceChunk[] = [
     {
       text: "Alpha Corp hired Ada Lovelace in London.",
-      metadata: { chunk_index: 0, char_count: 40, start: 0, end: 40, token_count: 9, page_start: 2, page_end: 3, headings: ["Guide", "Install"], summary: "A hiring.", entities: [{ text: "Ada Lovelace", type: "people" }, { text: "London", type: "places" }] },
+      metadata: {
+        chunk_index: 0,
+        char_count: 40,
+        start: 0,
+        end: 40,
+        token_count: 9,
+        page_start: 2,
+        page_end: 3,
+        headings: ["Guide", "Install"],
+        summary: "A hiring.",
+        entities: [
+          { text: "Ada Lovelace", type: "people" },
+          { text: "London", type: "places" },
+        ],
+      },
     },
-    { text: "Plain second chunk: no extras 😀", metadata: { chunk_index: 1, char_count: 31, start: 35, end: 68, token_count: 7 } },
+    {
+      text: "Plain second chunk: no extras 😀",
+      metadata: { chunk_index: 1, char_count: 31, start: 35, end: 68, token_count: 7 },
+    },
   ];
   const doc = { documentId: "d".repeat(64), filename: "a.pdf", tier: "ai-pro", maxTokens: 512, overlapTokens: 64 };
 
   for (const format of OUTPUT_FORMATS) {
     it(`${format}: text, numbers, pages, section path, summary and entities`, () => {
       const [first, second] = toChunkViews(formatChunks(chunks, format, doc), format);
-      expect(first).toMatchObject({ index: 0, text: chunks[0]!.text, tokens: 9, characters: 40, pageStart: 2, pageEnd: 3, headings: ["Guide", "Install"], summary: "A hiring." });
-      expect(first!.entities).toEqual([{ text: "Ada Lovelace", type: "people" }, { text: "London", type: "places" }]);
-      expect(second).toMatchObject({ index: 1, text: chunks[1]!.text, tokens: 7, characters: 31, headings: [], entities: [] });
+      expect(first).toMatchObject({
+        index: 0,
+        text: chunks[0]!.text,
+        tokens: 9,
+        characters: 40,
+        pageStart: 2,
+        pageEnd: 3,
+        headings: ["Guide", "Install"],
+        summary: "A hiring.",
+      });
+      expect(first!.entities).toEqual([
+        { text: "Ada Lovelace", type: "people" },
+        { text: "London", type: "places" },
+      ]);
+      expect(second).toMatchObject({
+        index: 1,
+        text: chunks[1]!.text,
+        tokens: 7,
+        characters: 31,
+        headings: [],
+        entities: [],
+      });
       expect(second!.pageStart).toBeUndefined();
       if (format === "raw") expect(first!.recordId).toBeUndefined();
       else expect(first!.recordId).toMatch(/\S{10,}/);
@@ -105,10 +161,18 @@ describe("downloads", () => {
     success: true as const,
     tier: "free" as const,
     total_chunks: 2,
-    metadata: { filename: "My report (final).pdf", estimated_pages: 1, method: "recursive", output_format: "qdrant" as const },
+    metadata: {
+      filename: "My report (final).pdf",
+      estimated_pages: 1,
+      method: "recursive",
+      output_format: "qdrant" as const,
+    },
     payment: { amount: 0, asset: "USDC" as const, network: "solana-localnet", transaction: null },
   };
-  const records = [{ id: "a", payload: { text: "one\ntwo" } }, { id: "b", payload: { text: "three" } }];
+  const records = [
+    { id: "a", payload: { text: "one\ntwo" } },
+    { id: "b", payload: { text: "three" } },
+  ];
 
   it("writes the whole result, one record per JSONL line, and the store's records", () => {
     expect(baseName("C:\\docs\\My report (final).pdf")).toBe("My-report-final");
@@ -143,11 +207,21 @@ describe("numbers and messages", () => {
 
   it("says when free pages come back on a 429, from the rate-limit headers", () => {
     const now = Date.UTC(2026, 0, 1, 21, 0);
-    const problem = problemFromError(429, { code: "free_quota_exceeded", message: "No free pages are left today." }, { rateLimit: { limit: 100, remaining: 0, reset: Date.UTC(2026, 0, 2) / 1000 }, nowMs: now });
+    const problem = problemFromError(
+      429,
+      { code: "free_quota_exceeded", message: "No free pages are left today." },
+      { rateLimit: { limit: 100, remaining: 0, reset: Date.UTC(2026, 0, 2) / 1000 }, nowMs: now },
+    );
     expect(problem.title).toBe("No free pages left today");
     expect(problem.hint).toMatch(/\(in 3 h\)/);
-    const partial = problemFromError(429, { code: "free_quota_exceeded", message: "This document has 10 page(s) and 2 free page(s) are left today." }, { rateLimit: { limit: 12, remaining: 2, reset: Date.UTC(2026, 0, 2) / 1000 }, nowMs: now });
+    const partial = problemFromError(
+      429,
+      { code: "free_quota_exceeded", message: "This document has 10 page(s) and 2 free page(s) are left today." },
+      { rateLimit: { limit: 12, remaining: 2, reset: Date.UTC(2026, 0, 2) / 1000 }, nowMs: now },
+    );
     expect(partial.title).toBe("Not enough free pages left today");
-    expect(problemFromError(415, { code: "unsupported_type", message: "PNG is not supported." }).message).toBe("PNG is not supported.");
+    expect(problemFromError(415, { code: "unsupported_type", message: "PNG is not supported." }).message).toBe(
+      "PNG is not supported.",
+    );
   });
 });

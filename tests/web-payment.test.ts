@@ -1,4 +1,10 @@
-import { type KeyPairSigner, createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner, signature as asSignature } from "@solana/kit";
+import {
+  type KeyPairSigner,
+  createKeyPairSignerFromBytes,
+  createSolanaRpc,
+  generateKeyPairSigner,
+  signature as asSignature,
+} from "@solana/kit";
 import { ComputeBudgetProgram, Keypair, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
@@ -29,12 +35,24 @@ afterAll(async () => {
 });
 
 async function faucet(address: string, amounts: { lamports?: number; usdc?: number } = {}) {
-  const response = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_faucet", params: [address, amounts] }) });
+  const response = await fetch(chain.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_faucet", params: [address, amounts] }),
+  });
   const body = (await response.json()) as { error?: unknown };
   expect(body.error).toBeUndefined();
 }
 
-const priceOf = (amount: bigint, reference?: string): Price => ({ amountBaseUnits: amount, decimals: 6, payTo: chain.payTo, mint: chain.usdcMint, network: "solana-localnet", description: "test", reference });
+const priceOf = (amount: bigint, reference?: string): Price => ({
+  amountBaseUnits: amount,
+  decimals: 6,
+  payTo: chain.payTo,
+  mint: chain.usdcMint,
+  network: "solana-localnet",
+  description: "test",
+  reference,
+});
 
 async function problemOf(promise: Promise<unknown>): Promise<PaymentProblemDetail> {
   const error = await promise.then(
@@ -52,7 +70,12 @@ async function payToBalance(): Promise<bigint> {
 /** Signs, sends and confirms through PaymentChain, as the page does. */
 async function payWith(payer: Parameters<typeof signPayment>[1], price: Price): Promise<string> {
   const signed = await signPayment(payments, payer, price);
-  await payments.send(signed.wireTransaction, { signature: signed.signature, usdc: { need: price.amountBaseUnits, decimals: 6 }, payer: payer.address, mint: price.mint });
+  await payments.send(signed.wireTransaction, {
+    signature: signed.signature,
+    usdc: { need: price.amountBaseUnits, decimals: 6 },
+    payer: payer.address,
+    mint: price.mint,
+  });
   await payments.waitForConfirmation(signed.signature, signed.blockhash.lastValidBlockHeight);
   return signed.signature;
 }
@@ -73,17 +96,33 @@ describe("balances and the checks before signing", () => {
     const payer = await generateKeyPairSigner();
     expect(await payments.balances(payer.address, chain.usdcMint)).toEqual({ lamports: 0n, usdcBaseUnits: 0n });
     await faucet(payer.address);
-    expect(await payments.balances(payer.address, chain.usdcMint)).toEqual({ lamports: 1_000_000_000n, usdcBaseUnits: 10_000_000n });
+    expect(await payments.balances(payer.address, chain.usdcMint)).toEqual({
+      lamports: 1_000_000_000n,
+      usdcBaseUnits: 10_000_000n,
+    });
   });
 
   it("says which funds are short and by how much", async () => {
     const empty = await generateKeyPairSigner();
-    expect(await problemOf(checkFunds(payments, empty.address, priceOf(2000n)))).toEqual({ kind: "insufficient_usdc", haveBaseUnits: 0n, needBaseUnits: 2000n, decimals: 6 });
+    expect(await problemOf(checkFunds(payments, empty.address, priceOf(2000n)))).toEqual({
+      kind: "insufficient_usdc",
+      haveBaseUnits: 0n,
+      needBaseUnits: 2000n,
+      decimals: 6,
+    });
 
     const usdcOnly = await generateKeyPairSigner();
     await faucet(usdcOnly.address, { lamports: 0, usdc: 5000 });
-    expect(await problemOf(checkFunds(payments, usdcOnly.address, priceOf(2000n)))).toEqual({ kind: "insufficient_sol", haveLamports: 0n, needLamports: TRANSFER_FEE_LAMPORTS });
-    expect(await problemOf(checkFunds(payments, usdcOnly.address, priceOf(6000n)))).toMatchObject({ kind: "insufficient_usdc", haveBaseUnits: 5000n, needBaseUnits: 6000n });
+    expect(await problemOf(checkFunds(payments, usdcOnly.address, priceOf(2000n)))).toEqual({
+      kind: "insufficient_sol",
+      haveLamports: 0n,
+      needLamports: TRANSFER_FEE_LAMPORTS,
+    });
+    expect(await problemOf(checkFunds(payments, usdcOnly.address, priceOf(6000n)))).toMatchObject({
+      kind: "insufficient_usdc",
+      haveBaseUnits: 5000n,
+      needBaseUnits: 6000n,
+    });
 
     const funded = await generateKeyPairSigner();
     await faucet(funded.address);
@@ -95,23 +134,50 @@ describe("balances and the checks before signing", () => {
     await faucet(poor.address, { usdc: 1000 });
     const tooMuch = signPayment(payments, poor, priceOf(2000n));
     const signed = await tooMuch;
-    const context = { signature: signed.signature, usdc: { need: 2000n, decimals: 6 }, payer: poor.address, mint: chain.usdcMint };
-    expect(await problemOf(payments.send(signed.wireTransaction, context))).toEqual({ kind: "insufficient_usdc", haveBaseUnits: 1000n, needBaseUnits: 2000n, decimals: 6 });
+    const context = {
+      signature: signed.signature,
+      usdc: { need: 2000n, decimals: 6 },
+      payer: poor.address,
+      mint: chain.usdcMint,
+    };
+    expect(await problemOf(payments.send(signed.wireTransaction, context))).toEqual({
+      kind: "insufficient_usdc",
+      haveBaseUnits: 1000n,
+      needBaseUnits: 2000n,
+      decimals: 6,
+    });
 
     const noSol = await generateKeyPairSigner();
     await faucet(noSol.address, { lamports: 0, usdc: 5000 });
     const unfunded = await signPayment(payments, noSol, priceOf(2000n));
-    expect(await problemOf(payments.send(unfunded.wireTransaction, { ...context, signature: unfunded.signature, payer: noSol.address }))).toMatchObject({ kind: "insufficient_sol", haveLamports: 0n });
+    expect(
+      await problemOf(
+        payments.send(unfunded.wireTransaction, { ...context, signature: unfunded.signature, payer: noSol.address }),
+      ),
+    ).toMatchObject({ kind: "insufficient_sol", haveLamports: 0n });
   });
 
   it("reports a transaction that can no longer land as expired, and an unreachable RPC as such", async () => {
     const nobody = await generateKeyPairSigner();
-    const signed = await signUsdcTransfer({ payer: nobody, mint: chain.usdcMint, payTo: chain.payTo, amount: 1n, blockhash: (await createSolanaRpc(chain.rpcUrl).getLatestBlockhash().send()).value });
+    const signed = await signUsdcTransfer({
+      payer: nobody,
+      mint: chain.usdcMint,
+      payTo: chain.payTo,
+      amount: 1n,
+      blockhash: (await createSolanaRpc(chain.rpcUrl).getLatestBlockhash().send()).value,
+    });
     // Never sent, and valid only up to a height the chain has passed.
-    expect(await problemOf(payments.waitForConfirmation(signed.signature, 0n))).toEqual({ kind: "not_confirmed", signature: signed.signature, reason: "expired" });
+    expect(await problemOf(payments.waitForConfirmation(signed.signature, 0n))).toEqual({
+      kind: "not_confirmed",
+      signature: signed.signature,
+      reason: "expired",
+    });
 
     const offline = new PaymentChain("http://127.0.0.1:9");
-    expect(await problemOf(offline.balances(nobody.address, chain.usdcMint))).toMatchObject({ kind: "rpc_unreachable", rpcUrl: "http://127.0.0.1:9" });
+    expect(await problemOf(offline.balances(nobody.address, chain.usdcMint))).toMatchObject({
+      kind: "rpc_unreachable",
+      rpcUrl: "http://127.0.0.1:9",
+    });
   });
 });
 
@@ -135,8 +201,16 @@ describe("paying through a browser wallet (the wallet-adapter signer)", () => {
     const signature = await payWith(walletTransactionSigner(address, wallet), priceOf(2000n, reference));
     expect(seen).toHaveLength(1);
     expect(await payToBalance()).toBe(before + 2000n);
-    const landed = await createSolanaRpc(chain.rpcUrl).getTransaction(asSignature(signature), { commitment: "confirmed", encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }).send();
-    const memo = landed?.transaction.message.instructions.find((instruction) => "program" in instruction && instruction.program === "spl-memo");
+    const landed = await createSolanaRpc(chain.rpcUrl)
+      .getTransaction(asSignature(signature), {
+        commitment: "confirmed",
+        encoding: "jsonParsed",
+        maxSupportedTransactionVersion: 0,
+      })
+      .send();
+    const memo = landed?.transaction.message.instructions.find(
+      (instruction) => "program" in instruction && instruction.program === "spl-memo",
+    );
     expect(memo && "parsed" in memo ? memo.parsed : null).toBe(reference);
   });
 
@@ -152,7 +226,13 @@ describe("paying through a browser wallet (the wallet-adapter signer)", () => {
     const before = await payToBalance();
     const signature = await payWith(walletTransactionSigner(address, wallet), priceOf(2000n));
     expect(await payToBalance()).toBe(before + 2000n);
-    const landed = await createSolanaRpc(chain.rpcUrl).getTransaction(asSignature(signature), { commitment: "confirmed", encoding: "jsonParsed", maxSupportedTransactionVersion: 0 }).send();
+    const landed = await createSolanaRpc(chain.rpcUrl)
+      .getTransaction(asSignature(signature), {
+        commitment: "confirmed",
+        encoding: "jsonParsed",
+        maxSupportedTransactionVersion: 0,
+      })
+      .send();
     expect(landed?.transaction.message.instructions).toHaveLength(2);
   });
 
@@ -161,10 +241,15 @@ describe("paying through a browser wallet (the wallet-adapter signer)", () => {
     const refusing: SignWithWallet = async () => {
       throw Object.assign(new Error("User rejected the request."), { name: "WalletSignTransactionError" });
     };
-    expect(await problemOf(signPayment(payments, walletTransactionSigner(address, refusing), priceOf(2000n)))).toEqual({ kind: "declined", walletMessage: "User rejected the request." });
+    expect(await problemOf(signPayment(payments, walletTransactionSigner(address, refusing), priceOf(2000n)))).toEqual({
+      kind: "declined",
+      walletMessage: "User rejected the request.",
+    });
 
     const unsigned: SignWithWallet = async (transaction) => transaction;
-    expect(await problemOf(signPayment(payments, walletTransactionSigner(address, unsigned), priceOf(2000n)))).toMatchObject({ kind: "wallet_error" });
+    expect(
+      await problemOf(signPayment(payments, walletTransactionSigner(address, unsigned), priceOf(2000n))),
+    ).toMatchObject({ kind: "wallet_error" });
   });
 
   it("signs with the local test wallet's kit keypair directly", async () => {

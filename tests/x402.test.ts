@@ -141,7 +141,8 @@ async function faucet(owner: Address): Promise<void> {
   expect(answer.error).toBeUndefined();
 }
 
-const ata = async (owner: Address, mint: Address = usdc) => (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+const ata = async (owner: Address, mint: Address = usdc) =>
+  (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
 
 async function tokenBalance(owner: Address): Promise<bigint> {
   const { value } = await rpc.getTokenAccountBalance(await ata(owner)).send();
@@ -163,7 +164,8 @@ async function balances(): Promise<Balances> {
 }
 
 const encodeHeader = (payment: unknown) => Buffer.from(JSON.stringify(payment)).toString("base64");
-const decodeHeader = (header: string) => JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { network: string; payload: { transaction: string } };
+const decodeHeader = (header: string) =>
+  JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { network: string; payload: { transaction: string } };
 
 /** What the pipeline's gate does with an x402 header. */
 async function payThrough(header: string, options: { rpcUrl?: string; confirmTimeoutMs?: number } = {}) {
@@ -232,10 +234,18 @@ async function buildPayment(shape: PaymentShape = {}): Promise<string> {
       ),
   );
   const signed = await partiallySignTransactionMessageWithSigners(message);
-  return encodeHeader({ x402Version: 1, scheme: "exact", network: shape.network ?? "solana-devnet", payload: { transaction: getBase64EncodedWireTransaction(signed) } });
+  return encodeHeader({
+    x402Version: 1,
+    scheme: "exact",
+    network: shape.network ?? "solana-devnet",
+    payload: { transaction: getBase64EncodedWireTransaction(signed) },
+  });
 }
 
-const memo = (text: string): Instruction => ({ programAddress: MEMO_PROGRAM_ADDRESS, data: new TextEncoder().encode(text) });
+const memo = (text: string): Instruction => ({
+  programAddress: MEMO_PROGRAM_ADDRESS,
+  data: new TextEncoder().encode(text),
+});
 
 async function expectRefusal(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
   const error = await promise.then(
@@ -258,9 +268,16 @@ beforeAll(async () => {
   feePayer = address(chain.feePayer.address);
   feePayerSecret = chain.feePayer.secretKey;
 
-  const config = loadConfig({ SOLANA_NETWORK: "solana-localnet", SOLANA_RPC_URL: chain.rpcUrl, USDC_MINT: chain.usdcMint, PAY_TO_ADDRESS: chain.payTo });
+  const config = loadConfig({
+    SOLANA_NETWORK: "solana-localnet",
+    SOLANA_RPC_URL: chain.rpcUrl,
+    USDC_MINT: chain.usdcMint,
+    PAY_TO_ADDRESS: chain.payTo,
+  });
   requirement = paymentRequirement(config, TIERS.structure, "http://127.0.0.1/api/chunk/structure", { feePayer });
-  const body = paymentRequiredError(requirement, config, { code: "payment_required", message: "pay" }).body as { accepts: PaymentRequirement[] };
+  const body = paymentRequiredError(requirement, config, { code: "payment_required", message: "pay" }).body as {
+    accepts: PaymentRequirement[];
+  };
   const accepted = body.accepts[0]!;
   expect(accepted.network).toBe("solana-devnet");
   advertised = { ...accepted, network: "solana-devnet" };
@@ -295,7 +312,12 @@ describe("parseX402Header", () => {
       encodeHeader({ x402Version: 2, scheme: "exact", network: "solana-devnet", payload: { transaction: "AAAA" } }),
       encodeHeader({ x402Version: 1, scheme: "upto", network: "solana-devnet", payload: { transaction: "AAAA" } }),
       encodeHeader({ x402Version: 1, scheme: "exact", network: "solana-devnet" }),
-      encodeHeader({ x402Version: 1, scheme: "exact", network: "solana-devnet", payload: { transaction: "not base64!" } }),
+      encodeHeader({
+        x402Version: 1,
+        scheme: "exact",
+        network: "solana-devnet",
+        payload: { transaction: "not base64!" },
+      }),
     ];
     for (const header of cases) {
       let caught: unknown;
@@ -311,7 +333,12 @@ describe("parseX402Header", () => {
   });
 
   it("refuses a payload whose transaction bytes are not a transaction", async () => {
-    const header = encodeHeader({ x402Version: 1, scheme: "exact", network: "solana-devnet", payload: { transaction: Buffer.from("hello").toString("base64") } });
+    const header = encodeHeader({
+      x402Version: 1,
+      scheme: "exact",
+      network: "solana-devnet",
+      payload: { transaction: Buffer.from("hello").toString("base64") },
+    });
     await expectRefusal(verifyX402Payment(parseX402Header(header)!, requirement, feePayer), 402, "payment_invalid");
   });
 });
@@ -336,8 +363,15 @@ describe("payments made by the x402 1.2.0 client", () => {
     expect((await statusOf(cosigned.signature))?.confirmationStatus).toMatch(/confirmed|finalized/);
     expect(proxy.methods.filter((m) => m === "sendTransaction")).toHaveLength(1);
 
-    const response = decodeXPaymentResponse(paymentResponseHeader({ signature: cosigned.signature, network: verified.network, payer: verified.payer }));
-    expect(response).toEqual({ success: true, transaction: cosigned.signature, network: "solana-devnet", payer: payer.address });
+    const response = decodeXPaymentResponse(
+      paymentResponseHeader({ signature: cosigned.signature, network: verified.network, payer: verified.payer }),
+    );
+    expect(response).toEqual({
+      success: true,
+      transaction: cosigned.signature,
+      network: "solana-devnet",
+      payer: payer.address,
+    });
   });
 
   it("x402-fetch pays a 402 carrying our requirement and reads our X-PAYMENT-RESPONSE", async () => {
@@ -345,13 +379,23 @@ describe("payments made by the x402 1.2.0 client", () => {
     const seen: string[] = [];
     const server = async (_input: RequestInfo | URL, init?: RequestInit) => {
       const header = new Headers(init?.headers).get("X-PAYMENT");
-      if (!header) return Response.json({ x402Version: 1, error: "payment_required", accepts: [advertised], paymentRequirements: requirement }, { status: 402 });
+      if (!header)
+        return Response.json(
+          { x402Version: 1, error: "payment_required", accepts: [advertised], paymentRequirements: requirement },
+          { status: 402 },
+        );
       seen.push(header);
       const { verified, cosigned } = await payThrough(header);
-      const receipt = paymentResponseHeader({ signature: cosigned.signature, network: verified.network, payer: verified.payer });
+      const receipt = paymentResponseHeader({
+        signature: cosigned.signature,
+        network: verified.network,
+        payer: verified.payer,
+      });
       return Response.json({ success: true }, { headers: { "X-PAYMENT-RESPONSE": receipt } });
     };
-    const fetchWithPayment = wrapFetchWithPayment(server as typeof fetch, payer, undefined, undefined, { svmConfig: { rpcUrl: chain.rpcUrl } });
+    const fetchWithPayment = wrapFetchWithPayment(server as typeof fetch, payer, undefined, undefined, {
+      svmConfig: { rpcUrl: chain.rpcUrl },
+    });
 
     const response = await fetchWithPayment("http://127.0.0.1/api/chunk/structure", { method: "POST" });
 
@@ -388,7 +432,12 @@ describe("layouts the current exact-SVM spec allows", () => {
   });
 
   it("an idempotent create of payTo's token account before the transfer is accepted and settled", async () => {
-    const create = getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await ata(payTo), owner: payTo, mint: usdc });
+    const create = getCreateAssociatedTokenIdempotentInstruction({
+      payer,
+      ata: await ata(payTo),
+      owner: payTo,
+      mint: usdc,
+    });
     const header = await buildPayment({ before: [create] });
     const before = await balances();
     await payThrough(header);
@@ -396,7 +445,11 @@ describe("layouts the current exact-SVM spec allows", () => {
   });
 
   it("Lighthouse guard instructions (Phantom, Solflare) and a Memo pass verification, up to six instructions", async () => {
-    const guard: Instruction = { programAddress: LIGHTHOUSE_PROGRAM_ADDRESS, accounts: [{ address: await ata(payer.address), role: AccountRole.READONLY }], data: new Uint8Array([1, 2, 3]) };
+    const guard: Instruction = {
+      programAddress: LIGHTHOUSE_PROGRAM_ADDRESS,
+      accounts: [{ address: await ata(payer.address), role: AccountRole.READONLY }],
+      data: new Uint8Array([1, 2, 3]),
+    };
     const header = await buildPayment({ after: [guard, guard, memo("nonce")] });
     const verified = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer);
     expect(verified.memos).toEqual(["nonce"]);
@@ -408,25 +461,73 @@ describe("refusals before anything reaches the chain", () => {
   const tampered: [string, () => Promise<string>, string][] = [
     ["an amount below the price", () => buildPayment({ amount: price - 1n }), "payment_insufficient"],
     ["an amount above the price", () => buildPayment({ amount: price + 1n }), "payment_amount_mismatch"],
-    ["another recipient", async () => buildPayment({ recipient: (await generateKeyPairSigner()).address }), "payment_wrong_recipient"],
-    ["another mint", async () => buildPayment({ mint: (await generateKeyPairSigner()).address }), "payment_wrong_asset"],
+    [
+      "another recipient",
+      async () => buildPayment({ recipient: (await generateKeyPairSigner()).address }),
+      "payment_wrong_recipient",
+    ],
+    [
+      "another mint",
+      async () => buildPayment({ mint: (await generateKeyPairSigner()).address }),
+      "payment_wrong_asset",
+    ],
     [
       "an extra instruction spending the fee payer's SOL",
-      () => buildPayment({ after: [getTransferSolInstruction({ source: createNoopSigner(feePayer), destination: payer.address, amount: 1_000_000n })] }),
+      () =>
+        buildPayment({
+          after: [
+            getTransferSolInstruction({
+              source: createNoopSigner(feePayer),
+              destination: payer.address,
+              amount: 1_000_000n,
+            }),
+          ],
+        }),
       "payment_fee_payer_misuse",
     ],
-    ["a transfer from the fee payer's own token account", () => buildPayment({ signer: createNoopSigner(feePayer) }), "payment_fee_payer_misuse"],
-    ["a transaction whose fee payer is not extra.feePayer", () => buildPayment({ txFeePayer: payer.address }), "payment_fee_payer_misuse"],
-    ["seven instructions", () => buildPayment({ after: [memo("1"), memo("2"), memo("3"), memo("4")] }), "payment_invalid_instructions"],
-    ["an unknown program after the transfer", () => buildPayment({ after: [{ programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([2, 0, 0, 0]) }] }), "payment_invalid_instructions"],
-    ["a compute unit price above the cap", () => buildPayment({ microLamports: 5_000_001n }), "payment_invalid_instructions"],
+    [
+      "a transfer from the fee payer's own token account",
+      () => buildPayment({ signer: createNoopSigner(feePayer) }),
+      "payment_fee_payer_misuse",
+    ],
+    [
+      "a transaction whose fee payer is not extra.feePayer",
+      () => buildPayment({ txFeePayer: payer.address }),
+      "payment_fee_payer_misuse",
+    ],
+    [
+      "seven instructions",
+      () => buildPayment({ after: [memo("1"), memo("2"), memo("3"), memo("4")] }),
+      "payment_invalid_instructions",
+    ],
+    [
+      "an unknown program after the transfer",
+      () =>
+        buildPayment({
+          after: [{ programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([2, 0, 0, 0]) }],
+        }),
+      "payment_invalid_instructions",
+    ],
+    [
+      "a compute unit price above the cap",
+      () => buildPayment({ microLamports: 5_000_001n }),
+      "payment_invalid_instructions",
+    ],
     ["a compute unit limit above the cap", () => buildPayment({ units: 1_400_000 }), "payment_invalid_instructions"],
-    ["a priority fee (limit × price) above the cap", () => buildPayment({ units: 100_000, microLamports: 1_000_000n }), "payment_invalid_instructions"],
+    [
+      "a priority fee (limit × price) above the cap",
+      () => buildPayment({ units: 100_000, microLamports: 1_000_000n }),
+      "payment_invalid_instructions",
+    ],
     [
       "a create-ATA for another owner",
       async () => {
         const other = (await generateKeyPairSigner()).address;
-        return buildPayment({ before: [getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await ata(other), owner: other, mint: usdc })] });
+        return buildPayment({
+          before: [
+            getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await ata(other), owner: other, mint: usdc }),
+          ],
+        });
       },
       "payment_wrong_recipient",
     ],
@@ -437,7 +538,12 @@ describe("refusals before anything reaches the chain", () => {
         const payload = decodeHeader(await buildPayment());
         const bytes = getBase64Encoder().encode(payload.payload.transaction).slice();
         bytes[1 + 64 + 10]! ^= 1; // inside the payer's signature, after the count byte and the fee payer's empty slot
-        return encodeHeader({ x402Version: 1, scheme: "exact", network: payload.network, payload: { transaction: Buffer.from(bytes).toString("base64") } });
+        return encodeHeader({
+          x402Version: 1,
+          scheme: "exact",
+          network: payload.network,
+          payload: { transaction: Buffer.from(bytes).toString("base64") },
+        });
       },
       "payment_invalid_signature",
     ],
@@ -540,7 +646,11 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's referen
     expect(await client.verify(payment, requirement)).toEqual({ payer: payer.address });
     const settled = await client.settle(payment, requirement);
 
-    expect(settled).toEqual({ signature: await wouldBeSignature(header), payer: payer.address, network: "solana-devnet" });
+    expect(settled).toEqual({
+      signature: await wouldBeSignature(header),
+      payer: payer.address,
+      network: "solana-devnet",
+    });
     expect((await statusOf(settled.signature))?.err).toBeNull();
     expect((await balances()).payTo - before.payTo).toBe(price);
   });
@@ -549,7 +659,10 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's referen
     const cases: [string, string][] = [
       [await buildPayment({ amount: price + 1n }), "payment_amount_mismatch"],
       [await buildPayment({ recipient: (await generateKeyPairSigner()).address }), "payment_wrong_recipient"],
-      [await buildPayment({ after: [memo("1.2.0 allows exactly three instructions")] }), "payment_invalid_instructions"],
+      [
+        await buildPayment({ after: [memo("1.2.0 allows exactly three instructions")] }),
+        "payment_invalid_instructions",
+      ],
     ];
     const before = await balances();
     for (const [header, code] of cases) {
@@ -562,7 +675,11 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's referen
 
   it("refuses a payment for another network without asking the facilitator", async () => {
     const unreachable = new X402FacilitatorClient("http://127.0.0.1:9", { timeoutMs: 1000 });
-    await expectRefusal(unreachable.verify(parseX402Header(await buildPayment({ network: "solana" }))!, requirement), 402, "payment_wrong_network");
+    await expectRefusal(
+      unreachable.verify(parseX402Header(await buildPayment({ network: "solana" }))!, requirement),
+      402,
+      "payment_wrong_network",
+    );
   });
 
   it("an unreachable facilitator is a 503", async () => {
@@ -571,6 +688,10 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's referen
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const unreachable = new X402FacilitatorClient(`http://127.0.0.1:${port}`, { timeoutMs: 5000 });
-    await expectRefusal(unreachable.verify(parseX402Header(await buildPayment())!, requirement), 503, "facilitator_unavailable");
+    await expectRefusal(
+      unreachable.verify(parseX402Header(await buildPayment())!, requirement),
+      503,
+      "facilitator_unavailable",
+    );
   });
 });

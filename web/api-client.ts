@@ -42,10 +42,20 @@ export interface ApiInfo {
   asset: { symbol: string; mint: string; decimals: number };
   payTo: string;
   tiers: TierInfo[];
-  payment: { x402: { network: string; fee_payer: string } | null; max_payment_age_seconds: number; reference_required: boolean; /** The Solana RPC for the browser's wallet flow. */ rpc_url: string };
+  payment: {
+    x402: { network: string; fee_payer: string } | null;
+    max_payment_age_seconds: number;
+    reference_required: boolean;
+    /** The Solana RPC for the browser's wallet flow. */ rpc_url: string;
+  };
   localnet?: { rpc_url: string; ws_url: string; faucet_url: string };
   defaults: { max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
-  limits: { max_upload_bytes: number; max_tokens_range: [number, number]; free_pages_per_day: number; inline_chunk_limit: number };
+  limits: {
+    max_upload_bytes: number;
+    max_tokens_range: [number, number];
+    free_pages_per_day: number;
+    inline_chunk_limit: number;
+  };
   output_formats: OutputFormat[];
 }
 
@@ -60,12 +70,16 @@ export interface ChunkOptions {
 /** What to chunk: a file from the user's disk, or a URL the service fetches. */
 export type DocumentSource = { kind: "file"; file: File } | { kind: "url"; url: string };
 
-
 export interface ChunkingResult {
   success: true;
   tier: TierId;
   total_chunks: number;
-  metadata: Record<string, unknown> & { filename: string; estimated_pages: number; method: string; output_format: OutputFormat };
+  metadata: Record<string, unknown> & {
+    filename: string;
+    estimated_pages: number;
+    method: string;
+    output_format: OutputFormat;
+  };
   /** Inline results only; a stored one has `download_url` instead. */
   chunks?: unknown[];
   document_summary?: string | null;
@@ -74,11 +88,6 @@ export interface ChunkingResult {
   expires_in?: string;
   payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
 }
-
-
-
-
-
 
 export interface RateLimit {
   limit: number;
@@ -99,7 +108,9 @@ function rateLimitOf(headers: Headers): RateLimit | undefined {
   const limit = headers.get("x-ratelimit-limit");
   const remaining = headers.get("x-ratelimit-remaining");
   const reset = headers.get("x-ratelimit-reset");
-  return limit && remaining && reset ? { limit: Number(limit), remaining: Number(remaining), reset: Number(reset) } : undefined;
+  return limit && remaining && reset
+    ? { limit: Number(limit), remaining: Number(remaining), reset: Number(reset) }
+    : undefined;
 }
 
 async function request<T>(path: string, init: RequestInit = {}): Promise<ApiOutcome<T>> {
@@ -114,9 +125,15 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<ApiOutc
   try {
     body = await response.json();
   } catch {
-    body = { success: false, error: response.statusText, code: "unreadable_answer", message: `The service answered HTTP ${response.status} without a JSON body.` };
+    body = {
+      success: false,
+      error: response.statusText,
+      code: "unreadable_answer",
+      message: `The service answered HTTP ${response.status} without a JSON body.`,
+    };
   }
-  if (response.ok) return { kind: "ok", status: response.status, body: body as T, rateLimit, headers: response.headers };
+  if (response.ok)
+    return { kind: "ok", status: response.status, body: body as T, rateLimit, headers: response.headers };
   if (response.status === 402) return { kind: "payment_required", status: 402, body: body as PaymentRequired };
   const retryAfter = Number(response.headers.get("retry-after")) || undefined;
   return { kind: "error", status: response.status, body: body as ApiErrorBody, retryAfter, rateLimit };
@@ -128,10 +145,19 @@ export const getApiInfo = () => request<ApiInfo>("/api");
  * One chunking request: a file goes as multipart to the tier's endpoint, a
  * URL as JSON to `/api/chunk`. `payment` is the `X-PAYMENT` header value.
  */
-export function postChunk(tier: TierInfo, source: DocumentSource, options: ChunkOptions, payment?: string): Promise<ApiOutcome<ChunkingResult | JobAccepted>> {
+export function postChunk(
+  tier: TierInfo,
+  source: DocumentSource,
+  options: ChunkOptions,
+  payment?: string,
+): Promise<ApiOutcome<ChunkingResult | JobAccepted>> {
   const headers: Record<string, string> = payment ? { "x-payment": payment } : {};
   if (source.kind === "url") {
-    return request("/api/chunk", { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ url: source.url, tier: tier.id, ...options }) });
+    return request("/api/chunk", {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ url: source.url, tier: tier.id, ...options }),
+    });
   }
   const form = new FormData();
   form.set("file", source.file, source.file.name);
@@ -143,11 +169,16 @@ export function postChunk(tier: TierInfo, source: DocumentSource, options: Chunk
 export const getJobStatus = (jobId: string) => request<JobStatus>(`/api/job/${encodeURIComponent(jobId)}/status`);
 export const getJobResult = (jobId: string) => request<ChunkingResult>(`/api/job/${encodeURIComponent(jobId)}/result`);
 /** A stored result, by the path of its `download_url`. */
-export const getStoredResult = (downloadUrl: string) => request<ChunkingResult>(new URL(downloadUrl, window.location.origin).pathname);
+export const getStoredResult = (downloadUrl: string) =>
+  request<ChunkingResult>(new URL(downloadUrl, window.location.origin).pathname);
 
 /** Local mode only: SOL and test USDC for a new wallet. */
 export const requestFaucet = (address: string) =>
-  request<{ success: true; address: string; sol: number; usdc: number; token_account: string }>("/api/dev/faucet", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address }) });
+  request<{ success: true; address: string; sol: number; usdc: number; token_account: string }>("/api/dev/faucet", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ address }),
+  });
 
 /** The free tier's pages left today for this client (`GET /api/quota`, read-only). */
 export interface FreeQuotaStatus {

@@ -32,10 +32,12 @@ export interface Entity {
 
 type Fields = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Fields => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
 const num = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
-const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+const strings = (value: unknown) =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 
 function entityList(value: unknown): Entity[] {
   if (!Array.isArray(value)) return [];
@@ -44,7 +46,9 @@ function entityList(value: unknown): Entity[] {
     // Pinecone keeps "type:text" strings (metadata takes no objects).
     if (typeof item === "string") {
       const colon = item.indexOf(":");
-      return colon > 0 ? [{ type: item.slice(0, colon), text: item.slice(colon + 1) }] : [{ type: "other", text: item }];
+      return colon > 0
+        ? [{ type: item.slice(0, colon), text: item.slice(colon + 1) }]
+        : [{ type: "other", text: item }];
     }
     return [];
   });
@@ -69,9 +73,17 @@ function locate(record: unknown, format: OutputFormat): { id?: string; text: str
     case "chroma":
       return { id: str(r.id), text: str(r.document) ?? "", fields: isObject(r.metadata) ? r.metadata : {} };
     case "weaviate":
-      return { id: str(r.id), text: str(isObject(r.properties) ? r.properties.text : undefined) ?? "", fields: isObject(r.properties) ? r.properties : {} };
+      return {
+        id: str(r.id),
+        text: str(isObject(r.properties) ? r.properties.text : undefined) ?? "",
+        fields: isObject(r.properties) ? r.properties : {},
+      };
     case "qdrant":
-      return { id: str(r.id), text: str(isObject(r.payload) ? r.payload.text : undefined) ?? "", fields: isObject(r.payload) ? r.payload : {} };
+      return {
+        id: str(r.id),
+        text: str(isObject(r.payload) ? r.payload.text : undefined) ?? "",
+        fields: isObject(r.payload) ? r.payload : {},
+      };
     default:
       return { text: str(r.text) ?? "", fields: isObject(r.metadata) ? r.metadata : {} };
   }
@@ -79,7 +91,8 @@ function locate(record: unknown, format: OutputFormat): { id?: string; text: str
 
 export function toChunkView(record: unknown, format: OutputFormat, position: number): ChunkView {
   const { id, text, fields } = locate(record, format);
-  const headings = format === "chroma" ? (str(fields.headings)?.split(" > ").filter(Boolean) ?? []) : strings(fields.headings);
+  const headings =
+    format === "chroma" ? (str(fields.headings)?.split(" > ").filter(Boolean) ?? []) : strings(fields.headings);
   const entities = format === "chroma" ? chromaEntities(fields.entities) : entityList(fields.entities);
   const index = num(fields.chunk_index) ?? position;
   return {
@@ -93,12 +106,15 @@ export function toChunkView(record: unknown, format: OutputFormat, position: num
     headings,
     summary: str(fields.summary) || undefined,
     entities,
-    searchText: [text, headings.join(" "), str(fields.summary) ?? "", entities.map((e) => e.text).join(" ")].join("\n").toLowerCase(),
+    searchText: [text, headings.join(" "), str(fields.summary) ?? "", entities.map((e) => e.text).join(" ")]
+      .join("\n")
+      .toLowerCase(),
     record,
   };
 }
 
-export const toChunkViews = (records: readonly unknown[], format: OutputFormat): ChunkView[] => records.map((record, i) => toChunkView(record, format, i));
+export const toChunkViews = (records: readonly unknown[], format: OutputFormat): ChunkView[] =>
+  records.map((record, i) => toChunkView(record, format, i));
 
 /** Case-insensitive substring search over text, section path, summary and entities. */
 export function filterChunks(chunks: readonly ChunkView[], query: string): readonly ChunkView[] {
@@ -108,5 +124,7 @@ export function filterChunks(chunks: readonly ChunkView[], query: string): reado
 
 export function pagesLabel(chunk: Pick<ChunkView, "pageStart" | "pageEnd">): string | null {
   if (chunk.pageStart === undefined) return null;
-  return chunk.pageEnd === undefined || chunk.pageEnd === chunk.pageStart ? `p. ${chunk.pageStart}` : `pp. ${chunk.pageStart}–${chunk.pageEnd}`;
+  return chunk.pageEnd === undefined || chunk.pageEnd === chunk.pageStart
+    ? `p. ${chunk.pageStart}`
+    : `pp. ${chunk.pageStart}–${chunk.pageEnd}`;
 }

@@ -35,21 +35,24 @@ export function curlExamples({ apiBase, documentUrl = EXAMPLE_DOCUMENT }: Exampl
     {
       id: "curl-free",
       title: "Free tier: upload a file",
-      intro: "Multipart upload with the optional sizes. The answer holds the chunks, or with 100 or more a `download_url`.",
+      intro:
+        "Multipart upload with the optional sizes. The answer holds the chunks, or with 100 or more a `download_url`.",
       language: "sh",
       code: `curl -F file=@report.pdf \\\n  -F max_tokens=512 -F overlap_tokens=64 \\\n  ${apiBase}/chunk/free`,
     },
     {
       id: "curl-url",
       title: "Chunk a document at a URL",
-      intro: "JSON to `/chunk` with `url` and `tier` (default `structure`); `output_format` shapes records for a vector store.",
+      intro:
+        "JSON to `/chunk` with `url` and `tier` (default `structure`); `output_format` shapes records for a vector store.",
       language: "sh",
       code: `curl -H 'content-type: application/json' \\\n  -d '{"url": "${documentUrl}", "tier": "free", "output_format": "qdrant"}' \\\n  ${apiBase}/chunk`,
     },
     {
       id: "curl-paid",
       title: "A paid tier with X-PAYMENT",
-      intro: "Ask first: the 402 body says what to pay. Pay with any wallet, then send the same request with the transaction signature.",
+      intro:
+        "Ask first: the 402 body says what to pay. Pay with any wallet, then send the same request with the transaction signature.",
       language: "sh",
       code: [
         "# 1. Ask: 402 with paymentRequirements (maxAmountRequired, payTo, extra.reference)",
@@ -64,7 +67,8 @@ export function curlExamples({ apiBase, documentUrl = EXAMPLE_DOCUMENT }: Exampl
     {
       id: "curl-job",
       title: "An ai-pro job: submit and poll",
-      intro: "ai-pro answers at once with a job; poll its status every second or two, then fetch the result. Needs `jq`.",
+      intro:
+        "ai-pro answers at once with a job; poll its status every second or two, then fetch the result. Needs `jq`.",
       language: "sh",
       code: [
         `JOB=$(curl -s -H 'X-PAYMENT: <transaction signature>' \\\n  -F file=@report.pdf ${apiBase}/chunk/ai-pro | jq -r .job_id)`,
@@ -90,12 +94,16 @@ export function agentExample({ apiBase, rpcUrl, faucetUrl, documentUrl = EXAMPLE
         "const payer = await generateKeyPairSigner();",
         `await fetch("${faucetUrl}", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: payer.address }) });`,
       ]
-    : ["// A wallet holding USDC and a little SOL for the fee (base58 of its 64-byte secret key).", "const payer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(process.env.AGENT_SECRET_KEY!));"];
+    : [
+        "// A wallet holding USDC and a little SOL for the fee (base58 of its 64-byte secret key).",
+        "const payer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(process.env.AGENT_SECRET_KEY!));",
+      ];
   const kitImports = faucetUrl ? "generateKeyPairSigner" : "createKeyPairSignerFromBytes, getBase58Encoder";
   return {
     id: "agent",
     title: "Agent flow (TypeScript, @solana/kit)",
-    intro: "The spec's flow for agents, as `npm run example:agent` runs it: ask without payment, pay the 402's price in USDC with its reference in a Memo, repeat with `X-PAYMENT`, fetch `download_url` when the result was stored. Node 20+, ES module; `npm i @solana/kit @solana-program/token @solana-program/memo`.",
+    intro:
+      "The spec's flow for agents, as `npm run example:agent` runs it: ask without payment, pay the 402's price in USDC with its reference in a Memo, repeat with `X-PAYMENT`, fetch `download_url` when the result was stored. Node 20+, ES module; `npm i @solana/kit @solana-program/token @solana-program/memo`.",
     language: "ts",
     code: `import {
   address, appendTransactionMessageInstructions, createSolanaRpc, createTransactionMessage,

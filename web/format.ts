@@ -57,4 +57,5 @@ export function formatLocalTime(epochSeconds: number, nowMs = Date.now()): strin
 }
 
 /** Shortens a long id (a transaction signature) for display: the start and end, with the whole in a title. */
-export const shortId = (id: string, keep = 8) => (id.length <= keep * 2 + 1 ? id : `${id.slice(0, keep)}…${id.slice(-keep)}`);
+export const shortId = (id: string, keep = 8) =>
+  id.length <= keep * 2 + 1 ? id : `${id.slice(0, keep)}…${id.slice(-keep)}`;

@@ -7,8 +7,15 @@ export const tierName = (id: string) =>
     .map((word) => (word.length <= 2 ? word.toUpperCase() : word[0]!.toUpperCase() + word.slice(1)))
     .join(" ");
 
-export const tierPrice = (tier: Pick<TierInfo, "price_base_units" | "price_usd">) => (tier.price_base_units === 0 ? "Free" : `${tier.price_usd} USDC`);
+export const tierPrice = (tier: Pick<TierInfo, "price_base_units" | "price_usd">) =>
+  tier.price_base_units === 0 ? "Free" : `${tier.price_usd} USDC`;
 
-const FORMAT_NAMES: Partial<Record<OutputFormat, string>> = { raw: "Raw chunks", qdrant: "Qdrant points", weaviate: "Weaviate objects", chroma: "Chroma records", pinecone: "Pinecone records" };
+const FORMAT_NAMES: Partial<Record<OutputFormat, string>> = {
+  raw: "Raw chunks",
+  qdrant: "Qdrant points",
+  weaviate: "Weaviate objects",
+  chroma: "Chroma records",
+  pinecone: "Pinecone records",
+};
 
 export const formatName = (format: string) => FORMAT_NAMES[format as OutputFormat] ?? format;

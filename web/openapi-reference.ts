@@ -111,7 +111,9 @@ export function groupOperations(doc: OpenApiDoc): OperationGroup[] {
     METHODS.filter((method) => item[method]).map((method) => ({ method, path, operation: item[method]! })),
   );
   const tags = doc.tags?.map((tag) => tag.name) ?? [];
-  const untagged = [...new Set(entries.flatMap((entry) => entry.operation.tags ?? []))].filter((tag) => !tags.includes(tag));
+  const untagged = [...new Set(entries.flatMap((entry) => entry.operation.tags ?? []))].filter(
+    (tag) => !tags.includes(tag),
+  );
   return [...tags, ...untagged]
     .map((tag) => ({
       tag,
@@ -173,7 +175,8 @@ export function constraints(schema: JsonSchema): string[] {
   // A lower bound of 0 alone says "not negative", which the field's meaning already does.
   else if (schema.minimum !== undefined && schema.minimum !== 0) out.push(`at least ${schema.minimum}`);
   else if (schema.maximum !== undefined) out.push(`at most ${schema.maximum}`);
-  if (schema.minLength !== undefined && schema.maxLength !== undefined) out.push(`${schema.minLength} to ${schema.maxLength} characters`);
+  if (schema.minLength !== undefined && schema.maxLength !== undefined)
+    out.push(`${schema.minLength} to ${schema.maxLength} characters`);
   else if (schema.maxLength !== undefined) out.push(`at most ${schema.maxLength} characters`);
   if (schema.minItems) out.push(`at least ${schema.minItems} item${schema.minItems === 1 ? "" : "s"}`);
   if (schema.pattern) out.push(`pattern ${schema.pattern}`);
@@ -218,7 +221,10 @@ export function fieldsOf(doc: OpenApiDoc, schema: JsonSchema, depth = 3): Field[
     if (depth > 1) {
       const variants = element.anyOf ?? element.oneOf;
       if (variants?.some((variant) => resolve(doc, variant).schema.properties))
-        field.variants = variants.map((variant) => ({ name: typeLabel(doc, variant), fields: fieldsOf(doc, variant, depth - 1) }));
+        field.variants = variants.map((variant) => ({
+          name: typeLabel(doc, variant),
+          fields: fieldsOf(doc, variant, depth - 1),
+        }));
       else if (element.properties) {
         field.children = fieldsOf(doc, element, depth - 1);
         field.open = element.additionalProperties !== undefined && element.additionalProperties !== false;
@@ -231,7 +237,11 @@ export function fieldsOf(doc: OpenApiDoc, schema: JsonSchema, depth = 3): Field[
 /** The alternatives a body may be (a union of named schemas), or the one schema. */
 export function bodyVariants(doc: OpenApiDoc, schema: JsonSchema): Array<{ name?: string; schema: JsonSchema }> {
   const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) return variants.map((variant) => ({ name: resolve(doc, variant).name ?? typeLabel(doc, variant), schema: variant }));
+  if (variants)
+    return variants.map((variant) => ({
+      name: resolve(doc, variant).name ?? typeLabel(doc, variant),
+      schema: variant,
+    }));
   return [{ name: resolve(doc, schema).name, schema }];
 }
 

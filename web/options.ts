@@ -25,7 +25,10 @@ export const defaultDraft = (api: ApiInfo): OptionsDraft => ({
 
 const wholeNumber = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : null);
 
-export function validateOptions(draft: OptionsDraft, api: ApiInfo): { options: ChunkOptions | null; errors: OptionsErrors } {
+export function validateOptions(
+  draft: OptionsDraft,
+  api: ApiInfo,
+): { options: ChunkOptions | null; errors: OptionsErrors } {
   const [min, max] = api.limits.max_tokens_range;
   const errors: OptionsErrors = {};
   const maxTokens = wholeNumber(draft.maxTokens);
@@ -34,8 +37,10 @@ export function validateOptions(draft: OptionsDraft, api: ApiInfo): { options: C
 
   const overlap = wholeNumber(draft.overlapTokens);
   if (overlap === null) errors.overlapTokens = "Enter a whole number of tokens (0 for no overlap).";
-  else if (maxTokens !== null && overlap > Math.floor(maxTokens / 2)) errors.overlapTokens = `Overlap can be at most half of max tokens (${Math.floor(maxTokens / 2)}).`;
+  else if (maxTokens !== null && overlap > Math.floor(maxTokens / 2))
+    errors.overlapTokens = `Overlap can be at most half of max tokens (${Math.floor(maxTokens / 2)}).`;
 
-  if (errors.maxTokens || errors.overlapTokens || maxTokens === null || overlap === null) return { options: null, errors };
+  if (errors.maxTokens || errors.overlapTokens || maxTokens === null || overlap === null)
+    return { options: null, errors };
   return { options: { max_tokens: maxTokens, overlap_tokens: overlap, output_format: draft.outputFormat }, errors };
 }

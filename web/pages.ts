@@ -10,10 +10,17 @@ export type DocumentKind = "pdf" | "docx" | "html" | "text";
 
 export type PageEstimate =
   /** `approximate`: a count from raw bytes or markup the service will read differently. */
-  | { kind: "pages"; pages: number; approximate: boolean }
-  | { kind: "after-upload"; reason: string };
+  { kind: "pages"; pages: number; approximate: boolean } | { kind: "after-upload"; reason: string };
 
-const EXTENSION_KINDS: Record<string, DocumentKind> = { pdf: "pdf", docx: "docx", html: "html", htm: "html", md: "text", markdown: "text", txt: "text" };
+const EXTENSION_KINDS: Record<string, DocumentKind> = {
+  pdf: "pdf",
+  docx: "docx",
+  html: "html",
+  htm: "html",
+  md: "text",
+  markdown: "text",
+  txt: "text",
+};
 
 /** From the name first (what the picker filtered on), else the browser's media type; unknown files are treated as text and the service decides. */
 export function documentKind(name: string, mediaType = ""): DocumentKind | null {
@@ -58,7 +65,9 @@ export async function estimatePages(file: File): Promise<PageEstimate> {
   switch (documentKind(file.name, file.type)) {
     case "pdf": {
       const pages = pagesFromPdf(new Uint8Array(await file.arrayBuffer()));
-      return pages === null ? { kind: "after-upload", reason: "This PDF keeps its page list compressed" } : { kind: "pages", pages, approximate: false };
+      return pages === null
+        ? { kind: "after-upload", reason: "This PDF keeps its page list compressed" }
+        : { kind: "pages", pages, approximate: false };
     }
     case "docx":
       return { kind: "after-upload", reason: "Word documents are paginated once their text is extracted" };

@@ -23,16 +23,24 @@ const TITLES: Record<number, string> = {
   503: "The service is unavailable right now",
 };
 
-export function problemFromError(status: number, body: Partial<ApiErrorBody>, extra: { retryAfter?: number; rateLimit?: RateLimit; nowMs?: number } = {}): Problem {
+export function problemFromError(
+  status: number,
+  body: Partial<ApiErrorBody>,
+  extra: { retryAfter?: number; rateLimit?: RateLimit; nowMs?: number } = {},
+): Problem {
   const message = body.message || `The service answered HTTP ${status}.`;
   const code = body.code;
   if (code === "free_quota_exceeded") {
-    const reset = extra.rateLimit?.reset ?? (extra.retryAfter ? Math.floor((extra.nowMs ?? Date.now()) / 1000) + extra.retryAfter : undefined);
+    const reset =
+      extra.rateLimit?.reset ??
+      (extra.retryAfter ? Math.floor((extra.nowMs ?? Date.now()) / 1000) + extra.retryAfter : undefined);
     const someLeft = (extra.rateLimit?.remaining ?? 0) > 0;
     return {
       title: someLeft ? "Not enough free pages left today" : "No free pages left today",
       message,
-      hint: reset ? `Free pages come back ${formatLocalTime(reset, extra.nowMs)} your time (${formatWait(reset, extra.nowMs)}).` : "Free pages come back at midnight UTC.",
+      hint: reset
+        ? `Free pages come back ${formatLocalTime(reset, extra.nowMs)} your time (${formatWait(reset, extra.nowMs)}).`
+        : "Free pages come back at midnight UTC.",
       code,
     };
   }

@@ -19,7 +19,10 @@ export function sourceProblem(draft: SourceDraft, maxUploadBytes: number): strin
     if (draft.file.size === 0) return `${draft.file.name} is empty. Choose a file with some text in it.`;
     if (draft.file.size > maxUploadBytes) {
       // Just over the limit rounds to the same figure ("25 MB … at most 25 MB"): then say it in bytes.
-      const [size, limit] = formatBytes(draft.file.size) === formatBytes(maxUploadBytes) ? [`${draft.file.size.toLocaleString("en-US")} bytes`, `${maxUploadBytes.toLocaleString("en-US")} bytes`] : [formatBytes(draft.file.size), formatBytes(maxUploadBytes)];
+      const [size, limit] =
+        formatBytes(draft.file.size) === formatBytes(maxUploadBytes)
+          ? [`${draft.file.size.toLocaleString("en-US")} bytes`, `${maxUploadBytes.toLocaleString("en-US")} bytes`]
+          : [formatBytes(draft.file.size), formatBytes(maxUploadBytes)];
       return `${draft.file.name} is ${size}; uploads can be at most ${limit}. Split or compress it, or give its URL instead.`;
     }
     return null;
@@ -32,7 +35,8 @@ export function sourceProblem(draft: SourceDraft, maxUploadBytes: number): strin
   } catch {
     return "That is not a complete web address. It should look like https://example.com/paper.pdf.";
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return "Only http:// and https:// addresses can be fetched.";
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+    return "Only http:// and https:// addresses can be fetched.";
   return null;
 }
 

@@ -9,7 +9,14 @@ import { ResultSkeleton } from "@/components/results/ResultSkeleton";
 import { TierPicker, TierPickerSkeleton } from "@/components/tiers/TierPicker";
 import { DocumentPicker } from "@/components/upload/DocumentPicker";
 import { usePageEstimate } from "@/components/upload/usePageEstimate";
-import { ApiUnreachable, type ApiInfo, type ChunkingResult, type JobAccepted, type TierId, postChunk } from "@/web/api-client";
+import {
+  ApiUnreachable,
+  type ApiInfo,
+  type ChunkingResult,
+  type JobAccepted,
+  type TierId,
+  postChunk,
+} from "@/web/api-client";
 import { formatUsdc } from "@/web/format";
 import { tierName } from "@/web/labels";
 import { type OptionsDraft, defaultDraft, validateOptions } from "@/web/options";
@@ -26,7 +33,10 @@ const loadPaidRun = () => import("@/components/pay/PaidRun");
 const PaidRun = dynamic<PaidRunProps>(loadPaidRun, {
   ssr: false,
   loading: () => (
-    <div role="status" className="flex min-h-40 items-center justify-center rounded-xl border border-line bg-surface text-sm text-muted">
+    <div
+      role="status"
+      className="flex min-h-40 items-center justify-center rounded-xl border border-line bg-surface text-sm text-muted"
+    >
       Loading the payment step…
     </div>
   ),
@@ -34,7 +44,10 @@ const PaidRun = dynamic<PaidRunProps>(loadPaidRun, {
 
 /** The results view (and the virtual list) is only needed once there is a result; its download starts with the request. */
 const loadResultView = () => import("@/components/results/ResultView");
-const ResultView = dynamic(loadResultView, { ssr: false, loading: () => <ResultSkeleton label="Loading the results view" /> });
+const ResultView = dynamic(loadResultView, {
+  ssr: false,
+  loading: () => <ResultSkeleton label="Loading the results view" />,
+});
 
 const isJob = (body: ChunkingResult | JobAccepted): body is JobAccepted => "async" in body && body.async === true;
 
@@ -46,7 +59,12 @@ export function HomePage() {
       {apiProblem ? (
         <div className="mt-8 space-y-3">
           <ProblemAlert problem={{ ...apiProblem, title: "The tiers and limits could not be loaded" }} />
-          <button type="button" onClick={retryApi} disabled={retrying} className="rounded-lg border border-line bg-surface px-4 py-2 text-sm font-medium hover:bg-surface-2 disabled:opacity-60">
+          <button
+            type="button"
+            onClick={retryApi}
+            disabled={retrying}
+            className="rounded-lg border border-line bg-surface px-4 py-2 text-sm font-medium hover:bg-surface-2 disabled:opacity-60"
+          >
             {retrying ? "Trying again…" : "Try again"}
           </button>
         </div>
@@ -62,7 +80,8 @@ function Hero({ api }: { api: ApiInfo | null }) {
     <div className="max-w-3xl">
       <h1 className="text-3xl font-bold tracking-tight text-fg sm:text-4xl">Chunk documents for retrieval</h1>
       <p className="mt-3 text-base leading-relaxed text-muted sm:text-lg">
-        Drop a PDF, Word, HTML, Markdown or text file and get chunks sized in tokens, ready for your vector store. The free tier needs nothing; paid tiers settle per document in USDC on Solana.
+        Drop a PDF, Word, HTML, Markdown or text file and get chunks sized in tokens, ready for your vector store. The
+        free tier needs nothing; paid tiers settle per document in USDC on Solana.
       </p>
       {/* Height reserved before GET /api answers, so the form below never moves. */}
       <p className="mt-4 h-7 text-sm">
@@ -90,14 +109,16 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
   const resultsRef = useRef<HTMLDivElement>(null);
 
   const tiers = api?.tiers ?? [];
-  const tierId = chosenTier ?? (tiers.find((t) => t.id === "free" && t.available) ?? tiers.find((t) => t.available))?.id ?? null;
+  const tierId =
+    chosenTier ?? (tiers.find((t) => t.id === "free" && t.available) ?? tiers.find((t) => t.available))?.id ?? null;
   const tier = tiers.find((t) => t.id === tierId) ?? null;
   const draft = optionsDraft ?? (api ? defaultDraft(api) : null);
   const validation = api && draft ? validateOptions(draft, api) : null;
   const maxUploadBytes = api?.limits.max_upload_bytes ?? null;
   const problemWithSource = maxUploadBytes === null ? null : sourceProblem(source, maxUploadBytes);
   // A file too large is said at once; a missing document only once the person tried to go on.
-  const oversize = source.mode === "file" && source.file !== null && maxUploadBytes !== null && source.file.size > maxUploadBytes;
+  const oversize =
+    source.mode === "file" && source.file !== null && maxUploadBytes !== null && source.file.size > maxUploadBytes;
   const shownSourceProblem = triedToRun || oversize ? problemWithSource : null;
   const busy = isBusy(state.stage);
   const result = state.stage.name === "done" ? state.stage.result : state.lastResult;
@@ -140,9 +161,21 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
         else dispatch({ type: "succeeded", result: outcome.body });
       } else if (outcome.kind === "error") {
         updateQuota(outcome.rateLimit);
-        dispatch({ type: "failed", problem: problemFromError(outcome.status, outcome.body, { retryAfter: outcome.retryAfter, rateLimit: outcome.rateLimit }) });
+        dispatch({
+          type: "failed",
+          problem: problemFromError(outcome.status, outcome.body, {
+            retryAfter: outcome.retryAfter,
+            rateLimit: outcome.rateLimit,
+          }),
+        });
       } else {
-        dispatch({ type: "failed", problem: problemFromError(402, { code: outcome.body.code, message: outcome.body.message ?? "This tier asks for payment." }) });
+        dispatch({
+          type: "failed",
+          problem: problemFromError(402, {
+            code: outcome.body.code,
+            message: outcome.body.message ?? "This tier asks for payment.",
+          }),
+        });
       }
     } catch (error) {
       if (!(error instanceof ApiUnreachable)) throw error;
@@ -155,16 +188,37 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
     <>
       <form onSubmit={onSubmit} noValidate aria-label="Chunk a document" className="mt-10 space-y-6">
         <Step number={1} title="Choose a document">
-          <DocumentPicker draft={source} onChange={setSource} estimate={estimate} maxUploadBytes={maxUploadBytes} problem={shownSourceProblem} disabled={busy} />
+          <DocumentPicker
+            draft={source}
+            onChange={setSource}
+            estimate={estimate}
+            maxUploadBytes={maxUploadBytes}
+            problem={shownSourceProblem}
+            disabled={busy}
+          />
         </Step>
 
-        <Step number={2} title="Choose a tier" aside={api ? `Prices per document, in ${api.asset.symbol} on ${api.network}` : null}>
-          {api && tierId ? <TierPicker tiers={tiers} value={tierId} onChange={chooseTier} disabled={busy} /> : <TierPickerSkeleton />}
+        <Step
+          number={2}
+          title="Choose a tier"
+          aside={api ? `Prices per document, in ${api.asset.symbol} on ${api.network}` : null}
+        >
+          {api && tierId ? (
+            <TierPicker tiers={tiers} value={tierId} onChange={chooseTier} disabled={busy} />
+          ) : (
+            <TierPickerSkeleton />
+          )}
         </Step>
 
         <Step number={3} title="Options">
           {api && draft && validation ? (
-            <ChunkOptionsFields api={api} draft={draft} errors={triedToRun || optionsDraft ? validation.errors : {}} onChange={setOptionsDraft} disabled={busy} />
+            <ChunkOptionsFields
+              api={api}
+              draft={draft}
+              errors={triedToRun || optionsDraft ? validation.errors : {}}
+              onChange={setOptionsDraft}
+              disabled={busy}
+            />
           ) : (
             <div aria-hidden="true" className="h-[6.75rem] animate-pulse rounded-lg bg-surface-2" />
           )}
@@ -175,11 +229,22 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
             <div className="min-w-0">
               {paid && tier ? (
                 <p className="min-h-6 text-sm text-fg">
-                  <span className="font-medium">{tierName(tier.id)}</span> costs <span className="font-semibold tabular-nums">{formatUsdc(tier.price_base_units, api?.asset.decimals)} {api?.asset.symbol ?? "USDC"}</span> for this document
-                  {tier.mode === "async" ? <span className="text-muted">; it runs as a job with its own page</span> : null}.
+                  <span className="font-medium">{tierName(tier.id)}</span> costs{" "}
+                  <span className="font-semibold tabular-nums">
+                    {formatUsdc(tier.price_base_units, api?.asset.decimals)} {api?.asset.symbol ?? "USDC"}
+                  </span>{" "}
+                  for this document
+                  {tier.mode === "async" ? (
+                    <span className="text-muted">; it runs as a job with its own page</span>
+                  ) : null}
+                  .
                 </p>
               ) : (
-                <FreeQuotaLine quota={quota} loading={quotaLoading} estimate={source.mode === "file" ? estimate : null} />
+                <FreeQuotaLine
+                  quota={quota}
+                  loading={quotaLoading}
+                  estimate={source.mode === "file" ? estimate : null}
+                />
               )}
             </div>
             <button
@@ -198,7 +263,9 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
               )}
             </button>
           </div>
-          {state.problem ? <ProblemAlert problem={state.problem} onDismiss={() => dispatch({ type: "dismiss_problem" })} /> : null}
+          {state.problem ? (
+            <ProblemAlert problem={state.problem} onDismiss={() => dispatch({ type: "dismiss_problem" })} />
+          ) : null}
         </div>
       </form>
 
@@ -217,7 +284,11 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
       ) : null}
 
       <div ref={resultsRef} className="mt-10 scroll-mt-24">
-        {state.stage.name === "chunking" ? <ResultSkeleton label="Chunking the document" /> : result ? <ResultView key={state.resultCount} result={result} /> : null}
+        {state.stage.name === "chunking" ? (
+          <ResultSkeleton label="Chunking the document" />
+        ) : result ? (
+          <ResultView key={state.resultCount} result={result} />
+        ) : null}
       </div>
     </>
   );
@@ -228,13 +299,26 @@ function focusFirstInvalid(form: HTMLFormElement) {
   requestAnimationFrame(() => form.querySelector<HTMLElement>("[aria-invalid='true']")?.focus());
 }
 
-function Step({ number, title, aside, children }: { number: number; title: string; aside?: string | null; children: ReactNode }) {
+function Step({
+  number,
+  title,
+  aside,
+  children,
+}: {
+  number: number;
+  title: string;
+  aside?: string | null;
+  children: ReactNode;
+}) {
   const id = `step-${number}`;
   return (
     <section aria-labelledby={id} className="rounded-2xl border border-line bg-surface/60 p-5 sm:p-6">
       <div className="mb-4 flex flex-wrap items-baseline justify-between gap-x-4 gap-y-1">
         <h2 id={id} className="flex items-center gap-3 text-lg font-semibold text-fg">
-          <span aria-hidden="true" className="inline-flex size-7 items-center justify-center rounded-full bg-accent-soft text-sm font-bold text-accent">
+          <span
+            aria-hidden="true"
+            className="inline-flex size-7 items-center justify-center rounded-full bg-accent-soft text-sm font-bold text-accent"
+          >
             {number}
           </span>
           {title}
@@ -247,5 +331,10 @@ function Step({ number, title, aside, children }: { number: number; title: strin
 }
 
 function Spinner() {
-  return <span aria-hidden="true" className="size-4 animate-spin rounded-full border-2 border-current border-r-transparent" />;
+  return (
+    <span
+      aria-hidden="true"
+      className="size-4 animate-spin rounded-full border-2 border-current border-r-transparent"
+    />
+  );
 }

@@ -37,16 +37,30 @@ export type HomeEvent =
   | { type: "cancel_paying" }
   | { type: "dismiss_problem" };
 
-export const initialHomeState: HomeState = { stage: { name: "choosing" }, problem: null, lastResult: null, resultCount: 0 };
+export const initialHomeState: HomeState = {
+  stage: { name: "choosing" },
+  problem: null,
+  lastResult: null,
+  resultCount: 0,
+};
 
 export function homeReducer(state: HomeState, event: HomeEvent): HomeState {
   switch (event.type) {
     case "run_free":
-      return state.stage.name === "chunking" || state.stage.name === "paying" ? state : { ...state, stage: { name: "chunking", request: event.request }, problem: null };
+      return state.stage.name === "chunking" || state.stage.name === "paying"
+        ? state
+        : { ...state, stage: { name: "chunking", request: event.request }, problem: null };
     case "start_paying":
-      return state.stage.name === "chunking" || state.stage.name === "paying" ? state : { ...state, stage: { name: "paying", request: event.request }, problem: null };
+      return state.stage.name === "chunking" || state.stage.name === "paying"
+        ? state
+        : { ...state, stage: { name: "paying", request: event.request }, problem: null };
     case "succeeded":
-      return { stage: { name: "done", result: event.result }, problem: null, lastResult: event.result, resultCount: state.resultCount + 1 };
+      return {
+        stage: { name: "done", result: event.result },
+        problem: null,
+        lastResult: event.result,
+        resultCount: state.resultCount + 1,
+      };
     case "failed":
       return { ...state, stage: { name: "choosing" }, problem: event.problem };
     case "cancel_paying":

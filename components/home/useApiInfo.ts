@@ -19,13 +19,19 @@ export function useApiInfo() {
       try {
         const outcome = await getApiInfo();
         if (outcome.kind === "ok") return outcome.body;
-        throw new ApiInfoError(outcome.kind === "error" ? problemFromError(outcome.status, outcome.body) : problemFromError(402, {}));
+        throw new ApiInfoError(
+          outcome.kind === "error" ? problemFromError(outcome.status, outcome.body) : problemFromError(402, {}),
+        );
       } catch (error) {
         if (error instanceof ApiUnreachable) throw new ApiInfoError(unreachableProblem());
         throw error;
       }
     },
   });
-  const problem = query.error ? (query.error instanceof ApiInfoError ? query.error.problem : unreachableProblem()) : null;
+  const problem = query.error
+    ? query.error instanceof ApiInfoError
+      ? query.error.problem
+      : unreachableProblem()
+    : null;
   return { api: query.data ?? null, problem, retry: () => void query.refetch(), retrying: query.isFetching };
 }

@@ -17,10 +17,17 @@ export function useFreeQuota() {
       return outcome.kind === "ok" ? outcome.body : null;
     },
   });
-  const update = useCallback((rateLimit: RateLimit | undefined) => {
-    if (!rateLimit) return;
-    const status: FreeQuotaStatus = { limit: rateLimit.limit, remaining: rateLimit.remaining, reset: rateLimit.reset };
-    client.setQueryData(KEY, status);
-  }, [client]);
+  const update = useCallback(
+    (rateLimit: RateLimit | undefined) => {
+      if (!rateLimit) return;
+      const status: FreeQuotaStatus = {
+        limit: rateLimit.limit,
+        remaining: rateLimit.remaining,
+        reset: rateLimit.reset,
+      };
+      client.setQueryData(KEY, status);
+    },
+    [client],
+  );
   return { quota: query.data ?? null, loading: query.isPending, update };
 }

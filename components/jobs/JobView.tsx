@@ -75,7 +75,8 @@ export function JobView({ jobId }: { jobId: string }) {
       </nav>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight text-fg sm:text-3xl">AI-Pro job</h1>
       <p className="mt-1 text-sm text-muted">
-        Job <code className="font-mono text-xs text-fg">{jobId}</code>. This page is the job&apos;s own address: leave and come back any time within the hour.
+        Job <code className="font-mono text-xs text-fg">{jobId}</code>. This page is the job&apos;s own address: leave
+        and come back any time within the hour.
       </p>
 
       <div className="mt-6">
@@ -92,7 +93,8 @@ export function JobView({ jobId }: { jobId: string }) {
             </Notice>
           ) : (
             <Notice tone="danger" title="The job's status could not be read.">
-              {outcome.kind === "error" ? outcome.body.message : "The service answered unexpectedly."} <BackHome>Back to the start</BackHome>
+              {outcome.kind === "error" ? outcome.body.message : "The service answered unexpectedly."}{" "}
+              <BackHome>Back to the start</BackHome>
             </Notice>
           )
         ) : job ? (
@@ -113,14 +115,22 @@ export function JobView({ jobId }: { jobId: string }) {
           ) : result.data ? (
             <Notice tone="danger" title="The result could not be loaded.">
               {result.data.kind === "error" ? result.data.body.message : "The service answered unexpectedly."}{" "}
-              <button type="button" onClick={() => void result.refetch()} className="rounded font-medium text-accent underline underline-offset-2">
+              <button
+                type="button"
+                onClick={() => void result.refetch()}
+                className="rounded font-medium text-accent underline underline-offset-2"
+              >
                 Try again
               </button>
             </Notice>
           ) : result.isError ? (
             <Notice tone="danger" title="The result could not be loaded.">
               The service could not be reached.{" "}
-              <button type="button" onClick={() => void result.refetch()} className="rounded font-medium text-accent underline underline-offset-2">
+              <button
+                type="button"
+                onClick={() => void result.refetch()}
+                className="rounded font-medium text-accent underline underline-offset-2"
+              >
                 Try again
               </button>
             </Notice>
@@ -133,25 +143,48 @@ export function JobView({ jobId }: { jobId: string }) {
   );
 }
 
-const STATUS_LABEL: Record<JobStatus["status"], string> = { processing: "Processing", completed: "Completed", failed: "Failed" };
+const STATUS_LABEL: Record<JobStatus["status"], string> = {
+  processing: "Processing",
+  completed: "Completed",
+  failed: "Failed",
+};
 const STATUS_STYLE: Record<JobStatus["status"], string> = {
   processing: "bg-accent-soft text-accent",
   completed: "bg-success-soft text-success",
   failed: "bg-danger-soft text-danger",
 };
 
-function JobCard({ job, now, offline, keptPayment }: { job: JobStatus; now: number; offline: boolean; keptPayment: PaidSignature | null }) {
+function JobCard({
+  job,
+  now,
+  offline,
+  keptPayment,
+}: {
+  job: JobStatus;
+  now: number;
+  offline: boolean;
+  keptPayment: PaidSignature | null;
+}) {
   const progress = Math.max(0, Math.min(100, Math.round(job.progress)));
   const created = toEpochSeconds(job.created_at);
   const expires = toEpochSeconds(job.expires_at);
   const expired = expires * 1000 <= now;
   return (
-    <section aria-labelledby="job-progress-title" className="rounded-2xl border border-line bg-surface p-5 shadow-sm sm:p-6">
+    <section
+      aria-labelledby="job-progress-title"
+      className="rounded-2xl border border-line bg-surface p-5 shadow-sm sm:p-6"
+    >
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id="job-progress-title" className="text-lg font-semibold text-fg">
-          {job.status === "processing" ? "Chunking and enriching" : job.status === "completed" ? "Enriched and ready" : "The job failed"}
+          {job.status === "processing"
+            ? "Chunking and enriching"
+            : job.status === "completed"
+              ? "Enriched and ready"
+              : "The job failed"}
         </h2>
-        <span className={`rounded-full px-2.5 py-0.5 text-xs font-semibold ${STATUS_STYLE[job.status]}`}>{STATUS_LABEL[job.status]}</span>
+        <span className={`rounded-full px-2.5 py-0.5 text-xs font-semibold ${STATUS_STYLE[job.status]}`}>
+          {STATUS_LABEL[job.status]}
+        </span>
       </div>
 
       <div className="mt-4 flex items-center gap-3">
@@ -185,7 +218,10 @@ function JobCard({ job, now, offline, keptPayment }: { job: JobStatus; now: numb
         <div>
           <dt className="text-muted">Kept until</dt>
           <dd className="font-medium text-fg">
-            {formatLocalTime(expires, now)} <span className="font-normal text-muted">({expired ? "expired" : `expires ${formatWait(expires, now)}`})</span>
+            {formatLocalTime(expires, now)}{" "}
+            <span className="font-normal text-muted">
+              ({expired ? "expired" : `expires ${formatWait(expires, now)}`})
+            </span>
           </dd>
         </div>
         <div>
@@ -198,17 +234,29 @@ function JobCard({ job, now, offline, keptPayment }: { job: JobStatus; now: numb
 
       {job.status === "failed" ? (
         <div role="alert" className="mt-5 rounded-xl border border-danger/40 bg-danger-soft p-4">
-          <p className="text-sm font-semibold text-danger">{job.error?.message ?? "The job stopped without saying why."}</p>
+          <p className="text-sm font-semibold text-danger">
+            {job.error?.message ?? "The job stopped without saying why."}
+          </p>
           <p className="mt-2 text-sm leading-6 text-fg">
             Your payment was released: it pays for this same document, tier and settings again.{" "}
             {keptPayment ? (
               <>
-                Choose them again on the start page and it offers to retry without paying again (payment <code title={keptPayment.signature} className="font-mono text-xs">{shortId(keptPayment.signature, 6)}</code>).
+                Choose them again on the start page and it offers to retry without paying again (payment{" "}
+                <code title={keptPayment.signature} className="font-mono text-xs">
+                  {shortId(keptPayment.signature, 6)}
+                </code>
+                ).
               </>
             ) : (
-              <>Submit the request again with the same <code className="font-mono text-xs">X-PAYMENT</code> signature.</>
+              <>
+                Submit the request again with the same <code className="font-mono text-xs">X-PAYMENT</code> signature.
+              </>
             )}{" "}
-            {job.error?.code ? <span className="text-muted">(<code className="font-mono text-xs">{job.error.code}</code>)</span> : null}
+            {job.error?.code ? (
+              <span className="text-muted">
+                (<code className="font-mono text-xs">{job.error.code}</code>)
+              </span>
+            ) : null}
           </p>
           <p className="mt-3">
             <BackHome>Try again</BackHome>
@@ -239,7 +287,12 @@ function Notice({ tone, title, children }: { tone: "danger" | "warning"; title: 
 
 function JobCardSkeleton() {
   return (
-    <div role="status" aria-busy="true" aria-label="Loading the job" className="rounded-2xl border border-line bg-surface p-5 sm:p-6">
+    <div
+      role="status"
+      aria-busy="true"
+      aria-label="Loading the job"
+      className="rounded-2xl border border-line bg-surface p-5 sm:p-6"
+    >
       <div className="h-6 w-56 animate-pulse rounded bg-surface-2" />
       <div className="mt-4 h-3 animate-pulse rounded-full bg-surface-2" />
       <div className="mt-3 h-6 w-40 animate-pulse rounded bg-surface-2" />

@@ -35,7 +35,11 @@ export function ChunkOptionsFields({ api, draft, errors, onChange, disabled }: P
           />
         )}
       </Field>
-      <Field label="Overlap tokens" hint={`0 to half of max tokens${overlapMax !== undefined ? ` (${overlapMax})` : ""}`} error={errors.overlapTokens}>
+      <Field
+        label="Overlap tokens"
+        hint={`0 to half of max tokens${overlapMax !== undefined ? ` (${overlapMax})` : ""}`}
+        error={errors.overlapTokens}
+      >
         {(props) => (
           <input
             {...props}
@@ -51,7 +55,13 @@ export function ChunkOptionsFields({ api, draft, errors, onChange, disabled }: P
       </Field>
       <Field label="Output format" hint="Raw chunks, or records for a vector store">
         {(props) => (
-          <select {...props} value={draft.outputFormat} onChange={(event) => onChange({ ...draft, outputFormat: event.currentTarget.value as OptionsDraft["outputFormat"] })}>
+          <select
+            {...props}
+            value={draft.outputFormat}
+            onChange={(event) =>
+              onChange({ ...draft, outputFormat: event.currentTarget.value as OptionsDraft["outputFormat"] })
+            }
+          >
             {api.output_formats.map((format) => (
               <option key={format} value={format}>
                 {formatName(format)}
@@ -71,7 +81,17 @@ interface ControlProps {
   className: string;
 }
 
-function Field({ label, hint, error, children }: { label: string; hint: string; error?: string; children(props: ControlProps): ReactNode }) {
+function Field({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint: string;
+  error?: string;
+  children(props: ControlProps): ReactNode;
+}) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;

@@ -61,7 +61,13 @@ function currentStep(phase: Phase): StepId | "all-done" {
 }
 
 /** What the live region says: the step happening now, in one sentence. */
-function announcement(phase: Phase, payer: Payer | null, price: Price | undefined, async: boolean, paidBefore: boolean): string {
+function announcement(
+  phase: Phase,
+  payer: Payer | null,
+  price: Price | undefined,
+  async: boolean,
+  paidBefore: boolean,
+): string {
   const amount = price ? `${formatBaseUnits(price.amountBaseUnits, price.decimals)} USDC` : "";
   switch (phase.name) {
     case "pricing":
@@ -105,25 +111,48 @@ function PaidFlow(props: PaidFlowProps) {
     setFaucetError(null);
     try {
       const outcome = await requestFaucet(address);
-      if (outcome.kind !== "ok") setFaucetError(outcome.kind === "error" ? outcome.body.message : "The faucet did not answer as expected.");
+      if (outcome.kind !== "ok")
+        setFaucetError(outcome.kind === "error" ? outcome.body.message : "The faucet did not answer as expected.");
     } catch {
       setFaucetError("The service could not be reached to fund the wallet.");
     }
   }, []);
-  const refreshBalances = useCallback(() => void queryClient.invalidateQueries({ queryKey: ["chunkwise.balances"] }), [queryClient]);
+  const refreshBalances = useCallback(
+    () => void queryClient.invalidateQueries({ queryKey: ["chunkwise.balances"] }),
+    [queryClient],
+  );
 
   // The person's wallet, through the adapter.
   const { wallet, publicKey, connected, signTransaction } = useWallet();
   const walletAddress = connected && publicKey ? publicKey.toBase58() : null;
   const walletPayer = useMemo<Payer | null>(() => {
     if (!walletAddress || !signTransaction) return null;
-    return { kind: "wallet", address: walletAddress, signer: walletTransactionSigner(walletAddress, signTransaction), label: wallet?.adapter.name ?? "your wallet" };
+    return {
+      kind: "wallet",
+      address: walletAddress,
+      signer: walletTransactionSigner(walletAddress, signTransaction),
+      label: wallet?.adapter.name ?? "your wallet",
+    };
   }, [walletAddress, signTransaction, wallet]);
 
   // Local mode's test wallet.
-  const testWallet = useTestWallet({ enabled: local, chain, mint, priceBaseUnits: price?.amountBaseUnits, onFunded: refreshBalances });
+  const testWallet = useTestWallet({
+    enabled: local,
+    chain,
+    mint,
+    priceBaseUnits: price?.amountBaseUnits,
+    onFunded: refreshBalances,
+  });
   const testPayer = useMemo<Payer | null>(
-    () => (testWallet.wallet.status === "ready" ? { kind: "test", address: testWallet.wallet.signer.address, signer: testWallet.wallet.signer, label: "the test wallet" } : null),
+    () =>
+      testWallet.wallet.status === "ready"
+        ? {
+            kind: "test",
+            address: testWallet.wallet.signer.address,
+            signer: testWallet.wallet.signer,
+            label: "the test wallet",
+          }
+        : null,
     [testWallet.wallet],
   );
 
@@ -176,7 +205,10 @@ function PaidFlow(props: PaidFlowProps) {
       busy: phase.name === "pricing",
       detail: price ? (
         <>
-          {amount} to <span title={price.payTo} className="font-mono text-xs">{shortId(price.payTo, 4)}</span>
+          {amount} to{" "}
+          <span title={price.payTo} className="font-mono text-xs">
+            {shortId(price.payTo, 4)}
+          </span>
         </>
       ) : phase.name === "pricing" ? (
         "Asking the service for the price…"
@@ -188,7 +220,11 @@ function PaidFlow(props: PaidFlowProps) {
       id: "wallet",
       title: "Wallet",
       status: statusOf("wallet"),
-      detail: payer ? <PayerLine payer={payer} balances={balances.data} decimals={price?.decimals ?? api.asset.decimals} /> : "Connect a wallet to pay",
+      detail: payer ? (
+        <PayerLine payer={payer} balances={balances.data} decimals={price?.decimals ?? api.asset.decimals} />
+      ) : (
+        "Connect a wallet to pay"
+      ),
     },
     {
       id: "approve",
@@ -213,9 +249,13 @@ function PaidFlow(props: PaidFlowProps) {
       busy: phase.name === "confirming",
       detail:
         phase.name === "confirming" ? (
-          <>Confirming on chain… <SignatureText value={phase.signature} /></>
+          <>
+            Confirming on chain… <SignatureText value={phase.signature} />
+          </>
         ) : statusOf("confirm") === "done" && (signature ?? state.paid?.signature) ? (
-          <>Confirmed <SignatureText value={(signature ?? state.paid?.signature)!} /></>
+          <>
+            Confirmed <SignatureText value={(signature ?? state.paid?.signature)!} />
+          </>
         ) : (
           "The transfer lands on Solana"
         ),
@@ -225,7 +265,18 @@ function PaidFlow(props: PaidFlowProps) {
       title: async ? "Start the job" : "Chunk",
       status: statusOf("chunk"),
       busy: phase.name === "chunking",
-      detail: phase.name === "chunking" ? (async ? "Starting the job…" : "Chunking your document…") : phase.name === "served" ? (async ? "Job started" : "Done") : async ? "The job starts on its own page" : "The request, repeated with the payment",
+      detail:
+        phase.name === "chunking"
+          ? async
+            ? "Starting the job…"
+            : "Chunking your document…"
+          : phase.name === "served"
+            ? async
+              ? "Job started"
+              : "Done"
+            : async
+              ? "The job starts on its own page"
+              : "The request, repeated with the payment",
     },
   ];
 
@@ -233,24 +284,40 @@ function PaidFlow(props: PaidFlowProps) {
   const title = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     title.current?.focus();
-    title.current?.scrollIntoView({ block: "start", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+    title.current?.scrollIntoView({
+      block: "start",
+      behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth",
+    });
   }, []);
 
   const canCancel = phase.name === "pricing" || phase.name === "choosing" || phase.name === "problem";
-  const busy = phase.name === "checking" || phase.name === "approving" || phase.name === "confirming" || phase.name === "chunking";
+  const busy =
+    phase.name === "checking" || phase.name === "approving" || phase.name === "confirming" || phase.name === "chunking";
 
   return (
-    <section aria-labelledby="paid-run-title" className="rounded-2xl border border-line bg-surface p-5 shadow-sm sm:p-6">
+    <section
+      aria-labelledby="paid-run-title"
+      className="rounded-2xl border border-line bg-surface p-5 shadow-sm sm:p-6"
+    >
       <header className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2">
         <div className="min-w-0">
           <p className="text-sm font-medium text-muted">
             Paid request · {tier.id} tier{local ? " · local test chain" : ""}
           </p>
-          <h2 ref={title} id="paid-run-title" tabIndex={-1} className="mt-0.5 scroll-mt-24 text-xl font-semibold tracking-tight text-fg outline-none">
+          <h2
+            ref={title}
+            id="paid-run-title"
+            tabIndex={-1}
+            className="mt-0.5 scroll-mt-24 text-xl font-semibold tracking-tight text-fg outline-none"
+          >
             {amount ? `Pay ${amount}` : "Getting the price…"}
           </h2>
           <p className="mt-1 min-h-5 text-sm text-muted">
-            {price ? (local ? "Test USDC on the local chain: no real money." : `USDC on ${price.network}, sent straight to the service's address.`) : "\u00a0"}
+            {price
+              ? local
+                ? "Test USDC on the local chain: no real money."
+                : `USDC on ${price.network}, sent straight to the service's address.`
+              : "\u00a0"}
           </p>
         </div>
         {canCancel ? (
@@ -265,7 +332,11 @@ function PaidFlow(props: PaidFlowProps) {
 
         {/* Reserved height: the panel changes with each step, the page under it should not jump. */}
         <div className="min-h-56 min-w-0">
-          <p role="status" aria-live="polite" className="mb-3 flex min-h-6 items-center gap-2 text-sm font-medium text-fg">
+          <p
+            role="status"
+            aria-live="polite"
+            className="mb-3 flex min-h-6 items-center gap-2 text-sm font-medium text-fg"
+          >
             {busy ? <Spinner className="size-4 text-accent" /> : null}
             {announcement(phase, payer, price, async, state.paid !== undefined)}
           </p>
@@ -319,7 +390,9 @@ function PaidFlow(props: PaidFlowProps) {
             />
           ) : phase.name === "approving" && payer?.kind === "wallet" ? (
             <p className="rounded-xl border border-line bg-surface-2 p-4 text-sm leading-6 text-fg">
-              Your wallet shows a transfer of <strong>{amount}</strong> to <span className="font-mono text-xs">{price ? shortId(price.payTo, 4) : ""}</span>. Approve it there; nothing is charged until you do.
+              Your wallet shows a transfer of <strong>{amount}</strong> to{" "}
+              <span className="font-mono text-xs">{price ? shortId(price.payTo, 4) : ""}</span>. Approve it there;
+              nothing is charged until you do.
             </p>
           ) : phase.name === "pricing" ? (
             <div aria-hidden="true" className="h-28 animate-pulse rounded-xl bg-surface-2" />
@@ -338,7 +411,15 @@ function SignatureText({ value }: { value: string }) {
   );
 }
 
-function PayerLine({ payer, balances, decimals }: { payer: Payer; balances?: { lamports: bigint; usdcBaseUnits: bigint }; decimals: number }) {
+function PayerLine({
+  payer,
+  balances,
+  decimals,
+}: {
+  payer: Payer;
+  balances?: { lamports: bigint; usdcBaseUnits: bigint };
+  decimals: number;
+}) {
   return (
     <span title={payer.address}>
       {payer.kind === "test" ? "Test wallet" : payer.label}
@@ -373,16 +454,26 @@ function ChoosePayer(props: ChoosePayerProps) {
   const amount = `${formatBaseUnits(price.amountBaseUnits, price.decimals)} USDC`;
   const short = balances !== undefined && balances.usdcBaseUnits < price.amountBaseUnits;
   // A payment already made for this request comes first: paying again would charge twice.
-  if (paid) return <PaidBefore signature={paid.signature} onRetry={props.onRetryWithoutPaying} onForget={props.onForgetPaid} />;
+  if (paid)
+    return <PaidBefore signature={paid.signature} onRetry={props.onRetryWithoutPaying} onForget={props.onForgetPaid} />;
   return (
     <div className="grid gap-4">
       <div className="rounded-xl border border-line p-4">
         <h3 className="text-sm font-semibold text-fg">Pay with</h3>
-        <p className="mt-1 text-sm text-muted">Phantom or any Solana wallet that supports Wallet Standard.{local ? " Or a test wallet, funded with test USDC." : ""}</p>
+        <p className="mt-1 text-sm text-muted">
+          Phantom or any Solana wallet that supports Wallet Standard.
+          {local ? " Or a test wallet, funded with test USDC." : ""}
+        </p>
         <div className="mt-3 flex flex-wrap items-center gap-2">
           <WalletMultiButton />
           {local ? (
-            <button type="button" onClick={props.onUseTestWallet} className={secondaryButton} aria-pressed={usingTest} disabled={testWallet.status === "preparing"}>
+            <button
+              type="button"
+              onClick={props.onUseTestWallet}
+              className={secondaryButton}
+              aria-pressed={usingTest}
+              disabled={testWallet.status === "preparing"}
+            >
               {testWallet.status === "preparing" ? <Spinner /> : null}
               Use a test wallet
             </button>
@@ -397,14 +488,21 @@ function ChoosePayer(props: ChoosePayerProps) {
       </div>
 
       <div className="grid gap-2">
-        <button type="button" onClick={props.onPay} disabled={!payer} className={`${primaryButton} w-full sm:w-auto sm:justify-self-start sm:px-6`}>
+        <button
+          type="button"
+          onClick={props.onPay}
+          disabled={!payer}
+          className={`${primaryButton} w-full sm:w-auto sm:justify-self-start sm:px-6`}
+        >
           Pay {amount}
         </button>
         <p className="text-sm text-muted">
           {payer
             ? `${payer.kind === "test" ? "The test wallet signs" : "Your wallet asks you to approve"} one transfer of exactly ${amount}, plus a network fee of about 0.000005 SOL.`
             : "Connect a wallet first; your wallet then asks you to approve one transfer of exactly this amount."}
-          {balances ? ` Balance: ${formatBaseUnits(balances.usdcBaseUnits, price.decimals)} USDC, ${formatSol(balances.lamports)} SOL.` : ""}
+          {balances
+            ? ` Balance: ${formatBaseUnits(balances.usdcBaseUnits, price.decimals)} USDC, ${formatSol(balances.lamports)} SOL.`
+            : ""}
         </p>
         {short ? (
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
@@ -432,7 +530,11 @@ function ChoosePayer(props: ChoosePayerProps) {
             {faucetError}
           </p>
         ) : null}
-        {props.balancesError ? <p className="text-sm text-muted">The wallet's balance could not be read; it is checked again when you pay.</p> : null}
+        {props.balancesError ? (
+          <p className="text-sm text-muted">
+            The wallet's balance could not be read; it is checked again when you pay.
+          </p>
+        ) : null}
       </div>
     </div>
   );
@@ -443,7 +545,8 @@ function PaidBefore({ signature, onRetry, onForget }: { signature: string; onRet
     <div className="rounded-xl border border-warning/40 bg-warning-soft p-4">
       <p className="text-sm font-semibold text-warning">You already paid for this request.</p>
       <p className="mt-1 text-sm leading-6 text-fg">
-        A payment (<SignatureText value={signature} />) was made for this document, tier and settings, and the request did not complete. Use it again: no second charge.
+        A payment (<SignatureText value={signature} />) was made for this document, tier and settings, and the request
+        did not complete. Use it again: no second charge.
       </p>
       <div className="mt-3 flex flex-wrap gap-2">
         <button type="button" onClick={onRetry} className={primaryButton}>
@@ -463,21 +566,30 @@ function TestWalletStatus({ wallet, onTopUp }: { wallet: TestWallet; onTopUp(): 
     <div className="mt-3 rounded-lg bg-surface-2 p-3 text-sm text-fg" aria-live="polite">
       {wallet.status === "preparing" ? (
         <p className="flex items-center gap-2">
-          <Spinner /> {wallet.signer ? "Funding the test wallet from the local faucet…" : "Making a test wallet in this browser…"}
+          <Spinner />{" "}
+          {wallet.signer ? "Funding the test wallet from the local faucet…" : "Making a test wallet in this browser…"}
         </p>
       ) : wallet.status === "error" ? (
         <p className="text-danger">The test wallet could not be prepared: {wallet.message}</p>
       ) : (
         <>
           <p>
-            Test wallet <span title={wallet.signer.address} className="font-mono text-xs">{shortId(wallet.signer.address, 6)}</span>, kept in this tab until you close it.
+            Test wallet{" "}
+            <span title={wallet.signer.address} className="font-mono text-xs">
+              {shortId(wallet.signer.address, 6)}
+            </span>
+            , kept in this tab until you close it.
           </p>
           {wallet.funded ? (
             <p className="mt-1 text-muted">
               The faucet sent it {wallet.funded.sol} SOL and {wallet.funded.usdc} test USDC.
             </p>
           ) : null}
-          <button type="button" onClick={onTopUp} className="mt-2 rounded text-sm font-medium text-accent underline-offset-2 hover:underline">
+          <button
+            type="button"
+            onClick={onTopUp}
+            className="mt-2 rounded text-sm font-medium text-accent underline-offset-2 hover:underline"
+          >
             Add more test funds
           </button>
         </>

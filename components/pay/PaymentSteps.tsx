@@ -15,16 +15,28 @@ export interface Step {
   busy?: boolean;
 }
 
-const STATUS_TEXT: Record<StepStatus, string> = { pending: "not started", active: "in progress", done: "done", failed: "stopped" };
+const STATUS_TEXT: Record<StepStatus, string> = {
+  pending: "not started",
+  active: "in progress",
+  done: "done",
+  failed: "stopped",
+};
 
 /** The paid run's steps, in order, each marked for what it is now (also in words, for screen readers). */
 export function PaymentSteps({ steps }: { steps: Step[] }) {
   return (
     <ol className="min-w-0" aria-label="Payment steps">
       {steps.map((step, index) => (
-        <li key={step.id} className="relative flex gap-3.5 pb-4 last:pb-0" aria-current={step.status === "active" ? "step" : undefined}>
+        <li
+          key={step.id}
+          className="relative flex gap-3.5 pb-4 last:pb-0"
+          aria-current={step.status === "active" ? "step" : undefined}
+        >
           {index < steps.length - 1 ? (
-            <span aria-hidden="true" className={`absolute left-[15px] top-8 bottom-0 w-0.5 rounded ${step.status === "done" ? "bg-accent" : "bg-line"}`} />
+            <span
+              aria-hidden="true"
+              className={`absolute left-[15px] top-8 bottom-0 w-0.5 rounded ${step.status === "done" ? "bg-accent" : "bg-line"}`}
+            />
           ) : null}
           <StepMarker status={step.status} busy={step.busy ?? false} number={index + 1} />
           <div className="min-w-0 flex-1 pt-1">
@@ -45,7 +57,15 @@ function StepMarker({ status, busy, number }: { status: StepStatus; busy: boolea
   if (status === "done")
     return (
       <span aria-hidden="true" className={`${ring} bg-accent text-accent-fg`}>
-        <svg viewBox="0 0 20 20" className="size-4" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round">
+        <svg
+          viewBox="0 0 20 20"
+          className="size-4"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2.5"
+          strokeLinecap="round"
+          strokeLinejoin="round"
+        >
           <path d="M5 10.5l3.2 3.2L15 7" />
         </svg>
       </span>

@@ -61,18 +61,30 @@ function explain(problem: PaymentProblemDetail, local: boolean): Explanation {
       return problem.reason === "expired"
         ? {
             title: "The payment was not confirmed.",
-            body: [<>The transaction expired before it landed on chain, so it can no longer land. Nothing was charged if it never landed. <Signature value={problem.signature} /></>],
+            body: [
+              <>
+                The transaction expired before it landed on chain, so it can no longer land. Nothing was charged if it
+                never landed. <Signature value={problem.signature} />
+              </>,
+            ],
             actions: ["pay_again", "back"],
           }
         : {
             title: "The payment was not confirmed in time.",
-            body: [<>The network has not confirmed the transaction within a minute. Nothing was charged if it never landed; if it lands, checking again uses it without paying twice. <Signature value={problem.signature} /></>],
+            body: [
+              <>
+                The network has not confirmed the transaction within a minute. Nothing was charged if it never landed;
+                if it lands, checking again uses it without paying twice. <Signature value={problem.signature} />
+              </>,
+            ],
             actions: ["check_again", "back"],
           };
     case "transaction_failed":
       return {
         title: "The transfer failed on chain.",
-        body: [`The network refused it (${problem.chainError}). No USDC moved: a failed transaction changes nothing but its fee.`],
+        body: [
+          `The network refused it (${problem.chainError}). No USDC moved: a failed transaction changes nothing but its fee.`,
+        ],
         actions: ["try_again", "back"],
       };
     case "rpc_unreachable":
@@ -80,7 +92,9 @@ function explain(problem: PaymentProblemDetail, local: boolean): Explanation {
         title: "The Solana network could not be reached.",
         body: [
           `${problem.rpcUrl} did not answer (${problem.message}). Nothing was charged. Check your connection and try again.`,
-          ...(local ? ["On the local test chain, the chain runs beside the service: check that the service is still running."] : []),
+          ...(local
+            ? ["On the local test chain, the chain runs beside the service: check that the service is still running."]
+            : []),
         ],
         actions: ["try_again", "back"],
       };
@@ -92,8 +106,16 @@ function explain(problem: PaymentProblemDetail, local: boolean): Explanation {
       };
     case "service_refused":
       return {
-        title: problem.status === 429 || problem.status >= 500 ? "The service cannot take this request right now." : "The service did not accept this request.",
-        body: [<>{problem.body.message} <Code status={problem.status} code={problem.body.code} /></>, "Nothing was charged."],
+        title:
+          problem.status === 429 || problem.status >= 500
+            ? "The service cannot take this request right now."
+            : "The service did not accept this request.",
+        body: [
+          <>
+            {problem.body.message} <Code status={problem.status} code={problem.body.code} />
+          </>,
+          "Nothing was charged.",
+        ],
         actions: problem.status === 429 || problem.status >= 500 ? ["try_again", "back"] : ["back"],
       };
     case "paid_request_failed":
@@ -101,31 +123,55 @@ function explain(problem: PaymentProblemDetail, local: boolean): Explanation {
         ? {
             title: "You paid, but the request did not complete.",
             body: [
-              <>{problem.body.message} <Code status={problem.status} code={problem.body.code} /></>,
-              <>The service released your payment for this exact request, so retrying costs nothing.{problem.retryAfter ? ` It suggests waiting ${problem.retryAfter} s first.` : ""} <Signature value={problem.signature} /></>,
+              <>
+                {problem.body.message} <Code status={problem.status} code={problem.body.code} />
+              </>,
+              <>
+                The service released your payment for this exact request, so retrying costs nothing.
+                {problem.retryAfter ? ` It suggests waiting ${problem.retryAfter} s first.` : ""}{" "}
+                <Signature value={problem.signature} />
+              </>,
             ],
             actions: ["retry_without_paying", "back"],
           }
         : {
             title: "The service did not accept the payment.",
-            body: [<>{problem.body.message} <Code status={problem.status} code={problem.body.code} /></>, <Signature key="s" value={problem.signature} />],
+            body: [
+              <>
+                {problem.body.message} <Code status={problem.status} code={problem.body.code} />
+              </>,
+              <Signature key="s" value={problem.signature} />,
+            ],
             actions: ["pay_again", "back"],
           };
     case "service_unreachable":
       return problem.signature
         ? {
             title: "The service could not be reached after you paid.",
-            body: [<>Your payment is kept for this request: retry without paying again once the service answers. <Signature value={problem.signature} /></>],
+            body: [
+              <>
+                Your payment is kept for this request: retry without paying again once the service answers.{" "}
+                <Signature value={problem.signature} />
+              </>,
+            ],
             actions: ["retry_without_paying", "back"],
           }
-        : { title: "The service could not be reached.", body: ["Nothing was charged. Check your connection and try again."], actions: ["try_again", "back"] };
+        : {
+            title: "The service could not be reached.",
+            body: ["Nothing was charged. Check your connection and try again."],
+            actions: ["try_again", "back"],
+          };
   }
 }
 
 function Signature({ value }: { value: string }) {
   return (
     <span className="whitespace-nowrap">
-      Transaction <code title={value} className="rounded bg-surface px-1 py-0.5 font-mono text-xs text-fg">{shortId(value, 6)}</code>.
+      Transaction{" "}
+      <code title={value} className="rounded bg-surface px-1 py-0.5 font-mono text-xs text-fg">
+        {shortId(value, 6)}
+      </code>
+      .
     </span>
   );
 }
@@ -178,7 +224,13 @@ export function ProblemNotice(props: ProblemNoticeProps) {
       ))}
       <div className="mt-4 flex flex-wrap gap-2">
         {actions.map((action, index) => (
-          <button key={action} type="button" onClick={handlers[action]} disabled={pending} className={index === 0 && action !== "back" ? primaryButton : secondaryButton}>
+          <button
+            key={action}
+            type="button"
+            onClick={handlers[action]}
+            disabled={pending}
+            className={index === 0 && action !== "back" ? primaryButton : secondaryButton}
+          >
             {pending && action === "top_up" ? "Asking the faucet…" : LABELS[action]}
           </button>
         ))}

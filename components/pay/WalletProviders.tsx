@@ -44,7 +44,10 @@ function NameTheModalCloseButton() {
   const { visible } = useWalletModal();
   useEffect(() => {
     if (!visible) return;
-    const name = () => document.querySelectorAll(".wallet-adapter-modal-button-close:not([aria-label])").forEach((button) => button.setAttribute("aria-label", "Close"));
+    const name = () =>
+      document
+        .querySelectorAll(".wallet-adapter-modal-button-close:not([aria-label])")
+        .forEach((button) => button.setAttribute("aria-label", "Close"));
     name();
     // The modal mounts through a portal just after `visible` flips.
     const observer = new MutationObserver(name);

@@ -5,7 +5,13 @@ import { useCallback, useEffect, useMemo, useReducer, useRef } from "react";
 import type { PaidRunProps } from "@/components/pay/paid-run-props";
 import { PaymentChain } from "@/web/payment/payment-chain";
 import { type Price, type Served, askPrice, checkFunds, redeemPayment, signPayment } from "@/web/payment/paid-request";
-import { forgetPaidSignature, linkJobToPayment, paidRequestKey, recallPaidSignature, rememberPaidSignature } from "@/web/payment/paid-signatures";
+import {
+  forgetPaidSignature,
+  linkJobToPayment,
+  paidRequestKey,
+  recallPaidSignature,
+  rememberPaidSignature,
+} from "@/web/payment/paid-signatures";
 import { PaymentProblem, type PaymentProblemDetail } from "@/web/payment/payment-problem";
 
 /**
@@ -42,9 +48,7 @@ interface State {
 }
 
 type Action =
-  | { type: "phase"; phase: Phase }
-  | { type: "priced"; price: Price }
-  | { type: "paid"; paid?: State["paid"] };
+  { type: "phase"; phase: Phase } | { type: "priced"; price: Price } | { type: "paid"; paid?: State["paid"] };
 
 function reducer(state: State, action: Action): State {
   switch (action.type) {
@@ -60,7 +64,8 @@ function reducer(state: State, action: Action): State {
 /** A retry with the same signature helps unless the service refused the payment itself. */
 const RETRYABLE_PAYMENT_CODES = new Set(["payment_not_found", "payment_unconfirmed", "payment_in_progress"]);
 export const canRetryWithoutPaying = (problem: PaymentProblemDetail): boolean =>
-  (problem.kind === "paid_request_failed" && (problem.status !== 402 || RETRYABLE_PAYMENT_CODES.has(problem.body.code))) ||
+  (problem.kind === "paid_request_failed" &&
+    (problem.status !== 402 || RETRYABLE_PAYMENT_CODES.has(problem.body.code))) ||
   (problem.kind === "service_unreachable" && problem.signature !== undefined) ||
   (problem.kind === "not_confirmed" && problem.reason === "timeout");
 
@@ -71,7 +76,10 @@ export function usePaidRun(props: PaidRunProps) {
   const url = props.source.kind === "url" ? props.source.url : null;
   const { max_tokens, overlap_tokens, output_format } = props.options;
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  const { tier, source, options } = useMemo(() => ({ tier: props.tier, source: props.source, options: props.options }), [props.tier.id, file, url, max_tokens, overlap_tokens, output_format]);
+  const { tier, source, options } = useMemo(
+    () => ({ tier: props.tier, source: props.source, options: props.options }),
+    [props.tier.id, file, url, max_tokens, overlap_tokens, output_format],
+  );
   const chain = useMemo(() => new PaymentChain(api.payment.rpc_url), [api.payment.rpc_url]);
   const decimals = api.asset.decimals;
   const [state, dispatch] = useReducer(reducer, { phase: { name: "pricing" } });
@@ -89,15 +97,14 @@ export function usePaidRun(props: PaidRunProps) {
     if (alive.current) dispatch({ type: "phase", phase });
   }, []);
 
-  const fail = useCallback(
-    (at: StepId, error: unknown) => {
-      if (!alive.current) return;
-      const problem: PaymentProblemDetail =
-        error instanceof PaymentProblem ? error.detail : { kind: "wallet_error", message: error instanceof Error ? error.message : String(error) };
-      dispatch({ type: "phase", phase: { name: "problem", at, problem } });
-    },
-    [],
-  );
+  const fail = useCallback((at: StepId, error: unknown) => {
+    if (!alive.current) return;
+    const problem: PaymentProblemDetail =
+      error instanceof PaymentProblem
+        ? error.detail
+        : { kind: "wallet_error", message: error instanceof Error ? error.message : String(error) };
+    dispatch({ type: "phase", phase: { name: "problem", at, problem } });
+  }, []);
 
   const finish = useCallback(
     async (served: Served) => {
@@ -159,7 +166,12 @@ export function usePaidRun(props: PaidRunProps) {
         await chain.waitForConfirmation(signature, lastValidBlockHeight, abort.current.signal);
       } catch (error) {
         // A transaction whose blockhash expired can never land: nothing to retry with.
-        if (error instanceof PaymentProblem && error.detail.kind === "not_confirmed" && error.detail.reason === "expired") forgetPaidSignature(await keyOfRequest());
+        if (
+          error instanceof PaymentProblem &&
+          error.detail.kind === "not_confirmed" &&
+          error.detail.reason === "expired"
+        )
+          forgetPaidSignature(await keyOfRequest());
         return fail("confirm", error);
       }
       await redeem(signature);
@@ -190,7 +202,12 @@ export function usePaidRun(props: PaidRunProps) {
       }
       set({ name: "confirming", signature: signed.signature });
       try {
-        await chain.send(signed.wireTransaction, { signature: signed.signature, usdc: { need: price.amountBaseUnits, decimals: price.decimals }, payer: payer.address, mint: price.mint });
+        await chain.send(signed.wireTransaction, {
+          signature: signed.signature,
+          usdc: { need: price.amountBaseUnits, decimals: price.decimals },
+          payer: payer.address,
+          mint: price.mint,
+        });
       } catch (error) {
         return fail("confirm", error);
       }
@@ -206,10 +223,16 @@ export function usePaidRun(props: PaidRunProps) {
   /** After a problem: the same signature again (paid already), or keep waiting for one not yet confirmed. */
   const retryWithoutPaying = useCallback(async () => {
     const phase = state.phase;
-    if (phase.name === "problem" && phase.problem.kind === "not_confirmed" && inFlight.current?.signature === phase.problem.signature) {
+    if (
+      phase.name === "problem" &&
+      phase.problem.kind === "not_confirmed" &&
+      inFlight.current?.signature === phase.problem.signature
+    ) {
       return confirmAndRedeem(inFlight.current.signature, inFlight.current.lastValidBlockHeight);
     }
-    const signature = state.paid?.signature ?? (phase.name === "problem" && "signature" in phase.problem ? phase.problem.signature : undefined);
+    const signature =
+      state.paid?.signature ??
+      (phase.name === "problem" && "signature" in phase.problem ? phase.problem.signature : undefined);
     if (signature) await redeem(signature);
   }, [state.phase, state.paid, confirmAndRedeem, redeem]);
 

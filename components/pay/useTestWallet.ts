@@ -18,7 +18,13 @@ export type TestWallet =
  * the person asks for it, and funded by the local faucet whenever it holds
  * less than the price or the fee.
  */
-export function useTestWallet(options: { enabled: boolean; chain: PaymentChain; mint: string; priceBaseUnits?: bigint; onFunded(): void }) {
+export function useTestWallet(options: {
+  enabled: boolean;
+  chain: PaymentChain;
+  mint: string;
+  priceBaseUnits?: bigint;
+  onFunded(): void;
+}) {
   const { enabled, chain, mint, priceBaseUnits, onFunded } = options;
   const [wallet, setWallet] = useState<TestWallet>({ status: "off" });
   const alive = useRef(true);
@@ -35,9 +41,12 @@ export function useTestWallet(options: { enabled: boolean; chain: PaymentChain; 
       try {
         outcome = await requestFaucet(signer.address);
       } catch (error) {
-        throw new Error(error instanceof ApiUnreachable ? "The service could not be reached to fund the test wallet." : String(error));
+        throw new Error(
+          error instanceof ApiUnreachable ? "The service could not be reached to fund the test wallet." : String(error),
+        );
       }
-      if (outcome.kind !== "ok") throw new Error(outcome.kind === "error" ? outcome.body.message : "The faucet did not answer as expected.");
+      if (outcome.kind !== "ok")
+        throw new Error(outcome.kind === "error" ? outcome.body.message : "The faucet did not answer as expected.");
       onFunded();
       return { sol: outcome.body.sol, usdc: outcome.body.usdc };
     },
@@ -70,7 +79,8 @@ export function useTestWallet(options: { enabled: boolean; chain: PaymentChain; 
       const funded = await fund(signer);
       if (alive.current) setWallet({ status: "ready", signer, funded });
     } catch (error) {
-      if (alive.current) setWallet({ status: "error", signer, message: error instanceof Error ? error.message : String(error) });
+      if (alive.current)
+        setWallet({ status: "error", signer, message: error instanceof Error ? error.message : String(error) });
     }
   }, [wallet, fund, use]);
 

@@ -99,7 +99,10 @@ function EntityChips({ entities }: { entities: Entity[] }) {
   return (
     <ul aria-label="Entities" className="mt-3 flex flex-wrap gap-1.5">
       {entities.map((entity, i) => (
-        <li key={`${entity.type}:${entity.text}:${i}`} className="inline-flex items-center overflow-hidden rounded-full border border-line text-xs">
+        <li
+          key={`${entity.type}:${entity.text}:${i}`}
+          className="inline-flex items-center overflow-hidden rounded-full border border-line text-xs"
+        >
           <span className="bg-surface-2 px-2 py-0.5 font-medium uppercase tracking-wide text-muted">{entity.type}</span>
           <span className="px-2 py-0.5 text-fg">{entity.text}</span>
         </li>
@@ -118,8 +121,16 @@ function RecordDetails({ chunk, format }: { chunk: ChunkView; format: OutputForm
       </summary>
       {open ? (
         // Focusable, so a keyboard can scroll a long record.
-        <pre tabIndex={0} aria-label={`${format} record of chunk #${chunk.index}`} className="mt-2 max-h-80 overflow-auto rounded-lg bg-surface-2 p-3 font-mono text-xs text-fg">
-          {JSON.stringify(chunk.record, (_key, value: unknown) => (value === chunk.text ? "(the chunk text, shown above)" : value), 2)}
+        <pre
+          tabIndex={0}
+          aria-label={`${format} record of chunk #${chunk.index}`}
+          className="mt-2 max-h-80 overflow-auto rounded-lg bg-surface-2 p-3 font-mono text-xs text-fg"
+        >
+          {JSON.stringify(
+            chunk.record,
+            (_key, value: unknown) => (value === chunk.text ? "(the chunk text, shown above)" : value),
+            2,
+          )}
         </pre>
       ) : null}
     </details>

@@ -73,7 +73,13 @@ export function ChunkList({ chunks, format, announce }: Props) {
             className="absolute inset-x-0 top-0"
             style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
           >
-            <ChunkCard chunk={chunk} format={format} expanded={expanded.has(chunk.index)} onToggle={onToggle} announce={announce} />
+            <ChunkCard
+              chunk={chunk}
+              format={format}
+              expanded={expanded.has(chunk.index)}
+              onToggle={onToggle}
+              announce={announce}
+            />
           </li>
         );
       })}

@@ -24,7 +24,11 @@ export function CopyButton({ text, label, srSuffix, announce, announcement, clas
   const onClick = async () => {
     const ok = await copyText(text());
     setState(ok ? "copied" : "failed");
-    announce(ok ? announcement : "Copying failed: your browser did not allow access to the clipboard. Select the text and copy it instead.");
+    announce(
+      ok
+        ? announcement
+        : "Copying failed: your browser did not allow access to the clipboard. Select the text and copy it instead.",
+    );
     clearTimeout(timer.current);
     timer.current = setTimeout(() => setState("idle"), 2000);
   };
@@ -37,7 +41,11 @@ export function CopyButton({ text, label, srSuffix, announce, announcement, clas
     >
       {/* Both labels share one grid cell, so the button is as wide as the longer one; the hidden one (visibility) is out of the accessible name too. */}
       <span className={`col-start-1 row-start-1 ${state === "idle" ? "" : "invisible"}`}>{label}</span>
-      <span className={`col-start-1 row-start-1 ${state === "copied" ? "text-success" : state === "failed" ? "text-danger" : "invisible"}`}>{state === "failed" ? "Failed" : "Copied ✓"}</span>
+      <span
+        className={`col-start-1 row-start-1 ${state === "copied" ? "text-success" : state === "failed" ? "text-danger" : "invisible"}`}
+      >
+        {state === "failed" ? "Failed" : "Copied ✓"}
+      </span>
       {srSuffix ? <span className="sr-only"> {srSuffix}</span> : null}
     </button>
   );

@@ -39,11 +39,28 @@ export function ResultSummary({ result }: { result: ChunkingResult }) {
 }
 
 /** `code`: an identifier shown whole (wrapped at any character), never cut short. */
-function Figure({ term, value, detail, wide, code }: { term: string; value: string; detail?: ReactNode; wide?: boolean; code?: boolean }) {
+function Figure({
+  term,
+  value,
+  detail,
+  wide,
+  code,
+}: {
+  term: string;
+  value: string;
+  detail?: ReactNode;
+  wide?: boolean;
+  code?: boolean;
+}) {
   return (
-    <div className={`min-w-0 rounded-xl border border-line bg-surface px-4 py-3 ${wide ? "col-span-2 sm:col-span-1" : ""}`}>
+    <div
+      className={`min-w-0 rounded-xl border border-line bg-surface px-4 py-3 ${wide ? "col-span-2 sm:col-span-1" : ""}`}
+    >
       <dt className="text-xs font-medium uppercase tracking-wide text-muted">{term}</dt>
-      <dd className={`mt-1 font-semibold text-fg ${code ? "break-all font-mono text-sm leading-6" : "truncate text-lg"}`} title={value}>
+      <dd
+        className={`mt-1 font-semibold text-fg ${code ? "break-all font-mono text-sm leading-6" : "truncate text-lg"}`}
+        title={value}
+      >
         {value}
         {detail ? <span className="mt-0.5 block text-muted">{detail}</span> : null}
       </dd>

@@ -32,12 +32,24 @@ function useChunks(result: ChunkingResult) {
       const outcome = await getStoredResult(stored!);
       if (outcome.kind === "ok") return outcome.body;
       throw new StoredResultError(
-        outcome.kind === "error" ? outcome.body : { success: false, error: "Payment Required", code: outcome.body.code, message: "The stored result asked for payment, which it never should." },
+        outcome.kind === "error"
+          ? outcome.body
+          : {
+              success: false,
+              error: "Payment Required",
+              code: outcome.body.code,
+              message: "The stored result asked for payment, which it never should.",
+            },
       );
     },
   });
   if (!stored) return { chunks: result.chunks ?? [], loading: false, error: null };
-  return { chunks: query.data?.chunks ?? null, loading: query.isPending, error: query.error, retry: () => query.refetch() };
+  return {
+    chunks: query.data?.chunks ?? null,
+    loading: query.isPending,
+    error: query.error,
+    retry: () => query.refetch(),
+  };
 }
 
 /**
@@ -58,7 +70,8 @@ export function ResultView({ result }: { result: ChunkingResult }) {
   const maxTokens = typeof result.metadata.max_tokens === "number" ? result.metadata.max_tokens : Math.max(1, ...sizes);
   const [announcement, setAnnouncement] = useState("");
   // A fresh string each time, so the same message twice is announced twice.
-  const announce = (message: string) => setAnnouncement((previous) => (previous === message ? `${message}\u00a0` : message));
+  const announce = (message: string) =>
+    setAnnouncement((previous) => (previous === message ? `${message}\u00a0` : message));
   const records = chunks ? storeRecords(result, chunks) : null;
 
   return (
@@ -82,9 +95,17 @@ export function ResultView({ result }: { result: ChunkingResult }) {
       {error ? (
         <div role="alert" className="rounded-xl border border-danger bg-danger-soft p-4 text-sm text-fg">
           <p className="font-semibold text-danger">The chunks could not be loaded.</p>
-          <p className="mt-1">{error instanceof StoredResultError ? error.body.message : "The service could not be reached. Check your connection and try again."}</p>
+          <p className="mt-1">
+            {error instanceof StoredResultError
+              ? error.body.message
+              : "The service could not be reached. Check your connection and try again."}
+          </p>
           {retry ? (
-            <button type="button" onClick={() => retry()} className="mt-3 rounded-md border border-line bg-surface px-3 py-1.5 font-medium hover:bg-surface-2">
+            <button
+              type="button"
+              onClick={() => retry()}
+              className="mt-3 rounded-md border border-line bg-surface px-3 py-1.5 font-medium hover:bg-surface-2"
+            >
               Try again
             </button>
           ) : null}
@@ -117,7 +138,9 @@ export function ResultView({ result }: { result: ChunkingResult }) {
             <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Download and copy">
               <DownloadButton onClick={() => saveFile(resultJson(result, chunks))} label="JSON" />
               <DownloadButton onClick={() => saveFile(chunksJsonl(result, chunks))} label="JSONL" />
-              {records ? <DownloadButton onClick={() => saveFile(records)} label={`${formatName(format)} (JSON)`} /> : null}
+              {records ? (
+                <DownloadButton onClick={() => saveFile(records)} label={`${formatName(format)} (JSON)`} />
+              ) : null}
               <CopyButton
                 label="Copy all"
                 text={() => JSON.stringify(chunks, null, 2)}
@@ -136,7 +159,9 @@ export function ResultView({ result }: { result: ChunkingResult }) {
           {shown.length ? (
             <ChunkList chunks={shown} format={format} announce={announce} />
           ) : (
-            <p className="rounded-xl border border-dashed border-line p-8 text-center text-muted">No chunk contains “{deferredQuery.trim()}”. Try fewer or other words.</p>
+            <p className="rounded-xl border border-dashed border-line p-8 text-center text-muted">
+              No chunk contains “{deferredQuery.trim()}”. Try fewer or other words.
+            </p>
           )}
         </>
       )}
@@ -150,8 +175,21 @@ export function ResultView({ result }: { result: ChunkingResult }) {
 
 function DownloadButton({ onClick, label }: { onClick(): void; label: string }) {
   return (
-    <button type="button" onClick={onClick} className="inline-flex items-center gap-1.5 rounded-md border border-line bg-surface px-2.5 py-1.5 text-sm font-medium text-fg hover:bg-surface-2">
-      <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.7" strokeLinecap="round" strokeLinejoin="round">
+    <button
+      type="button"
+      onClick={onClick}
+      className="inline-flex items-center gap-1.5 rounded-md border border-line bg-surface px-2.5 py-1.5 text-sm font-medium text-fg hover:bg-surface-2"
+    >
+      <svg
+        aria-hidden="true"
+        viewBox="0 0 20 20"
+        className="size-4"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.7"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      >
         <path d="M10 3v10m0 0-4-4m4 4 4-4M4 16h12" />
       </svg>
       <span className="sr-only">Download </span>

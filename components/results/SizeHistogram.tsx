@@ -20,18 +20,33 @@ export function SizeHistogram({ sizes, maxTokens }: { sizes: readonly number[]; 
         <span className="text-sm font-semibold text-fg">Chunk sizes (tokens)</span>
         {stats ? (
           <span className="text-xs tabular-nums text-muted">
-            min {formatCount(stats.min)} · median {formatCount(stats.median)} · max {formatCount(stats.max)} · limit {formatCount(maxTokens)}
+            min {formatCount(stats.min)} · median {formatCount(stats.median)} · max {formatCount(stats.max)} · limit{" "}
+            {formatCount(maxTokens)}
           </span>
         ) : null}
       </figcaption>
-      <div role="img" aria-label={`Histogram of ${plural(sizes.length, "chunk")} by size. ${description}.`} className="mt-3 flex h-28 items-end gap-1">
+      <div
+        role="img"
+        aria-label={`Histogram of ${plural(sizes.length, "chunk")} by size. ${description}.`}
+        className="mt-3 flex h-28 items-end gap-1"
+      >
         {bins.map((bin) => (
-          <div key={bin.from} className="flex h-full flex-1 flex-col justify-end" title={`${binLabel(bin)} tokens: ${plural(bin.count, "chunk")}`}>
-            <div className="rounded-t-sm bg-bar" style={{ height: `${bin.count === 0 ? 0 : Math.max(3, (bin.count / tallest) * 100)}%` }} />
+          <div
+            key={bin.from}
+            className="flex h-full flex-1 flex-col justify-end"
+            title={`${binLabel(bin)} tokens: ${plural(bin.count, "chunk")}`}
+          >
+            <div
+              className="rounded-t-sm bg-bar"
+              style={{ height: `${bin.count === 0 ? 0 : Math.max(3, (bin.count / tallest) * 100)}%` }}
+            />
           </div>
         ))}
       </div>
-      <div aria-hidden="true" className="mt-1 flex justify-between border-t border-line pt-1 text-xs tabular-nums text-muted">
+      <div
+        aria-hidden="true"
+        className="mt-1 flex justify-between border-t border-line pt-1 text-xs tabular-nums text-muted"
+      >
         <span>0</span>
         <span>{formatCount(Math.round(maxTokens / 2))}</span>
         <span>{formatCount(maxTokens)}</span>

@@ -61,7 +61,9 @@ function TierCard({ tier, checked, onChange }: { tier: TierInfo; checked: boolea
             {tierName(tier.id)}
           </span>
         </span>
-        <span className={`shrink-0 rounded-full px-2 py-0.5 text-xs font-medium ${tier.mode === "async" ? "bg-warning-soft text-warning" : "bg-surface-2 text-muted"}`}>
+        <span
+          className={`shrink-0 rounded-full px-2 py-0.5 text-xs font-medium ${tier.mode === "async" ? "bg-warning-soft text-warning" : "bg-surface-2 text-muted"}`}
+        >
           {tier.mode === "async" ? "Async job" : "Instant"}
         </span>
       </span>
@@ -76,7 +78,8 @@ function TierCard({ tier, checked, onChange }: { tier: TierInfo; checked: boolea
         </span>
         {unavailable ? (
           <span className="mt-1 rounded-md bg-surface-2 px-2 py-1.5 text-muted">
-            <span className="font-medium text-fg">Unavailable here.</span> {tier.reason ?? "This server cannot run this tier right now."}
+            <span className="font-medium text-fg">Unavailable here.</span>{" "}
+            {tier.reason ?? "This server cannot run this tier right now."}
           </span>
         ) : null}
       </span>

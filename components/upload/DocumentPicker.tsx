@@ -31,7 +31,12 @@ export function DocumentPicker({ draft, onChange, estimate, maxUploadBytes, prob
           disabled={disabled}
         />
       ) : (
-        <UrlField url={draft.url} onChange={(url) => onChange({ ...draft, url })} problem={problem} disabled={disabled} />
+        <UrlField
+          url={draft.url}
+          onChange={(url) => onChange({ ...draft, url })}
+          problem={problem}
+          disabled={disabled}
+        />
       )}
     </div>
   );

@@ -50,15 +50,29 @@ export function FileDropZone({ file, estimate, maxUploadBytes, onFile, problem, 
         onDrop={onDrop}
         data-dragging={dragging || undefined}
         className={`flex min-h-36 cursor-pointer flex-col items-center justify-center gap-2 rounded-xl border-2 border-dashed px-4 py-6 text-center transition-colors has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-ring ${
-          dragging ? "border-accent bg-accent-soft" : problem ? "border-danger bg-surface" : "border-line-strong bg-surface hover:border-accent hover:bg-accent-soft/50"
+          dragging
+            ? "border-accent bg-accent-soft"
+            : problem
+              ? "border-danger bg-surface"
+              : "border-line-strong bg-surface hover:border-accent hover:bg-accent-soft/50"
         } ${disabled ? "cursor-not-allowed opacity-60" : ""}`}
       >
-        <svg aria-hidden="true" viewBox="0 0 24 24" className="size-8 text-accent" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round">
+        <svg
+          aria-hidden="true"
+          viewBox="0 0 24 24"
+          className="size-8 text-accent"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.6"
+          strokeLinecap="round"
+          strokeLinejoin="round"
+        >
           <path d="M12 15V4m0 0-4 4m4-4 4 4" />
           <path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3" />
         </svg>
         <span className="text-base text-fg">
-          Drop a document here, or <span className="font-semibold text-accent underline underline-offset-4">choose a file</span>
+          Drop a document here, or{" "}
+          <span className="font-semibold text-accent underline underline-offset-4">choose a file</span>
         </span>
         <span id={hintId} className="text-sm text-muted">
           PDF, DOCX, HTML, Markdown or plain text{maxUploadBytes ? `, up to ${formatBytes(maxUploadBytes)}` : ""}
@@ -81,7 +95,10 @@ export function FileDropZone({ file, estimate, maxUploadBytes, onFile, problem, 
         />
       </label>
 
-      <div className="mt-3 flex h-16 items-center gap-3 rounded-lg border border-line bg-surface-2 px-3" data-testid="file-summary">
+      <div
+        className="mt-3 flex h-16 items-center gap-3 rounded-lg border border-line bg-surface-2 px-3"
+        data-testid="file-summary"
+      >
         {file ? (
           <>
             <FileIcon />
@@ -120,7 +137,15 @@ export function FileDropZone({ file, estimate, maxUploadBytes, onFile, problem, 
 
 function FileIcon() {
   return (
-    <svg aria-hidden="true" viewBox="0 0 24 24" className="size-8 shrink-0 text-muted" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinejoin="round">
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 24 24"
+      className="size-8 shrink-0 text-muted"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.5"
+      strokeLinejoin="round"
+    >
       <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8l-5-5Z" />
       <path d="M14 3v5h5M9 13h6M9 17h4" strokeLinecap="round" />
     </svg>

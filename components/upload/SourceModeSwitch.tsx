@@ -8,7 +8,15 @@ const MODES: { value: SourceDraft["mode"]; label: string }[] = [
 ];
 
 /** Two radios styled as a segmented control: arrow keys move between them, as in any radio group. */
-export function SourceModeSwitch({ mode, onChange, disabled }: { mode: SourceDraft["mode"]; onChange(mode: SourceDraft["mode"]): void; disabled?: boolean }) {
+export function SourceModeSwitch({
+  mode,
+  onChange,
+  disabled,
+}: {
+  mode: SourceDraft["mode"];
+  onChange(mode: SourceDraft["mode"]): void;
+  disabled?: boolean;
+}) {
   return (
     <fieldset className="inline-flex rounded-lg border border-line bg-surface-2 p-1" disabled={disabled}>
       <legend className="sr-only">Document source</legend>

@@ -11,7 +11,8 @@ export function usePageEstimate(file: File | null): PageEstimate | null {
     let current = true;
     estimatePages(file).then(
       (value) => current && setEstimate({ file, value }),
-      () => current && setEstimate({ file, value: { kind: "after-upload", reason: "The file could not be read here" } }),
+      () =>
+        current && setEstimate({ file, value: { kind: "after-upload", reason: "The file could not be read here" } }),
     );
     return () => {
       current = false;

@@ -61,7 +61,14 @@ export async function startApp(env: Record<string, string> = {}): Promise<App> {
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }
 
@@ -101,8 +108,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await settledHeight(page);
   try {
     // Beyond the longest height, the top of the page only.
-    const clip = viewport && height >= MAX_SCREENSHOT_HEIGHT ? { x: 0, y: 0, width: viewport.width, height } : undefined;
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, clip, animations: "disabled", caret: "hide" });
+    const clip =
+      viewport && height >= MAX_SCREENSHOT_HEIGHT ? { x: 0, y: 0, width: viewport.width, height } : undefined;
+    await page.screenshot({
+      path: join(SCREENSHOTS, `${name}.png`),
+      fullPage: true,
+      clip,
+      animations: "disabled",
+      caret: "hide",
+    });
   } finally {
     if (viewport) await page.setViewportSize(viewport);
   }
@@ -138,7 +152,9 @@ async function settledHeight(page: Page): Promise<number> {
 
 /** No serious or critical accessibility violation on the page as it is now (axe-core, WCAG 2.1 AA rules). */
 export async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .analyze();
   const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
 }

@@ -56,14 +56,18 @@ export async function chooseTier(page: Page, name: string): Promise<void> {
   await tierRadio(page, name).check();
 }
 
-export async function setOptions(page: Page, options: { maxTokens?: number; overlap?: number; format?: string }): Promise<void> {
+export async function setOptions(
+  page: Page,
+  options: { maxTokens?: number; overlap?: number; format?: string },
+): Promise<void> {
   if (options.maxTokens !== undefined) await page.getByLabel("Max tokens per chunk").fill(String(options.maxTokens));
   if (options.overlap !== undefined) await page.getByLabel("Overlap tokens").fill(String(options.overlap));
   if (options.format !== undefined) await page.getByLabel("Output format").selectOption({ label: options.format });
 }
 
 /** The page's own error alerts (Next's route announcer is a role=alert too, without a code). */
-export const problemAlert = (page: Page, code?: string): Locator => page.locator(code ? `[role=alert][data-code="${code}"]` : "[role=alert][data-code]");
+export const problemAlert = (page: Page, code?: string): Locator =>
+  page.locator(code ? `[role=alert][data-code="${code}"]` : "[role=alert][data-code]");
 
 /** "N of M free pages left today" → { remaining, limit }. */
 export async function freePages(page: Page): Promise<{ remaining: number; limit: number }> {
@@ -76,7 +80,10 @@ export async function freePages(page: Page): Promise<{ remaining: number; limit:
 
 /** Waits until the quota line reads `remaining` free pages left. */
 export async function expectFreePagesLeft(page: Page, remaining: number): Promise<void> {
-  await page.getByTestId("free-quota").getByText(new RegExp(`^${remaining} of [\\d,]+ free pages left today`)).waitFor();
+  await page
+    .getByTestId("free-quota")
+    .getByText(new RegExp(`^${remaining} of [\\d,]+ free pages left today`))
+    .waitFor();
 }
 
 /** The result view, once its chunks are listed. */
@@ -88,7 +95,13 @@ export async function waitForChunks(page: Page): Promise<Locator> {
 
 /** The value of one figure of the result's summary ("Chunks", "Tier", "Payment"...). */
 export const resultFigure = (page: Page, term: string): Locator =>
-  page.getByTestId("result-view").locator("dl").first().locator(":scope > div").filter({ has: page.locator("dt", { hasText: new RegExp(`^${term}$`) }) }).locator("dd");
+  page
+    .getByTestId("result-view")
+    .locator("dl")
+    .first()
+    .locator(":scope > div")
+    .filter({ has: page.locator("dt", { hasText: new RegExp(`^${term}$`) }) })
+    .locator("dd");
 
 /** How many chunks the result says it has ("Showing all 8 chunks"). */
 export async function shownChunkCount(page: Page): Promise<number> {
@@ -102,15 +115,24 @@ export async function shownChunkCount(page: Page): Promise<number> {
 export const chunkCards = (page: Page): Locator => page.getByRole("list", { name: "Chunks" }).getByRole("article");
 
 /** Test USDC and SOL for any address, from the local chain's faucet; its answer names the address's USDC account. */
-export async function fundWallet(base: string, owner: string): Promise<{ usdc: number; sol: number; token_account: string }> {
-  const response = await fetch(`${base}/api/dev/faucet`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: owner }) });
+export async function fundWallet(
+  base: string,
+  owner: string,
+): Promise<{ usdc: number; sol: number; token_account: string }> {
+  const response = await fetch(`${base}/api/dev/faucet`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ address: owner }),
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   return (await response.json()) as { usdc: number; sol: number; token_account: string };
 }
 
 /** Continues from the form to the payment card of the chosen paid tier; the card's heading says the price. */
 export async function continueToPayment(page: Page, amount: string): Promise<void> {
-  const proceed = page.getByRole("button", { name: new RegExp(`^Continue to payment · ${amount.replace(".", "\\.")} USDC$`) });
+  const proceed = page.getByRole("button", {
+    name: new RegExp(`^Continue to payment · ${amount.replace(".", "\\.")} USDC$`),
+  });
   await proceed.click();
   await page.getByRole("heading", { name: `Pay ${amount} USDC` }).waitFor();
 }
@@ -125,7 +147,8 @@ export async function connectWallet(page: Page, walletName: string): Promise<voi
 }
 
 /** The live region of the payment card: the step happening now, in one sentence. */
-export const paymentStatus = (page: Page): Locator => page.getByRole("region", { name: "Payment", exact: true }).getByRole("status");
+export const paymentStatus = (page: Page): Locator =>
+  page.getByRole("region", { name: "Payment", exact: true }).getByRole("status");
 
 /** A USDC token account's balance in base units, read from the chain. */
 export async function usdcBalance(rpcUrl: string, tokenAccount: string): Promise<bigint> {
@@ -138,5 +161,9 @@ export function paymentSteps(page: Page): Promise<string[]> {
   return page
     .getByRole("list", { name: "Payment steps" })
     .getByRole("listitem")
-    .evaluateAll((items) => items.map((item) => Array.from(item.querySelectorAll("p"), (p) => (p.textContent ?? "").replace(/\s+/g, " ").trim()).join(" — ")));
+    .evaluateAll((items) =>
+      items.map((item) =>
+        Array.from(item.querySelectorAll("p"), (p) => (p.textContent ?? "").replace(/\s+/g, " ").trim()).join(" — "),
+      ),
+    );
 }

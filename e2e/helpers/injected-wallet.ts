@@ -64,13 +64,20 @@ const ICON =
 
 async function signerFrom(secretKey: InjectedWalletOptions["secretKey"]): Promise<KeyPairSigner> {
   if (secretKey === undefined) return generateKeyPairSigner();
-  const bytes = typeof secretKey === "string" ? new Uint8Array(getBase58Encoder().encode(secretKey)) : Uint8Array.from(secretKey);
+  const bytes =
+    typeof secretKey === "string" ? new Uint8Array(getBase58Encoder().encode(secretKey)) : Uint8Array.from(secretKey);
   return createKeyPairSignerFromBytes(bytes);
 }
 
 export async function installInjectedWallet(page: Page, options: InjectedWalletOptions = {}): Promise<InjectedWallet> {
   const signer = await signerFrom(options.secretKey);
-  const wallet: InjectedWallet = { name: options.name ?? "E2E Wallet", address: signer.address, signer, requests: [], signed: 0 };
+  const wallet: InjectedWallet = {
+    name: options.name ?? "E2E Wallet",
+    address: signer.address,
+    signer,
+    requests: [],
+    signed: 0,
+  };
 
   await page.exposeFunction(SIGN_FUNCTION, async (base64: string): Promise<SignAnswer> => {
     wallet.requests.push(base64);
@@ -92,7 +99,9 @@ export async function installInjectedWallet(page: Page, options: InjectedWalletO
   };
   // As source text: transpilers that keep function names (tsx, esbuild's keepNames) wrap inner functions in a
   // `__name` helper that does not exist in the page, so the script brings a no-op one along.
-  await page.addInitScript({ content: `(() => { const __name = (target) => target; (${registerWalletInPage.toString()})(${JSON.stringify(config)}); })();` });
+  await page.addInitScript({
+    content: `(() => { const __name = (target) => target; (${registerWalletInPage.toString()})(${JSON.stringify(config)}); })();`,
+  });
   return wallet;
 }
 
@@ -120,7 +129,9 @@ function registerWalletInPage(config: PageWalletConfig): void {
   const emitChange = () => listeners.forEach((listener) => listener({ accounts: connected ? [account] : [] }));
   const toBase64 = (bytes: Uint8Array) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
   const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  const sign = (window as unknown as Record<string, (base64: string) => Promise<{ transaction?: string; rejected?: true }>>)[config.signFunction]!;
+  const sign = (
+    window as unknown as Record<string, (base64: string) => Promise<{ transaction?: string; rejected?: true }>>
+  )[config.signFunction]!;
 
   const wallet = {
     version: "1.0.0" as const,
@@ -161,7 +172,8 @@ function registerWalletInPage(config: PageWalletConfig): void {
           Promise.all(
             inputs.map(async ({ transaction }) => {
               const answer = await sign(toBase64(transaction));
-              if (answer.rejected || !answer.transaction) throw Object.assign(new Error("User rejected the request."), { code: 4001 });
+              if (answer.rejected || !answer.transaction)
+                throw Object.assign(new Error("User rejected the request."), { code: 4001 });
               return { signedTransaction: fromBase64(answer.transaction) };
             }),
           ),

@@ -39,10 +39,15 @@ export interface Window {
 /** Consecutive windows over `units` of the given shape, each overlapping the next (a window always advances by at least one unit). */
 export function planWindows(shown: readonly string[], shape: WindowShape): Window[] {
   const windows: Window[] = [];
-  for (let from = 0; from < shown.length; ) {
+  for (let from = 0; from < shown.length;) {
     let to = from;
     let chars = 0;
-    while (to < shown.length && to - from < shape.maxUnits && (to === from || chars + shown[to]!.length <= shape.maxChars)) chars += shown[to++]!.length;
+    while (
+      to < shown.length &&
+      to - from < shape.maxUnits &&
+      (to === from || chars + shown[to]!.length <= shape.maxChars)
+    )
+      chars += shown[to++]!.length;
     windows.push({ from, to });
     if (to >= shown.length) break;
     from = Math.max(from + 1, to - Math.min(shape.overlapUnits, Math.floor((to - from) / 2)));
@@ -64,7 +69,11 @@ export function decidingWindows(windows: readonly Window[], units: number): numb
 const edgeDistance = (w: Window, u: number) => Math.min(u - w.from, w.to - 1 - u);
 
 /** Which units start a section, merged from the windows' answers (null: the window failed). */
-export function mergeAnswers(windows: readonly Window[], answers: ReadonlyArray<ReadonlySet<number> | null>, units: number): { starts: boolean[]; undecided: boolean[] } {
+export function mergeAnswers(
+  windows: readonly Window[],
+  answers: ReadonlyArray<ReadonlySet<number> | null>,
+  units: number,
+): { starts: boolean[]; undecided: boolean[] } {
   const choices = decidingWindows(windows, units);
   const starts: boolean[] = new Array(units).fill(false);
   const undecided: boolean[] = new Array(units).fill(false);
@@ -100,7 +109,10 @@ export interface FindOptions {
 }
 
 /** The units and windows of `text`, known before any call (a job's progress needs the count). */
-export function planBoundaries(text: string, shape: WindowShape = DEFAULT_WINDOWS): { units: Unit[]; windows: Window[]; shown: string[] } {
+export function planBoundaries(
+  text: string,
+  shape: WindowShape = DEFAULT_WINDOWS,
+): { units: Unit[]; windows: Window[]; shown: string[] } {
   const units = boundaryUnits(text);
   const shown = units.map((u) => showUnit(text.slice(u.start, u.end)));
   return { units, shown, windows: planWindows(shown, shape) };
@@ -119,7 +131,11 @@ export async function findBoundaries(text: string, model: ModelClient, options: 
   const ask = async (w: Window, k: number): Promise<Set<number> | null> => {
     try {
       // Shown numbered from 1; answers are checked against the window's own range.
-      const answer = await model.ask(SECTION_STARTS_TASK, sectionStartsMessage(shown.slice(w.from, w.to), w.from + 1), signal);
+      const answer = await model.ask(
+        SECTION_STARTS_TASK,
+        sectionStartsMessage(shown.slice(w.from, w.to), w.from + 1),
+        signal,
+      );
       return new Set(answer.starts.map((n) => n - 1).filter((u) => u >= w.from && u < w.to));
     } catch (error) {
       if (!(error instanceof BadReplyError)) throw error;
@@ -143,18 +159,33 @@ export async function findBoundaries(text: string, model: ModelClient, options: 
   const { starts, undecided } = mergeAnswers(windows, answers, units.length);
   const sectionStarts: number[] = [];
   for (let u = 1; u < units.length; u++) if (starts[u] && !undecided[u]) sectionStarts.push(units[u]!.start);
-  return { sectionStarts, units: units.length, windows: windows.length, fallback: fallbackRanges(units, windows, answers, undecided, reasons) };
+  return {
+    sectionStarts,
+    units: units.length,
+    windows: windows.length,
+    fallback: fallbackRanges(units, windows, answers, undecided, reasons),
+  };
 }
 
 /** Runs of undecided units as text ranges, each with the reason its window gave. */
-function fallbackRanges(units: Unit[], windows: Window[], answers: Array<Set<number> | null>, undecided: boolean[], reasons: string[]): FallbackRange[] {
+function fallbackRanges(
+  units: Unit[],
+  windows: Window[],
+  answers: Array<Set<number> | null>,
+  undecided: boolean[],
+  reasons: string[],
+): FallbackRange[] {
   const ranges: FallbackRange[] = [];
   for (let u = 0; u < units.length; u++) {
     if (!undecided[u]) continue;
     let v = u;
     while (v + 1 < units.length && undecided[v + 1]) v++;
     const failed = windows.findIndex((w, k) => answers[k] === null && w.from <= u && u < w.to);
-    ranges.push({ start: units[u]!.start, end: units[v]!.end, reason: reasons[failed] ?? "the model's answer was unusable" });
+    ranges.push({
+      start: units[u]!.start,
+      end: units[v]!.end,
+      reason: reasons[failed] ?? "the model's answer was unusable",
+    });
     u = v;
   }
   return ranges;

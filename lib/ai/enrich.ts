@@ -11,7 +11,13 @@
 import pLimit from "p-limit";
 import type { Chunk, ModelProgress } from "@/lib/chunking/types";
 import { BadReplyError, type ModelClient } from "./model-client";
-import { CHUNK_ENRICHMENT_TASK, DOCUMENT_SUMMARY_TASK, type Entity, chunkEnrichmentMessage, documentSummaryMessage } from "./prompts";
+import {
+  CHUNK_ENRICHMENT_TASK,
+  DOCUMENT_SUMMARY_TASK,
+  type Entity,
+  chunkEnrichmentMessage,
+  documentSummaryMessage,
+} from "./prompts";
 
 export interface BatchShape {
   maxChunks: number;
@@ -63,8 +69,15 @@ export interface EnrichOptions {
   signal?: AbortSignal;
 }
 
-export async function enrichChunks(chunks: readonly Chunk[], model: ModelClient, options: EnrichOptions): Promise<Enrichment> {
-  const batches = planBatches(chunks.map((c) => c.metadata.token_count), options.shape);
+export async function enrichChunks(
+  chunks: readonly Chunk[],
+  model: ModelClient,
+  options: EnrichOptions,
+): Promise<Enrichment> {
+  const batches = planBatches(
+    chunks.map((c) => c.metadata.token_count),
+    options.shape,
+  );
   const annotations: Array<ChunkAnnotation | null> = new Array(chunks.length).fill(null);
   const unenriched: Enrichment["unenriched"] = [];
   const limit = pLimit(options.concurrency);
@@ -77,11 +90,17 @@ export async function enrichChunks(chunks: readonly Chunk[], model: ModelClient,
 
   const annotate = async (batch: number[]) => {
     try {
-      const answer = await model.ask(CHUNK_ENRICHMENT_TASK, chunkEnrichmentMessage(batch.map((i) => ({ index: i, text: chunks[i]!.text }))), signal);
+      const answer = await model.ask(
+        CHUNK_ENRICHMENT_TASK,
+        chunkEnrichmentMessage(batch.map((i) => ({ index: i, text: chunks[i]!.text }))),
+        signal,
+      );
       for (const item of answer.chunks) {
-        if (batch.includes(item.index) && !annotations[item.index]) annotations[item.index] = { summary: item.summary.trim(), entities: dedupe(item.entities) };
+        if (batch.includes(item.index) && !annotations[item.index])
+          annotations[item.index] = { summary: item.summary.trim(), entities: dedupe(item.entities) };
       }
-      for (const i of batch) if (!annotations[i]) unenriched.push({ chunk_index: i, reason: "the model's answer left this chunk out" });
+      for (const i of batch)
+        if (!annotations[i]) unenriched.push({ chunk_index: i, reason: "the model's answer left this chunk out" });
     } catch (error) {
       if (!(error instanceof BadReplyError)) throw error;
       for (const i of batch) unenriched.push({ chunk_index: i, reason: error.message });
@@ -104,7 +123,13 @@ export async function enrichChunks(chunks: readonly Chunk[], model: ModelClient,
   if (summaries.length > 0) {
     options.progress?.documentSummary();
     try {
-      documentSummary = (await model.ask(DOCUMENT_SUMMARY_TASK, documentSummaryMessage(sampled(summaries, SUMMARY_INPUT_CHARS)), options.signal)).summary.trim();
+      documentSummary = (
+        await model.ask(
+          DOCUMENT_SUMMARY_TASK,
+          documentSummaryMessage(sampled(summaries, SUMMARY_INPUT_CHARS)),
+          options.signal,
+        )
+      ).summary.trim();
     } catch (error) {
       if (!(error instanceof BadReplyError)) throw error;
     }
@@ -116,13 +141,15 @@ export async function enrichChunks(chunks: readonly Chunk[], model: ModelClient,
 /** Each entity once (same text and type, compared case-insensitively), empty texts dropped. */
 function dedupe(entities: Entity[]): Entity[] {
   const seen = new Set<string>();
-  return entities.filter((e) => {
-    const text = e.text.trim();
-    const key = `${e.type}\u0000${text.toLowerCase()}`;
-    if (!text || seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  }).map((e) => ({ text: e.text.trim(), type: e.type }));
+  return entities
+    .filter((e) => {
+      const text = e.text.trim();
+      const key = `${e.type}\u0000${text.toLowerCase()}`;
+      if (!text || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .map((e) => ({ text: e.text.trim(), type: e.type }));
 }
 
 /** Summaries within a character budget: all of them, or an even sample in document order. */

@@ -35,13 +35,22 @@ export class BadReplyError extends Error {
 }
 
 export const aiUnavailable = (reason: string, cause?: unknown) =>
-  new ApiError(503, "ai_unavailable", `The AI provider is unavailable: ${reason}. Try again later; a paid request's payment stays valid for the retry.`, {
-    cause,
-    headers: { "Retry-After": "10" },
-  });
+  new ApiError(
+    503,
+    "ai_unavailable",
+    `The AI provider is unavailable: ${reason}. Try again later; a paid request's payment stays valid for the retry.`,
+    {
+      cause,
+      headers: { "Retry-After": "10" },
+    },
+  );
 
 export const aiNotConfigured = (tier: string, setting: string) =>
-  new ApiError(503, "ai_not_configured", `The ${tier} tier has no model on this server (${setting} is not set), so it is not available; no payment was asked for. GET /api lists the tiers available.`);
+  new ApiError(
+    503,
+    "ai_not_configured",
+    `The ${tier} tier has no model on this server (${setting} is not set), so it is not available; no payment was asked for. GET /api lists the tiers available.`,
+  );
 
 /** One JSON schema per task, made once: zod 4 writes strict-mode schemas (every property required, no additional ones). */
 const jsonSchemas = new WeakMap<Task<unknown>, Record<string, unknown>>();
@@ -108,7 +117,10 @@ export class OpenAIModelClient implements ModelClient {
               { role: "system", content: task.system },
               { role: "user", content: message },
             ],
-            response_format: { type: "json_schema", json_schema: { name: task.name, strict: true, schema: jsonSchemaOf(task as Task<unknown>) } },
+            response_format: {
+              type: "json_schema",
+              json_schema: { name: task.name, strict: true, schema: jsonSchemaOf(task as Task<unknown>) },
+            },
           },
           // A signal of its own per call: the SDK leaves a listener on the one it is given, and a job's calls share theirs.
           { signal: signal && AbortSignal.any([signal]) },
@@ -141,7 +153,10 @@ export type AiTierId = keyof typeof TIER_MODELS;
 export const isAiTier = (tier: string): tier is AiTierId => tier in TIER_MODELS;
 
 /** The model a tier is configured with (undefined: none), and the setting that names it. */
-export const tierModel = (config: Config["ai"], tier: AiTierId) => ({ model: config[TIER_MODELS[tier].config], setting: TIER_MODELS[tier].setting });
+export const tierModel = (config: Config["ai"], tier: AiTierId) => ({
+  model: config[TIER_MODELS[tier].config],
+  setting: TIER_MODELS[tier].setting,
+});
 
 /** The tier's model; 503 `ai_not_configured` when this server has none for it. */
 export function requireModel(models: ModelClients | undefined, tier: AiTierId): ModelClient {

@@ -23,7 +23,11 @@ const ATX_CLOSING = /(?:^|[ \t]+)#+[ \t]*$/;
 function headingSource(text: string, start: number, end: number): string {
   const source = text.slice(start, end);
   const newline = source.lastIndexOf("\n");
-  if (newline >= 0 && !ATX_OPENING.test(source)) return source.slice(0, newline).replace(/\s*\n\s*/g, " ").trim();
+  if (newline >= 0 && !ATX_OPENING.test(source))
+    return source
+      .slice(0, newline)
+      .replace(/\s*\n\s*/g, " ")
+      .trim();
   return source.replace(ATX_OPENING, "").replace(ATX_CLOSING, "").trim();
 }
 
@@ -128,7 +132,8 @@ export function plainHeadingLevel(line: string, context: PlainLineContext, insid
   const text = line.trim();
   if (text.length < 3 || text.length > MAX_HEADING_CHARS || text.includes("|")) return undefined;
   if (context.next === undefined && !context.followedByText) return undefined;
-  if (context.previous !== undefined && !context.previousIsHeading && !/[.!?:"'”’)]$/.test(context.previous.trim())) return undefined;
+  if (context.previous !== undefined && !context.previousIsHeading && !/[.!?:"'”’)]$/.test(context.previous.trim()))
+    return undefined;
 
   const title = chapterTitle(text);
   if (title !== undefined) return title === "" || isTitleLike(title) ? 1 : undefined;

@@ -17,14 +17,23 @@ interface Method {
  * the structure splitter cuts along them and the headings, within `maxTokens`.
  * Where the model's answers were unusable, the structure splitter alone decides.
  */
-async function splitWithModel(extracted: Extracted, options: SplitOptions, context: MethodContext, model: ModelClient): Promise<SplitResult> {
+async function splitWithModel(
+  extracted: Extracted,
+  options: SplitOptions,
+  context: MethodContext,
+  model: ModelClient,
+): Promise<SplitResult> {
   const boundaries = await findBoundaries(extracted.text, model, {
     concurrency: context.modelConcurrency ?? 4,
     onProgress: context.progress && ((done, total) => context.progress!.boundaries(done, total)),
     signal: context.signal,
   });
   return {
-    spans: splitStructure(extracted.text, { ...options, flavor: structureFlavor(extracted), sectionStarts: boundaries.sectionStarts }),
+    spans: splitStructure(extracted.text, {
+      ...options,
+      flavor: structureFlavor(extracted),
+      sectionStarts: boundaries.sectionStarts,
+    }),
     details: {
       model: model.model,
       units: boundaries.units,
@@ -38,11 +47,29 @@ async function splitWithModel(extracted: Extracted, options: SplitOptions, conte
 /** Which method each tier runs. */
 const METHODS: Record<TierId, Method> = {
   free: { name: "recursive", split: (extracted, options) => ({ spans: splitRecursive(extracted.text, options) }) },
-  structure: { name: "structure", split: (extracted, options) => ({ spans: splitStructure(extracted.text, { ...options, flavor: structureFlavor(extracted) }) }) },
-  semantic: { name: "semantic", split: async (extracted, options, context) => ({ spans: await splitSemantic(extracted.text, options, context.embedder) }) },
-  ai: { name: "ai-boundaries", split: (extracted, options, context) => splitWithModel(extracted, options, context, requireModel(context.models, "ai")) },
+  structure: {
+    name: "structure",
+    split: (extracted, options) => ({
+      spans: splitStructure(extracted.text, { ...options, flavor: structureFlavor(extracted) }),
+    }),
+  },
+  semantic: {
+    name: "semantic",
+    split: async (extracted, options, context) => ({
+      spans: await splitSemantic(extracted.text, options, context.embedder),
+    }),
+  },
+  ai: {
+    name: "ai-boundaries",
+    split: (extracted, options, context) =>
+      splitWithModel(extracted, options, context, requireModel(context.models, "ai")),
+  },
   // Enrichment follows in the pipeline, on the chunks.
-  "ai-pro": { name: "ai-boundaries-enriched", split: (extracted, options, context) => splitWithModel(extracted, options, context, requireModel(context.models, "ai-pro")) },
+  "ai-pro": {
+    name: "ai-boundaries-enriched",
+    split: (extracted, options, context) =>
+      splitWithModel(extracted, options, context, requireModel(context.models, "ai-pro")),
+  },
 };
 
 export const methodFor = (tier: TierId) => METHODS[tier].name;
@@ -69,13 +96,24 @@ function countCodePoints(text: string): number {
   return text.length - surrogates;
 }
 
-export async function chunkExtracted(extracted: Extracted, tier: TierId, options: SplitOptions, context: MethodContext): Promise<{ chunks: Chunk[]; details?: MethodDetails }> {
+export async function chunkExtracted(
+  extracted: Extracted,
+  tier: TierId,
+  options: SplitOptions,
+  context: MethodContext,
+): Promise<{ chunks: Chunk[]; details?: MethodDetails }> {
   const { spans, details } = await METHODS[tier].split(extracted, options, context);
   const chunks = spans.map((span, index) => {
     const text = span.text ?? extracted.text.slice(span.start, span.end);
     const chunk: Chunk = {
       text,
-      metadata: { chunk_index: index, char_count: countCodePoints(text), start: span.start, end: span.end, token_count: span.tokenCount },
+      metadata: {
+        chunk_index: index,
+        char_count: countCodePoints(text),
+        start: span.start,
+        end: span.end,
+        token_count: span.tokenCount,
+      },
     };
     if (span.headings) chunk.metadata.headings = span.headings;
     if (extracted.pages?.length) {

@@ -74,8 +74,16 @@ function gfmBlocks(): Extension {
  * module does not read. Line endings stay on.
  */
 const COMMONMARK_INLINE = [
-  "attention", "autolink", "characterEscape", "characterReference", "codeText", "hardBreakEscape", "htmlText",
-  "labelEnd", "labelStartImage", "labelStartLink",
+  "attention",
+  "autolink",
+  "characterEscape",
+  "characterReference",
+  "codeText",
+  "hardBreakEscape",
+  "htmlText",
+  "labelEnd",
+  "labelStartImage",
+  "labelStartLink",
 ];
 
 /** Nodes whose children are inline content: below them positions are left as the skeleton's. */
@@ -157,7 +165,7 @@ function parsePieces(text: string, plain: boolean): RootContent[] {
     return hasTaskListItem(tree.children) ? fromMarkdown(piece, { extensions: withInline, mdastExtensions }) : tree;
   };
   const nodes: RootContent[] = [];
-  for (let from = 0; from < text.length; ) {
+  for (let from = 0; from < text.length;) {
     let to = pieceEnd(text, from);
     let piece = text.slice(from, to);
     let tree = parse(piece);

@@ -58,7 +58,6 @@ const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-
 /**
  * Characters that are never part of a multi-character grapheme cluster except
  * as CR LF: no combining or spacing marks, joiners, prepends, regional
@@ -97,7 +96,10 @@ function isGraphemeBoundary(text: string, p: number): boolean {
   // regional-indicator pairing and emoji ZWJ sequences depend on what precedes.
   let w = p - 1;
   const floor = Math.max(0, p - 256);
-  while (w > floor && !(isPlain(text.charCodeAt(w - 1)) && isPlain(text.charCodeAt(w)) && text.charCodeAt(w - 1) !== 13))
+  while (
+    w > floor &&
+    !(isPlain(text.charCodeAt(w - 1)) && isPlain(text.charCodeAt(w)) && text.charCodeAt(w - 1) !== 13)
+  )
     w--;
   if (w > 0 && isLowSurrogate(text.charCodeAt(w))) w--;
   for (const { index } of segmenter.segment(text.slice(w, Math.min(text.length, p + 8)))) {
@@ -317,7 +319,7 @@ function overlapStart(s: Splitter, level: number, budget: number, rangeStart: nu
   const endPiece = index.pieceAt(previous.end - 1) + 1;
   const wanted = index.tokensBefore(endPiece) - budget - 4;
   let first = 0;
-  for (let last = endPiece - 1; first < last; ) {
+  for (let last = endPiece - 1; first < last;) {
     const mid = (first + last) >> 1;
     if (index.tokensBefore(mid) < wanted) first = mid + 1;
     else last = mid;

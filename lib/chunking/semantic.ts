@@ -153,7 +153,11 @@ function buildUnits(text: string, index: TokenIndex, maxTokens: number, minUnitT
       const previous = units[units.length - 1];
       const endsParagraph = gapKind(text, sentence.end, next.start) !== GAP_INLINE;
       const inParagraph = previous !== undefined && gapKind(text, previous.end, start) === GAP_INLINE;
-      if (endsParagraph && inParagraph && ENDS_SENTENCE.test(text.slice(Math.max(start, sentence.end - 8), sentence.end))) {
+      if (
+        endsParagraph &&
+        inParagraph &&
+        ENDS_SENTENCE.test(text.slice(Math.max(start, sentence.end - 8), sentence.end))
+      ) {
         const joined = index.count(previous.start, sentence.end);
         if (joined <= maxTokens) {
           previous.end = sentence.end;
@@ -193,13 +197,23 @@ function meanAndDeviation(values: number[]): { mean: number; deviation: number }
 }
 
 /** What cutting at each gap is worth: strength above the document's threshold (steps 3 and 4). */
-function gapGains(text: string, units: Unit[], vectors: Float32Array[], tuning: SemanticTuning): { gain: Float64Array; scale: number } {
+function gapGains(
+  text: string,
+  units: Unit[],
+  vectors: Float32Array[],
+  tuning: SemanticTuning,
+): { gain: Float64Array; scale: number } {
   const n = units.length;
-  const shifts = topicShifts(vectors, units.map((u) => u.tokens), { blockTokens: tuning.blockTokens, maxBlockUnits: tuning.maxBlockUnits });
+  const shifts = topicShifts(
+    vectors,
+    units.map((u) => u.tokens),
+    { blockTokens: tuning.blockTokens, maxBlockUnits: tuning.maxBlockUnits },
+  );
   let meanSimilarity = 0;
   for (let g = 1; g < n; g++) meanSimilarity += shifts.similarity[g]! / (n - 1);
   const strength = new Float64Array(n);
-  for (let g = 1; g < n; g++) strength[g] = shifts.depth[g]! + tuning.levelWeight * (meanSimilarity - shifts.similarity[g]!);
+  for (let g = 1; g < n; g++)
+    strength[g] = shifts.depth[g]! + tuning.levelWeight * (meanSimilarity - shifts.similarity[g]!);
   const valleys: number[] = [];
   for (let g = 1; g < n; g++) if (shifts.valley[g] && !units[g]!.continues) valleys.push(strength[g]!);
   const { mean, deviation } = meanAndDeviation(valleys);
@@ -231,8 +245,17 @@ function embedUnits(embedder: Embedder, text: string, units: Unit[]): Promise<Fl
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 
 /** Start of the overlap carried into a chunk from the previous one [prevStart, prevEnd): whole units, else words; -1 for none. */
-function overlapStart(text: string, index: TokenIndex, units: Unit[], first: number, last: number, chunkEnd: number, options: SplitOptions): number {
-  const room = (start: number) => index.count(start, units[last]!.end) <= options.overlapTokens && index.count(start, chunkEnd) <= options.maxTokens;
+function overlapStart(
+  text: string,
+  index: TokenIndex,
+  units: Unit[],
+  first: number,
+  last: number,
+  chunkEnd: number,
+  options: SplitOptions,
+): number {
+  const room = (start: number) =>
+    index.count(start, units[last]!.end) <= options.overlapTokens && index.count(start, chunkEnd) <= options.maxTokens;
   let start = -1;
   for (let u = last; u > first && room(units[u]!.start); u--) start = units[u]!.start;
   if (start >= 0) return start;
@@ -253,9 +276,15 @@ function overlapStart(text: string, index: TokenIndex, units: Unit[], first: num
   return lo < wordStarts.length ? wordStarts[lo]! : -1;
 }
 
-export async function splitSemantic(text: string, options: SplitOptions, embedder: Embedder, tuning: SemanticTuning = DEFAULT_TUNING): Promise<Span[]> {
+export async function splitSemantic(
+  text: string,
+  options: SplitOptions,
+  embedder: Embedder,
+  tuning: SemanticTuning = DEFAULT_TUNING,
+): Promise<Span[]> {
   const { maxTokens, overlapTokens } = options;
-  if (!Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS) throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);
+  if (!Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS)
+    throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens >= maxTokens)
     throw new RangeError("overlapTokens must be an integer from 0 to maxTokens - 1");
   const index = new TokenIndex(text);
@@ -265,14 +294,29 @@ export async function splitSemantic(text: string, options: SplitOptions, embedde
   let starts = [0];
   if (units.length > 1) {
     const vectors = await embedUnits(embedder, text, units);
-    if (vectors.length !== units.length) throw new Error(`embedder ${embedder.id} returned ${vectors.length} vectors for ${units.length} texts`);
+    if (vectors.length !== units.length)
+      throw new Error(`embedder ${embedder.id} returned ${vectors.length} vectors for ${units.length} texts`);
     const { gain, scale } = gapGains(text, units, vectors, tuning);
     const tokensBefore = new Float64Array(units.length + 1);
     units.forEach((u, i) => (tokensBefore[i + 1] = tokensBefore[i]! + u.tokens));
     const maxEnd = fittingEnds(units, index, maxTokens);
     const minTokens = Math.min(tuning.minChunkFraction * maxTokens, tuning.minChunkCap);
-    starts = bestSegmentation({ units: units.length, gain, maxEnd, tokensBefore, minTokens, shortPenalty: tuning.shortPenalty * scale });
-    starts = mergeSmallSegments({ starts, units: units.length, vectors, tokensBefore, maxEnd, minTokens: minTokens * tuning.smallFraction });
+    starts = bestSegmentation({
+      units: units.length,
+      gain,
+      maxEnd,
+      tokensBefore,
+      minTokens,
+      shortPenalty: tuning.shortPenalty * scale,
+    });
+    starts = mergeSmallSegments({
+      starts,
+      units: units.length,
+      vectors,
+      tokensBefore,
+      maxEnd,
+      minTokens: minTokens * tuning.smallFraction,
+    });
   }
 
   const spans: Span[] = [];
@@ -289,7 +333,11 @@ export async function splitSemantic(text: string, options: SplitOptions, embedde
     // Counts of joined ranges are not quite monotone in BPE; a chunk the fit check let through over the limit is cut again.
     if (tokenCount > maxTokens) {
       for (const piece of splitRecursive(text.slice(units[first]!.start, end), { maxTokens, overlapTokens: 0 }))
-        spans.push({ start: units[first]!.start + piece.start, end: units[first]!.start + piece.end, tokenCount: piece.tokenCount });
+        spans.push({
+          start: units[first]!.start + piece.start,
+          end: units[first]!.start + piece.end,
+          tokenCount: piece.tokenCount,
+        });
       continue;
     }
     spans.push({ start, end, tokenCount });

@@ -34,11 +34,10 @@ const MIN_WRAPPED_LINE = 30;
 /** A line starting like a Markdown block (heading, quote, list item, table row, fence) or indented code. */
 const BLOCK_START = /^(?:\s{4}|\t|\s*(?:#{1,6}\s|>|[-*+]\s|\d{1,9}[.)]\s|\||```|~~~))/;
 
-
 /** Positions of the line breaks in [start, end) that only wrap a paragraph, as a sorted list. */
 function softBreaks(text: string, start: number, end: number, out: number[]): void {
   const lines: Array<[number, number]> = [];
-  for (let p = start; p < end; ) {
+  for (let p = start; p < end;) {
     let q = text.indexOf("\n", p);
     if (q < 0 || q > end) q = end;
     lines.push([p, q]);

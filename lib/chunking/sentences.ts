@@ -32,12 +32,88 @@ const MAX_WINDOW = 32768;
  * part). Compared case-sensitively with the word before the full stop.
  */
 const ABBREVIATIONS = new Set([
-  "Mr", "Mrs", "Ms", "Mx", "Dr", "Prof", "Sr", "Jr", "St", "Mt", "Ft", "Rev", "Hon", "Gen", "Col", "Capt", "Lt", "Sgt",
-  "Cpl", "Adm", "Gov", "Sen", "Rep", "Pres", "Insp", "Supt", "Messrs", "Mme", "Mlle",
-  "No", "Nos", "no", "Vol", "vol", "Vols", "Fig", "fig", "Figs", "Eq", "Eqs", "Ch", "ch", "Sec", "sec", "Art", "Para", "pp", "p",
-  "vs", "cf", "approx", "Approx", "ca", "Inc", "Ltd", "Corp", "Co", "Dept", "Univ", "Ave", "Blvd", "Rd",
-  "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
-  "e.g", "i.e", "E.g", "I.e", "U.S", "U.K", "U.N", "a.k.a",
+  "Mr",
+  "Mrs",
+  "Ms",
+  "Mx",
+  "Dr",
+  "Prof",
+  "Sr",
+  "Jr",
+  "St",
+  "Mt",
+  "Ft",
+  "Rev",
+  "Hon",
+  "Gen",
+  "Col",
+  "Capt",
+  "Lt",
+  "Sgt",
+  "Cpl",
+  "Adm",
+  "Gov",
+  "Sen",
+  "Rep",
+  "Pres",
+  "Insp",
+  "Supt",
+  "Messrs",
+  "Mme",
+  "Mlle",
+  "No",
+  "Nos",
+  "no",
+  "Vol",
+  "vol",
+  "Vols",
+  "Fig",
+  "fig",
+  "Figs",
+  "Eq",
+  "Eqs",
+  "Ch",
+  "ch",
+  "Sec",
+  "sec",
+  "Art",
+  "Para",
+  "pp",
+  "p",
+  "vs",
+  "cf",
+  "approx",
+  "Approx",
+  "ca",
+  "Inc",
+  "Ltd",
+  "Corp",
+  "Co",
+  "Dept",
+  "Univ",
+  "Ave",
+  "Blvd",
+  "Rd",
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Sept",
+  "Oct",
+  "Nov",
+  "Dec",
+  "e.g",
+  "i.e",
+  "E.g",
+  "I.e",
+  "U.S",
+  "U.K",
+  "U.N",
+  "a.k.a",
 ]);
 
 /** The word (letters and inner dots) just before `dot`, which is a full stop; "" if none. */
@@ -66,12 +142,19 @@ function endsWithAbbreviation(text: string, sentenceStart: number): boolean {
  */
 function endsSentence(view: string, index: number): boolean {
   const before = view.charCodeAt(index - 1);
-  return before === 32 || (before >= 9 && before <= 13) || /[\s\u3002\uff01\uff1f\uff61\u300d\u300f\u3011\uff09\u201d\u2019]/.test(view[index - 1]!);
+  return (
+    before === 32 ||
+    (before >= 9 && before <= 13) ||
+    /[\s\u3002\uff01\uff1f\uff61\u300d\u300f\u3011\uff09\u201d\u2019]/.test(view[index - 1]!)
+  );
 }
 
 /** What the segmenter sees: same length, line breaks (real or written out as "\n") as spaces. */
 function forSegmenter(text: string, start: number, end: number): string {
-  return text.slice(start, end).replace(/[\r\n]/g, " ").replace(/\\n/g, "  ");
+  return text
+    .slice(start, end)
+    .replace(/[\r\n]/g, " ")
+    .replace(/\\n/g, "  ");
 }
 
 /**

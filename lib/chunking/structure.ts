@@ -72,7 +72,13 @@
 import type { Code, Heading, List, ListItem, Nodes, Paragraph, RootContent, Table } from "mdast";
 import type { Extracted } from "@/lib/extract/types";
 import { countTokens, TokenIndex } from "@/lib/tokens";
-import { HeadingPath, markdownHeadingTitles, numberedChapterLevel, plainHeadingLevel, type SectionHeading } from "./headings";
+import {
+  HeadingPath,
+  markdownHeadingTitles,
+  numberedChapterLevel,
+  plainHeadingLevel,
+  type SectionHeading,
+} from "./headings";
 import { blockRange, parseMarkdown } from "./markdown-blocks";
 import { pack } from "./packing";
 import { splitRecursive } from "./recursive";
@@ -163,7 +169,6 @@ interface Unit {
 type Additions = Partial<Pick<Unit, "prefix" | "suffix" | "reopenedSuffix" | "block">>;
 type NewUnit = Pick<Unit, "start" | "end" | "kind" | "breakBefore"> & Additions;
 
-
 /** Turns blocks into units, tracking sections. */
 class UnitBuilder {
   readonly units: Unit[] = [];
@@ -207,14 +212,18 @@ class UnitBuilder {
     const given = this.startsGivenSection(unit.start, previous);
     if (given) this.sections.push(this.path.titles());
     // No chunk ends with a heading: the boundary after one costs the most.
-    const breakBefore = previous?.kind === "heading" ? Math.max(unit.breakBefore, BREAK.glue) : given ? BREAK.section : unit.breakBefore;
+    const breakBefore =
+      previous?.kind === "heading" ? Math.max(unit.breakBefore, BREAK.glue) : given ? BREAK.section : unit.breakBefore;
     this.units.push({
       ...unit,
       breakBefore,
       given,
       section: this.sections.length - 1,
       prefixTokens: unit.prefix ? this.tokensOf(unit.prefix) : 0,
-      suffixTokens: Math.max(unit.suffix ? this.tokensOf(unit.suffix) : 0, unit.reopenedSuffix ? this.tokensOf(unit.reopenedSuffix) : 0),
+      suffixTokens: Math.max(
+        unit.suffix ? this.tokensOf(unit.suffix) : 0,
+        unit.reopenedSuffix ? this.tokensOf(unit.reopenedSuffix) : 0,
+      ),
     });
   }
 
@@ -288,7 +297,8 @@ class UnitBuilder {
       const [s, e] = this.trim(sentenceStart, boundary);
       // A heading must share its chunk with some of its body: a first sentence too long for that is cut at words.
       const heading = sentenceStart === start ? this.headingTokens() : 0;
-      if (heading > 0 && budget - heading >= MIN_PIECE_TOKENS && this.count(s, e) + heading > budget) this.pieces(s, e, cost, kind, budget - heading);
+      if (heading > 0 && budget - heading >= MIN_PIECE_TOKENS && this.count(s, e) + heading > budget)
+        this.pieces(s, e, cost, kind, budget - heading);
       else this.sentence(s, e, cost, kind, budget);
       cost = endsLine(this.text, e, boundary) ? BREAK.lineSentence : BREAK.sentence;
       sentenceStart = boundary;
@@ -298,7 +308,8 @@ class UnitBuilder {
   /** Tokens of the headings that end the units so far (0 if the last unit is not a heading), with a token per join. */
   private headingTokens(): number {
     let total = 0;
-    for (let k = this.units.length - 1; k >= 0 && this.units[k]!.kind === "heading"; k--) total += this.count(this.units[k]!.start, this.units[k]!.end) + 1;
+    for (let k = this.units.length - 1; k >= 0 && this.units[k]!.kind === "heading"; k--)
+      total += this.count(this.units[k]!.start, this.units[k]!.end) + 1;
     return total;
   }
 
@@ -313,10 +324,24 @@ class UnitBuilder {
   }
 
   /** [start, end) cut by the recursive splitter into pieces of at most `budget`, boundaries between them costing a word's. */
-  private pieces(start: number, end: number, breakBefore: number, kind: UnitKind, budget: number, extra: Additions = {}, firstExtra = extra): void {
+  private pieces(
+    start: number,
+    end: number,
+    breakBefore: number,
+    kind: UnitKind,
+    budget: number,
+    extra: Additions = {},
+    firstExtra = extra,
+  ): void {
     const spans = splitRecursive(this.text.slice(start, end), { maxTokens: budget, overlapTokens: 0 });
     spans.forEach((span, i) => {
-      this.push({ start: start + span.start, end: start + span.end, kind, breakBefore: i === 0 ? breakBefore : BREAK.word, ...(i === 0 ? firstExtra : extra) });
+      this.push({
+        start: start + span.start,
+        end: start + span.end,
+        kind,
+        breakBefore: i === 0 ? breakBefore : BREAK.word,
+        ...(i === 0 ? firstExtra : extra),
+      });
     });
   }
 
@@ -329,7 +354,7 @@ class UnitBuilder {
     const text = this.text;
     // Lines of the block; the first runs from `start` (a list item's marker, when the block opens the item).
     const lines: Array<[number, number]> = [];
-    for (let s = start; s < end; ) {
+    for (let s = start; s < end;) {
       const e = Math.min(lineEnd(text, s), end);
       lines.push([s, e]);
       s = e + 1;
@@ -345,7 +370,10 @@ class UnitBuilder {
       const closing = new RegExp(`^[ \\t>]*${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*\\r?$`);
       if (lines.length > 1 && closing.test(text.slice(last[0], last[1]))) contentTo = lines.length - 1;
       // Fences that would take over half a chunk (a tiny budget, a huge info string): the block is cut as plain lines.
-      if (this.tokensOf(fences.open) + Math.max(this.tokensOf(fences.close), this.tokensOf(fences.reopenedClose)) > this.budget / 2) {
+      if (
+        this.tokensOf(fences.open) + Math.max(this.tokensOf(fences.close), this.tokensOf(fences.reopenedClose)) >
+        this.budget / 2
+      ) {
         fences = undefined;
         contentFrom = 0;
         contentTo = lines.length;
@@ -355,7 +383,11 @@ class UnitBuilder {
     const open = fences && { prefix: fences.open, block };
     const close = fences && { suffix: fences.close, reopenedSuffix: fences.reopenedClose, block };
     if (fences) this.push({ start: lines[0]![0], end: lines[0]![1], kind: "code", breakBefore, ...close });
-    const lineBudget = this.budget - (fences ? this.tokensOf(fences.open) + Math.max(this.tokensOf(fences.close), this.tokensOf(fences.reopenedClose)) : 0);
+    const lineBudget =
+      this.budget -
+      (fences
+        ? this.tokensOf(fences.open) + Math.max(this.tokensOf(fences.close), this.tokensOf(fences.reopenedClose))
+        : 0);
     let blank = false;
     for (let k = contentFrom; k < contentTo; k++) {
       const [s, rawEnd] = lines[k]!;
@@ -366,7 +398,8 @@ class UnitBuilder {
         continue;
       }
       const cost = k === contentFrom ? (fences ? BREAK.glue : breakBefore) : blank ? BREAK.codeBlank : BREAK.codeLine;
-      if (this.count(s, e) <= lineBudget) this.push({ start: s, end: e, kind: "code", breakBefore: cost, ...open, ...close });
+      if (this.count(s, e) <= lineBudget)
+        this.push({ start: s, end: e, kind: "code", breakBefore: cost, ...open, ...close });
       else this.pieces(s, e, cost, "code", lineBudget, { ...open, ...close });
       blank = false;
     }
@@ -390,7 +423,8 @@ class UnitBuilder {
     let prefix: string | undefined = `${text.slice(start, separatorEnd)}\n`;
     // A header too big to repeat: rows go without it rather than not fitting.
     if (this.tokensOf(prefix) > this.budget / 2) prefix = undefined;
-    if (this.count(start, separatorEnd) <= this.budget) this.push({ start, end: separatorEnd, kind: "table", breakBefore });
+    if (this.count(start, separatorEnd) <= this.budget)
+      this.push({ start, end: separatorEnd, kind: "table", breakBefore });
     else this.prose(start, separatorEnd, breakBefore, "table", this.budget);
     const rowBudget = this.budget - (prefix ? this.tokensOf(prefix) : 0);
     node.children.slice(1).forEach((row, k) => {
@@ -409,7 +443,12 @@ class UnitBuilder {
       return;
     }
     node.children.forEach((item, k) => {
-      this.listItem(item, k === 0 ? start : blockRange(item).start, k === 0 ? breakBefore : BREAK.item + depth * BREAK.itemDepth, depth);
+      this.listItem(
+        item,
+        k === 0 ? start : blockRange(item).start,
+        k === 0 ? breakBefore : BREAK.item + depth * BREAK.itemDepth,
+        depth,
+      );
     });
   }
 
@@ -423,7 +462,13 @@ class UnitBuilder {
     // the item that alone exceeds the budget is cut inside (prose: sentences, then lines and
     // words), the one way left to keep within maxTokens.
     node.children.forEach((child, k) => {
-      this.block(child, k === 0 ? breakBefore : BREAK.inner + depth * BREAK.itemDepth, depth + 1, "list", k === 0 ? start : undefined);
+      this.block(
+        child,
+        k === 0 ? breakBefore : BREAK.inner + depth * BREAK.itemDepth,
+        depth + 1,
+        "list",
+        k === 0 ? start : undefined,
+      );
     });
   }
 
@@ -433,7 +478,9 @@ class UnitBuilder {
       else this.prose(start, end, breakBefore, "other", this.budget);
       return;
     }
-    children.forEach((child, k) => this.block(child, k === 0 ? breakBefore : BREAK.inner, depth, "other", k === 0 ? start : undefined));
+    children.forEach((child, k) =>
+      this.block(child, k === 0 ? breakBefore : BREAK.inner, depth, "other", k === 0 ? start : undefined),
+    );
   }
 }
 
@@ -444,7 +491,7 @@ class UnitBuilder {
  */
 function endsLine(text: string, end: number, next: number): boolean {
   if (text.slice(end, next).includes("\n")) return true;
-  return text.charCodeAt(end - 1) === 110 /* n */ && text.charCodeAt(end - 2) === 92 /* \ */;
+  return text.charCodeAt(end - 1) === 110 /* n */ && text.charCodeAt(end - 2) === 92; /* \ */
 }
 
 /** End of the line holding `offset` (the offset of its "\n", or the text's end). */
@@ -489,7 +536,7 @@ function plainParagraph(builder: UnitBuilder, node: Paragraph): void {
   const text = builder.text;
   const { start, end } = blockRange(node);
   const lines: Array<[number, number]> = [];
-  for (let s = start; s < end; ) {
+  for (let s = start; s < end;) {
     const e = Math.min(lineEnd(text, s), end);
     lines.push([s, e]);
     s = e + 1;
@@ -542,7 +589,7 @@ export const MAX_CONTAINER_DEPTH = 32;
 export function containerDepth(text: string): number {
   let deepest = 0;
   const prefix = /^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*/;
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const newline = text.indexOf("\n", start);
     const end = newline === -1 ? text.length : newline;
     const marked = prefix.exec(text.slice(start, Math.min(end, start + 4096)))![0];
@@ -551,7 +598,8 @@ export function containerDepth(text: string): number {
     for (const char of marked) {
       if (char === " ") columns += 1;
       else if (char === "\t") columns += 4;
-      else if (char === ">" || char === "-" || char === "*" || char === "+" || char === "." || char === ")") markers += 1;
+      else if (char === ">" || char === "-" || char === "*" || char === "+" || char === "." || char === ")")
+        markers += 1;
     }
     deepest = Math.max(deepest, markers + Math.floor(columns / 2));
     start = end + 1;
@@ -593,7 +641,8 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
 }
 
 /** Plain and PDF text are read as "plain" (heading lines without markers), the rest as Markdown. */
-export const structureFlavor = (extracted: Extracted): StructureOptions["flavor"] => (extracted.kind === "text" || extracted.kind === "pdf" ? "plain" : "markdown");
+export const structureFlavor = (extracted: Extracted): StructureOptions["flavor"] =>
+  extracted.kind === "text" || extracted.kind === "pdf" ? "plain" : "markdown";
 
 interface Packer {
   text: string;
@@ -623,10 +672,19 @@ function chunkText(p: Packer, i: number, j: number, start: number): string {
   const first = p.units[i]!;
   const last = p.units[j - 1]!;
   const reopened = first.prefix !== undefined && first.block !== undefined && first.block === last.block;
-  return (first.prefix ?? "") + p.text.slice(start, last.end) + ((reopened ? last.reopenedSuffix : undefined) ?? last.suffix ?? "");
+  return (
+    (first.prefix ?? "") +
+    p.text.slice(start, last.end) +
+    ((reopened ? last.reopenedSuffix : undefined) ?? last.suffix ?? "")
+  );
 }
 
-function packUnits(text: string, index: TokenIndex, builder: UnitBuilder, options: { maxTokens: number; reserve: number }): Span[] {
+function packUnits(
+  text: string,
+  index: TokenIndex,
+  builder: UnitBuilder,
+  options: { maxTokens: number; reserve: number },
+): Span[] {
   const units = builder.units;
   const n = units.length;
   if (n === 0) return [];
@@ -647,7 +705,8 @@ function packUnits(text: string, index: TokenIndex, builder: UnitBuilder, option
   });
   const estimate = (i: number, j: number) =>
     index.tokensBefore(endPiece[j - 1]!) - index.tokensBefore(startPiece[i]!) + correction[j]! - correction[i]!;
-  const overhead = (i: number, j: number) => units[i]!.prefixTokens + units[j - 1]!.suffixTokens + (takesOverlap(p, i) ? p.reserve : 0);
+  const overhead = (i: number, j: number) =>
+    units[i]!.prefixTokens + units[j - 1]!.suffixTokens + (takesOverlap(p, i) ? p.reserve : 0);
 
   // A chunk holding a section change must start where its first section
   // starts: whole short sections share chunks, and one may lead into the
@@ -712,7 +771,8 @@ function emitChunk(p: Packer, sections: string[][], spans: Span[], i: number, j:
     const budget = Math.min(p.reserve, maxTokens - tokens);
     // Overlap comes from the prose units that end the previous chunk, in this section.
     let from = i - 1;
-    while (from > previousFirst && units[from - 1]!.kind === "prose" && units[from - 1]!.section === first.section) from--;
+    while (from > previousFirst && units[from - 1]!.kind === "prose" && units[from - 1]!.section === first.section)
+      from--;
     const overlap = overlapStart(p, units[from]!.start, first.start, budget);
     if (overlap >= 0) {
       const withOverlap = index.count(overlap, last.end);

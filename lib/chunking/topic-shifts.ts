@@ -47,7 +47,11 @@ function addInto(sum: Float64Array, v: Float32Array, sign: number): void {
   for (let i = 0; i < sum.length; i++) sum[i]! += sign * v[i]!;
 }
 
-export function topicShifts(vectors: readonly Float32Array[], unitTokens: ArrayLike<number>, options: TopicShiftOptions): TopicShifts {
+export function topicShifts(
+  vectors: readonly Float32Array[],
+  unitTokens: ArrayLike<number>,
+  options: TopicShiftOptions,
+): TopicShifts {
   const n = vectors.length;
   const dims = n > 0 ? vectors[0]!.length : 0;
   const similarity = new Float64Array(n);
@@ -63,7 +67,8 @@ export function topicShifts(vectors: readonly Float32Array[], unitTokens: ArrayL
     addInto(left, vectors[g - 1]!, 1);
     let leftTokens = 0;
     let start = g;
-    while (start > from && g - start < options.maxBlockUnits && leftTokens < options.blockTokens) leftTokens += unitTokens[--start]!;
+    while (start > from && g - start < options.maxBlockUnits && leftTokens < options.blockTokens)
+      leftTokens += unitTokens[--start]!;
     for (; from < start; from++) addInto(left, vectors[from]!, -1);
     // Right block: units from g on, as far. Unit g - 1 has just moved to the left block.
     if (g > 1) {
@@ -80,8 +85,10 @@ export function topicShifts(vectors: readonly Float32Array[], unitTokens: ArrayL
   // Peaks reached climbing from each gap while the similarity rises, left and right.
   const leftPeak = new Float64Array(n);
   const rightPeak = new Float64Array(n);
-  for (let g = 1; g < n; g++) leftPeak[g] = g > 1 && similarity[g - 1]! >= similarity[g]! ? leftPeak[g - 1]! : similarity[g]!;
-  for (let g = n - 1; g >= 1; g--) rightPeak[g] = g < n - 1 && similarity[g + 1]! >= similarity[g]! ? rightPeak[g + 1]! : similarity[g]!;
+  for (let g = 1; g < n; g++)
+    leftPeak[g] = g > 1 && similarity[g - 1]! >= similarity[g]! ? leftPeak[g - 1]! : similarity[g]!;
+  for (let g = n - 1; g >= 1; g--)
+    rightPeak[g] = g < n - 1 && similarity[g + 1]! >= similarity[g]! ? rightPeak[g + 1]! : similarity[g]!;
   const depth = new Float64Array(n);
   const valley = new Uint8Array(n);
   for (let g = 1; g < n; g++) {

@@ -10,4 +10,5 @@ export function createEmbedder(config: Config["embeddings"]): Embedder {
 }
 
 /** The id of the embedder `createEmbedder(config)` makes, without making it. */
-export const embedderId = (config: Config["embeddings"]) => (config.kind === "openai" ? openAIEmbedderId(config.model) : LOCAL_EMBEDDER_ID);
+export const embedderId = (config: Config["embeddings"]) =>
+  config.kind === "openai" ? openAIEmbedderId(config.model) : LOCAL_EMBEDDER_ID;

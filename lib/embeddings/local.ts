@@ -66,7 +66,8 @@ const STOPWORDS = new Set(
 );
 
 /** Scripts written without spaces between words, where character bigrams stand in for words. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 
 const NOT_WORD = 0;
@@ -75,7 +76,8 @@ const UNSPACED_LETTER = 2;
 const UNKNOWN = 3;
 /** Class of each UTF-16 code unit, filled on first sight (regex tests cost too much per character). Surrogates: not word characters. */
 const classes = new Uint8Array(0x10000).fill(UNKNOWN);
-for (let c = 0; c < 0x80; c++) classes[c] = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ? SPACED : NOT_WORD;
+for (let c = 0; c < 0x80; c++)
+  classes[c] = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) ? SPACED : NOT_WORD;
 for (let c = 0xd800; c < 0xe000; c++) classes[c] = NOT_WORD;
 
 function classOf(c: number): number {
@@ -178,7 +180,8 @@ function addFourGrams(features: FeatureCounts, text: string, start: number, end:
   const each = weight / Math.sqrt(end - start - 1);
   for (let i = start - 1; i + 3 <= end; i++) {
     let h = 0x811c9dc5 ^ GRAM_SEED;
-    for (let k = i; k < i + 4; k++) h = Math.imul(h ^ (k < start || k >= end ? BOUNDARY : text.charCodeAt(k)), 0x01000193);
+    for (let k = i; k < i + 4; k++)
+      h = Math.imul(h ^ (k < start || k >= end ? BOUNDARY : text.charCodeAt(k)), 0x01000193);
     features.add(h, each);
   }
 }
@@ -207,7 +210,7 @@ export class LocalEmbedder implements Embedder {
     const lower = text.toLowerCase();
     features.reserve(lower.length);
     const length = lower.length;
-    for (let i = 0; i < length; ) {
+    for (let i = 0; i < length;) {
       const kind = classOf(lower.charCodeAt(i));
       if (kind === NOT_WORD) {
         i++;

@@ -41,7 +41,9 @@ const EmbeddingsResponse = z.object({
 });
 
 const unavailable = (message: string, cause?: unknown) =>
-  new ApiError(503, "embeddings_unavailable", `The embedding provider is unavailable: ${message}. Try again later.`, { cause });
+  new ApiError(503, "embeddings_unavailable", `The embedding provider is unavailable: ${message}. Try again later.`, {
+    cause,
+  });
 
 /** One failed try: whether another may help, and when the provider asked for it. */
 class AttemptFailure extends Error {
@@ -70,7 +72,8 @@ export class OpenAIEmbedder implements Embedder {
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const batches: string[][] = [];
-    for (let i = 0; i < texts.length; i += this.options.batchSize) batches.push(texts.slice(i, i + this.options.batchSize));
+    for (let i = 0; i < texts.length; i += this.options.batchSize)
+      batches.push(texts.slice(i, i + this.options.batchSize));
     const limit = pLimit(this.options.concurrency);
     // After one batch has failed for good, the others are of no use: stop them.
     const givenUp = new AbortController();
@@ -94,8 +97,10 @@ export class OpenAIEmbedder implements Embedder {
         return await this.request(batch, givenUp);
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
-        const delay = error.retryable && !givenUp.aborted ? retryDelay(this.retry, attempt, error.retryAfterMs) : undefined;
-        if (delay === undefined) throw unavailable(attempt > 1 ? `${error.message} (after ${attempt} attempts)` : error.message);
+        const delay =
+          error.retryable && !givenUp.aborted ? retryDelay(this.retry, attempt, error.retryAfterMs) : undefined;
+        if (delay === undefined)
+          throw unavailable(attempt > 1 ? `${error.message} (after ${attempt} attempts)` : error.message);
         await sleep(delay);
       }
     }
@@ -115,13 +120,20 @@ export class OpenAIEmbedder implements Embedder {
       });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
-        throw new AttemptFailure(`it answered HTTP ${response.status}`, isRetryableStatus(response.status), parseRetryAfter(response.headers.get("retry-after")));
+        throw new AttemptFailure(
+          `it answered HTTP ${response.status}`,
+          isRetryableStatus(response.status),
+          parseRetryAfter(response.headers.get("retry-after")),
+        );
       }
       raw = await response.text();
     } catch (error) {
       if (error instanceof AttemptFailure) throw error;
       const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-      throw new AttemptFailure(timedOut ? `no answer within ${this.options.timeoutMs} ms` : "it could not be reached", true);
+      throw new AttemptFailure(
+        timedOut ? `no answer within ${this.options.timeoutMs} ms` : "it could not be reached",
+        true,
+      );
     }
     let body: unknown;
     try {
@@ -139,10 +151,12 @@ export class OpenAIEmbedder implements Embedder {
     const { data } = parsed.data;
     const vectors: Float32Array[] = new Array(count);
     for (const item of data) {
-      if (item.index >= count || vectors[item.index]) throw new AttemptFailure("its answer does not match the inputs one to one", false);
+      if (item.index >= count || vectors[item.index])
+        throw new AttemptFailure("its answer does not match the inputs one to one", false);
       vectors[item.index] = Float32Array.from(item.embedding);
     }
-    if (data.length !== count) throw new AttemptFailure(`it returned ${data.length} vectors for ${count} inputs`, false);
+    if (data.length !== count)
+      throw new AttemptFailure(`it returned ${data.length} vectors for ${count} inputs`, false);
     return vectors;
   }
 }

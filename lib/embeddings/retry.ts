@@ -30,7 +30,12 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  * or undefined when no retry should be made: attempts used up, or the
  * provider asking for a longer wait than the policy allows.
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs?: number, random: () => number = Math.random): number | undefined {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number | undefined {
   if (attempt >= policy.maxAttempts) return undefined;
   if (retryAfterMs !== undefined) return retryAfterMs <= policy.maxDelayMs ? retryAfterMs : undefined;
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));

@@ -51,7 +51,10 @@ function describe(type: { ext: string; mime: string }): [what: string, advice?: 
   switch (type.ext) {
     case "cfb":
       // Password-protected .docx files are not zips but OLE containers, like old .doc files.
-      return ["an old-style Office file (.doc) or a password-protected document", "Save it as .docx without a password and send it again."];
+      return [
+        "an old-style Office file (.doc) or a password-protected document",
+        "Save it as .docx without a password and send it again.",
+      ];
     case "zip":
       return ["a ZIP archive but not a Word document (or a damaged one)"];
     case "rtf":

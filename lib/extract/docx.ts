@@ -17,7 +17,10 @@ const MAX_ENTRIES = 10_000;
 
 const Converted = z.object({ ok: z.literal(true), html: z.string() });
 
-export async function extractDocx(bytes: Uint8Array, limits: Pick<ExtractLimits, "maxUnpackedBytes" | "timeoutMs">): Promise<string> {
+export async function extractDocx(
+  bytes: Uint8Array,
+  limits: Pick<ExtractLimits, "maxUnpackedBytes" | "timeoutMs">,
+): Promise<string> {
   await checkUnpackedSize(bytes, limits.maxUnpackedBytes);
   return withWorker({ timeoutMs: limits.timeoutMs, damaged: failures.corruptedDocx }, async (worker) => {
     const converted = await worker.call({ op: "docx-html", data: bytes }, Converted);
@@ -38,7 +41,8 @@ async function checkUnpackedSize(bytes: Uint8Array, cap: number): Promise<void> 
     if (error instanceof ZipFormatError) throw failures.corruptedDocx();
     throw error;
   }
-  if (actual === undefined) throw failures.zipBomb(`more than the ${size(cap)} allowed, although it declares ${size(declared)}`);
+  if (actual === undefined)
+    throw failures.zipBomb(`more than the ${size(cap)} allowed, although it declares ${size(declared)}`);
 }
 
 function readEntries(bytes: Uint8Array): ZipEntry[] {

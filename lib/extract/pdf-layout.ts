@@ -99,7 +99,17 @@ function toLines(page: PdfPageContent): Line[] {
     // Whitespace starts nothing; it only separates words within a line.
     if (text.trim() === "") continue;
     if (draft) lines.push(finishLine(draft, monospace));
-    draft = { parts: [text], left: item.x, right: item.x + item.width, y: item.y, size: item.size, upright: item.upright, spaceDue: false, last: item, styles: new Map() };
+    draft = {
+      parts: [text],
+      left: item.x,
+      right: item.x + item.width,
+      y: item.y,
+      size: item.size,
+      upright: item.upright,
+      spaceDue: false,
+      last: item,
+      styles: new Map(),
+    };
     countStyle(draft, item, text);
   }
   if (draft) lines.push(finishLine(draft, monospace));
@@ -128,7 +138,8 @@ function appendToLine(draft: LineDraft, item: PdfTextItem, text: string, monospa
   const spaced = draft.spaceDue || gap > WORD_GAP_EM * size || gap < -size;
   if (spaced && !/\s$/.test(draft.parts.at(-1) ?? "") && !/^\s/.test(text)) {
     // Between monospaced words the gap counts columns: code aligns with them.
-    const column = monospace.has(item.font) && monospace.has(last.font) && last.text.length > 0 ? last.width / last.text.length : 0;
+    const column =
+      monospace.has(item.font) && monospace.has(last.font) && last.text.length > 0 ? last.width / last.text.length : 0;
     const columns = column > 0 ? Math.round((item.x - last.x - last.width) / column) : 1;
     draft.parts.push(" ".repeat(Math.max(1, Math.min(80, columns))));
   }
@@ -188,7 +199,13 @@ const isContentsEntry = (text: string) => text.length <= 300 && LEADERS.test(tex
  * sentence or clause punctuation at its end.
  */
 function isTitleLike(line: Line): boolean {
-  return line.fontShare >= 0.9 && !line.monospace && /\p{L}/u.test(line.text) && !/[.,;]$/.test(line.text) && line.text.split(" ").length <= 12;
+  return (
+    line.fontShare >= 0.9 &&
+    !line.monospace &&
+    /\p{L}/u.test(line.text) &&
+    !/[.,;]$/.test(line.text) &&
+    line.text.split(" ").length <= 12
+  );
 }
 
 // ---------------------------------------------------------------- the body text
@@ -202,10 +219,12 @@ interface BodyStyle {
 
 function bodyStyle(lines: Line[]): BodyStyle {
   const bySize = new Map<number, number>();
-  for (const line of lines) bySize.set(roundSize(line.size), (bySize.get(roundSize(line.size)) ?? 0) + line.text.length);
+  for (const line of lines)
+    bySize.set(roundSize(line.size), (bySize.get(roundSize(line.size)) ?? 0) + line.text.length);
   const size = argmax(bySize) ?? 0;
   const byFont = new Map<string, number>();
-  for (const line of lines) if (roundSize(line.size) === size) byFont.set(line.font, (byFont.get(line.font) ?? 0) + line.text.length);
+  for (const line of lines)
+    if (roundSize(line.size) === size) byFont.set(line.font, (byFont.get(line.font) ?? 0) + line.text.length);
   return { size, font: argmax(byFont) ?? "" };
 }
 
@@ -237,14 +256,17 @@ function leadingBySize(pages: Line[][], body: BodyStyle): Leading {
     }
   }
   // The lower quartile, not the median: in a document of short paragraphs, gaps between them can outnumber gaps within them.
-  const quartile = (list: number[] | undefined) => (list && list.length >= 3 ? list.sort((x, y) => x - y)[Math.floor(list.length / 4)] : undefined);
+  const quartile = (list: number[] | undefined) =>
+    list && list.length >= 3 ? list.sort((x, y) => x - y)[Math.floor(list.length / 4)] : undefined;
   const bodyLeading = quartile(gaps.get(body.size));
   const cache = new Map<number, number>();
   return (size) => {
     const key = roundSize(size);
     let leading = cache.get(key);
     if (leading === undefined) {
-      leading = quartile(gaps.get(key)) ?? (bodyLeading !== undefined && body.size > 0 ? (bodyLeading * size) / body.size : 1.2 * size);
+      leading =
+        quartile(gaps.get(key)) ??
+        (bodyLeading !== undefined && body.size > 0 ? (bodyLeading * size) / body.size : 1.2 * size);
       cache.set(key, leading);
     }
     return leading;
@@ -287,7 +309,12 @@ function dropRunningLines(lined: Line[][], pages: PdfPageContent[], body: BodySt
   const edges: EdgeLine[] = lined.flatMap((lines, page) =>
     edgeLines(lines, pages[page]!.box)
       .filter((edge) => edge.line.size <= body.size * RUNNING_MAX_SIZE)
-      .map((edge) => ({ page, line: edge.line, outermost: edge.rank === 0, key: `${edge.band}${edge.rank}:${normalise(edge.line.text)}` })),
+      .map((edge) => ({
+        page,
+        line: edge.line,
+        outermost: edge.rank === 0,
+        key: `${edge.band}${edge.rank}:${normalise(edge.line.text)}`,
+      })),
   );
   const pagesByKey = new Map<string, Set<number>>();
   for (const edge of edges) pagesByKey.set(edge.key, (pagesByKey.get(edge.key) ?? new Set()).add(edge.page));
@@ -299,7 +326,11 @@ function dropRunningLines(lined: Line[][], pages: PdfPageContent[], body: BodySt
     let onOdd = 0;
     for (const page of seen) if (page % 2 === 0) onOdd++; // index 0 is page 1, an odd page
     const onEven = seen.size - onOdd;
-    return seen.size >= total / 2 || (onOdd >= 2 && onOdd >= Math.ceil(total / 2) / 2) || (onEven >= 2 && onEven >= Math.floor(total / 2) / 2);
+    return (
+      seen.size >= total / 2 ||
+      (onOdd >= 2 && onOdd >= Math.ceil(total / 2) / 2) ||
+      (onEven >= 2 && onEven >= Math.floor(total / 2) / 2)
+    );
   };
 
   const dropped = new Set<Line>();
@@ -384,10 +415,7 @@ interface ListMarker {
 
 /** Lines read as one unit; `left` and `right` are kept as lines join, since layout runs in the server's thread and must stay linear. */
 type Block = { lines: Line[]; left: number; right: number } & (
-  | { kind: "text" }
-  | { kind: "item"; marker: ListMarker }
-  | { kind: "code" }
-  | { kind: "contents" }
+  { kind: "text" } | { kind: "item"; marker: ListMarker } | { kind: "code" } | { kind: "contents" }
 );
 
 function addLine(block: Block, line: Line): void {
@@ -433,7 +461,11 @@ function toBlocks(lines: Line[], leading: Leading, body: BodyStyle): Block[] {
       blocks.push(block);
     } else if (boundary) {
       // A line of code inside a paragraph (a path wrapped onto its own line) stays prose; only one set apart starts code.
-      block = isCode(line) ? { kind: "code", ...bounds } : isContentsEntry(line.text) ? { kind: "contents", ...bounds } : { kind: "text", ...bounds };
+      block = isCode(line)
+        ? { kind: "code", ...bounds }
+        : isContentsEntry(line.text)
+          ? { kind: "contents", ...bounds }
+          : { kind: "text", ...bounds };
       blocks.push(block);
     } else {
       addLine(block!, line);
@@ -555,7 +587,12 @@ function joinWrappedHeadings(placed: Placed[], leading: Leading): Placed[] {
       const last = above.block.lines.at(-1)!;
       const dy = last.y - entry.block.lines[0]!.y;
       if (dy > 0 && dy <= PARAGRAPH_GAP * leading(last.size) + 0.5) {
-        const joined: Block = { kind: "text", lines: [...above.block.lines], left: above.block.left, right: above.block.right };
+        const joined: Block = {
+          kind: "text",
+          lines: [...above.block.lines],
+          left: above.block.left,
+          right: above.block.right,
+        };
         for (const line of entry.block.lines) addLine(joined, line);
         out[out.length - 1] = { block: joined, level: above.level };
         continue;
@@ -574,16 +611,27 @@ function render(placed: Placed[], words: DocumentWords, leading: Leading): strin
     const { block, level } = entry;
     let text: string;
     if (level !== undefined) {
-      text = `${"#".repeat(level)} ${joinLines(block.lines.map((l) => l.text), words)}`;
+      text = `${"#".repeat(level)} ${joinLines(
+        block.lines.map((l) => l.text),
+        words,
+      )}`;
     } else if (block.kind === "item") {
       const indent = list.indentFor(block.lines[0]!, block.marker.output.length);
-      text = indent + block.marker.output + joinLines([block.marker.body, ...block.lines.slice(1).map((l) => l.text)], words);
+      text =
+        indent +
+        block.marker.output +
+        joinLines([block.marker.body, ...block.lines.slice(1).map((l) => l.text)], words);
     } else if (block.kind === "code") {
       text = fence(block, leading);
     } else if (block.kind === "contents") {
       text = escapeBlockStart(block.lines[0]!.text.replace(LEADERS, " … "));
     } else {
-      text = escapeBlockStart(joinLines(block.lines.map((l) => l.text), words));
+      text = escapeBlockStart(
+        joinLines(
+          block.lines.map((l) => l.text),
+          words,
+        ),
+      );
     }
     if (kind(entry) !== "item") list.reset();
     // Items of one list are one Markdown list, entries of a contents page one paragraph: no blank line between them.
@@ -621,7 +669,8 @@ class ListIndents {
 /** Code keeps its lines, its indentation (from positions, in character widths) and its blank lines. */
 function fence({ lines, left }: Block, leading: Leading): string {
   const widths = lines.filter((l) => l.raw.length >= 4).map((l) => (l.right - l.left) / l.raw.length);
-  const charWidth = widths.length > 0 ? widths.sort((a, b) => a - b)[Math.floor(widths.length / 2)]! : 0.6 * lines[0]!.size;
+  const charWidth =
+    widths.length > 0 ? widths.sort((a, b) => a - b)[Math.floor(widths.length / 2)]! : 0.6 * lines[0]!.size;
   const body: string[] = [];
   lines.forEach((line, i) => {
     const above = lines[i - 1];

@@ -64,7 +64,15 @@ function toPageContent(page: z.infer<typeof PageItems>): PdfPageContent {
   const { text, geometry: g, font, fonts } = page;
   return {
     box: page.box,
-    items: text.map((str, i) => ({ text: str, x: g[i * 5]!, y: g[i * 5 + 1]!, size: g[i * 5 + 2]!, width: g[i * 5 + 3]!, upright: g[i * 5 + 4] === 1, font: fonts[font[i]!]! })),
+    items: text.map((str, i) => ({
+      text: str,
+      x: g[i * 5]!,
+      y: g[i * 5 + 1]!,
+      size: g[i * 5 + 2]!,
+      width: g[i * 5 + 3]!,
+      upright: g[i * 5 + 4] === 1,
+      font: fonts[font[i]!]!,
+    })),
     monospaceFonts: page.monospace,
   };
 }

@@ -28,7 +28,9 @@ function decodeStrict(bytes: Uint8Array, encoding: "utf-8" | "utf-16le" | "utf-1
     // The decoder drops a leading BOM of its own encoding.
     return new TextDecoder(encoding, { fatal: true }).decode(bytes);
   } catch {
-    throw failures.invalidEncoding(encoding === "utf-8" ? "UTF-8" : encoding === "utf-16le" ? "UTF-16 (little-endian)" : "UTF-16 (big-endian)");
+    throw failures.invalidEncoding(
+      encoding === "utf-8" ? "UTF-8" : encoding === "utf-16le" ? "UTF-16 (little-endian)" : "UTF-16 (big-endian)",
+    );
   }
 }
 

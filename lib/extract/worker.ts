@@ -22,7 +22,12 @@ export type WorkerRequest =
   | { op: "markdown"; segments: string[]; options: Partial<NodeHtmlMarkdownOptions> };
 
 /** A library's complaint about the document, as the worker reports it. */
-export const DocumentFailure = z.object({ ok: z.literal(false), stage: z.literal("document"), name: z.string(), message: z.string() });
+export const DocumentFailure = z.object({
+  ok: z.literal(false),
+  stage: z.literal("document"),
+  name: z.string(),
+  message: z.string(),
+});
 export type DocumentFailure = z.infer<typeof DocumentFailure>;
 
 const LoadFailure = z.object({ ok: z.literal(false), stage: z.literal("load"), message: z.string() });
@@ -99,7 +104,9 @@ async function runSession<T>(options: WorkerOptions, session: (worker: ExtractWo
     const code = (error as { code?: unknown } | null)?.code;
     halt(code === "ERR_WORKER_OUT_OF_MEMORY" ? { type: "out_of_memory" } : { type: "crashed", error });
   });
-  worker.on("exit", (exitCode) => halt({ type: "crashed", error: new Error(`extract worker exited with code ${exitCode}`) }));
+  worker.on("exit", (exitCode) =>
+    halt({ type: "crashed", error: new Error(`extract worker exited with code ${exitCode}`) }),
+  );
 
   const call: ExtractWorker["call"] = async (request, schema) => {
     if (stop) throw new WorkerStopped(stop);

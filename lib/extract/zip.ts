@@ -33,7 +33,8 @@ export function readCentralDirectory(bytes: Uint8Array): ZipEntry[] {
   const count = view.getUint16(eocd + 10, true);
   const directoryOffset = view.getUint32(eocd + 16, true);
   // Archives needing the ZIP64 end record (65535+ entries, 4 GB+ offsets) are far beyond any upload limit.
-  if (count === 0xffff || directoryOffset === 0xffffffff) throw new ZipFormatError("ZIP64 end records are not supported");
+  if (count === 0xffff || directoryOffset === 0xffffffff)
+    throw new ZipFormatError("ZIP64 end records are not supported");
 
   const decoder = new TextDecoder();
   const entries: ZipEntry[] = [];
@@ -57,7 +58,8 @@ export function readCentralDirectory(bytes: Uint8Array): ZipEntry[] {
 
     need(view, localOffset, 30);
     if (view.getUint32(localOffset, true) !== LOCAL_SIGNATURE) throw new ZipFormatError(`bad local header for ${name}`);
-    const dataStart = localOffset + 30 + view.getUint16(localOffset + 26, true) + view.getUint16(localOffset + 28, true);
+    const dataStart =
+      localOffset + 30 + view.getUint16(localOffset + 26, true) + view.getUint16(localOffset + 28, true);
     need(view, dataStart, compressedSize);
 
     entries.push({ name, method, compressedSize, declaredSize, dataStart });
@@ -71,12 +73,13 @@ export function readCentralDirectory(bytes: Uint8Array): ZipEntry[] {
  * writers (.NET's packaging among them) use ZIP64 even for small files.
  */
 function zip64Fields(view: DataView, start: number, length: number): number[] {
-  for (let p = start; p + 4 <= start + length; ) {
+  for (let p = start; p + 4 <= start + length;) {
     const id = view.getUint16(p, true);
     const size = view.getUint16(p + 2, true);
     if (id === 0x0001) {
       const values: number[] = [];
-      for (let q = p + 4; q + 8 <= p + 4 + size && q + 8 <= start + length; q += 8) values.push(Number(view.getBigUint64(q, true)));
+      for (let q = p + 4; q + 8 <= p + 4 + size && q + 8 <= start + length; q += 8)
+        values.push(Number(view.getBigUint64(q, true)));
       return values;
     }
     p += 4 + size;
@@ -115,7 +118,11 @@ const STEP_BYTES = 16 * 1024;
  * Returns the total, or `undefined` as soon as the cap is passed. Yields to
  * the event loop between steps so a large archive does not stall the server.
  */
-export async function unpackedSizeWithin(bytes: Uint8Array, entries: ZipEntry[], cap: number): Promise<number | undefined> {
+export async function unpackedSizeWithin(
+  bytes: Uint8Array,
+  entries: ZipEntry[],
+  cap: number,
+): Promise<number | undefined> {
   let total = 0;
   for (const entry of entries) {
     const data = bytes.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);

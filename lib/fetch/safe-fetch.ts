@@ -113,7 +113,8 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
         if (hop >= options.maxRedirects)
           throw new ApiError(400, "too_many_redirects", `The URL redirected more than ${options.maxRedirects} times.`);
         const location = headerValue(res.headers.location);
-        if (!location) throw new ApiError(400, "url_fetch_failed", `The URL answered ${res.statusCode} without a Location header.`);
+        if (!location)
+          throw new ApiError(400, "url_fetch_failed", `The URL answered ${res.statusCode} without a Location header.`);
         current = parseFetchUrl(location, current);
         continue;
       }
@@ -134,7 +135,8 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
       return {
         bytes,
         contentType: headerValue(res.headers["content-type"])?.trim() || undefined,
-        filename: (disposition ? filenameFromDisposition(disposition) : undefined) ?? filenameFromPath(current.pathname),
+        filename:
+          (disposition ? filenameFromDisposition(disposition) : undefined) ?? filenameFromPath(current.pathname),
         finalUrl: withoutCredentials(current),
       };
     }
@@ -153,7 +155,11 @@ function parseFetchUrl(raw: string, base?: URL): URL {
   try {
     parsed = new URL(raw, base);
   } catch {
-    throw new ApiError(400, "invalid_url", base ? "The URL redirected to an unparsable location." : "The URL could not be parsed.");
+    throw new ApiError(
+      400,
+      "invalid_url",
+      base ? "The URL redirected to an unparsable location." : "The URL could not be parsed.",
+    );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     throw new ApiError(400, "invalid_url", `Only http and https URLs can be fetched, not ${parsed.protocol}`);
@@ -193,7 +199,8 @@ function createPinnedAgent(checked: ReadonlyMap<string, readonly string[]>): Age
     opts: LookupOptions,
     callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
   ): void => {
-    const family = opts.family === 4 || opts.family === "IPv4" ? 4 : opts.family === 6 || opts.family === "IPv6" ? 6 : 0;
+    const family =
+      opts.family === 4 || opts.family === "IPv4" ? 4 : opts.family === 6 || opts.family === "IPv6" ? 6 : 0;
     const list = (checked.get(hostname) ?? [])
       .map((address) => ({ address, family: isIP(address) }))
       .filter((a) => family === 0 || a.family === family);
@@ -298,7 +305,10 @@ function filenameFromPath(pathname: string): string | undefined {
 /** Only a display name: strip any directories a server put in, control characters, and absurd lengths. */
 function cleanFilename(name: string): string | undefined {
   // eslint-disable-next-line no-control-regex
-  const base = (name.split(/[/\\]/).pop() ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  const base = (name.split(/[/\\]/).pop() ?? "")
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 255);
   return base && base !== "." && base !== ".." ? base : undefined;
 }
 

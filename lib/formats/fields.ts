@@ -42,13 +42,34 @@ export interface ChunkFields {
 }
 
 export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
-  const { chunk_index, char_count, start, end, token_count, page_start, page_end, headings, summary, entities, ...unmapped } = chunk.metadata;
+  const {
+    chunk_index,
+    char_count,
+    start,
+    end,
+    token_count,
+    page_start,
+    page_end,
+    headings,
+    summary,
+    entities,
+    ...unmapped
+  } = chunk.metadata;
   // A metadata field added to chunks must get a mapping for every store here (and in README's table) before this compiles.
   const exhaustive: Record<string, never> = unmapped;
   void exhaustive;
 
   const fields: ChunkFields = {
-    scalars: { document_id: doc.documentId, filename: doc.filename, tier: doc.tier, chunk_index, char_count, start, end, token_count },
+    scalars: {
+      document_id: doc.documentId,
+      filename: doc.filename,
+      tier: doc.tier,
+      chunk_index,
+      char_count,
+      start,
+      end,
+      token_count,
+    },
   };
   if (page_start !== undefined && page_end !== undefined) fields.pages = { page_start, page_end };
   if (headings?.length) fields.headings = headings;

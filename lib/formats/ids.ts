@@ -21,4 +21,5 @@ export function recordKey(doc: DocumentRef, chunkIndex: number): string {
 }
 
 /** The record key as a name-based UUID (v5), for the stores that take only UUIDs (Weaviate) or UUIDs and integers (Qdrant). */
-export const recordUuid = (doc: DocumentRef, chunkIndex: number): string => uuidv5(recordKey(doc, chunkIndex), RECORD_NAMESPACE);
+export const recordUuid = (doc: DocumentRef, chunkIndex: number): string =>
+  uuidv5(recordKey(doc, chunkIndex), RECORD_NAMESPACE);

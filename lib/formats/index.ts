@@ -49,7 +49,11 @@ const FORMATTERS: { [F in OutputFormat]: (chunk: SourceChunk, doc: DocumentRef) 
   qdrant: qdrantPoint,
 };
 
-export function formatChunks<F extends OutputFormat>(chunks: readonly SourceChunk[], format: F, doc: DocumentRef): FormattedRecord[F][] {
+export function formatChunks<F extends OutputFormat>(
+  chunks: readonly SourceChunk[],
+  format: F,
+  doc: DocumentRef,
+): FormattedRecord[F][] {
   const toRecord = FORMATTERS[format];
   return chunks.map((chunk) => toRecord(chunk, doc));
 }

@@ -25,7 +25,12 @@ const TRUNCATION_NOTE_BYTES = 64;
  */
 export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRecord {
   const fields = chunkFields(chunk, doc);
-  const record: PineconeRecord = { _id: recordKey(doc, fields.scalars.chunk_index), chunk_text: chunk.text, ...fields.scalars, ...fields.pages };
+  const record: PineconeRecord = {
+    _id: recordKey(doc, fields.scalars.chunk_index),
+    chunk_text: chunk.text,
+    ...fields.scalars,
+    ...fields.pages,
+  };
   const truncated: string[] = [];
 
   /** Bytes left for one more `"name":value` pair. */
@@ -47,7 +52,11 @@ export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRe
     if (summary) record.summary = summary;
   }
   // Objects are not allowed: each entity becomes "<type>:<text>" in one list of strings, filterable with $in and split at the first ":".
-  if (fields.entities) putList("entities", fields.entities.map((entity) => `${entity.type}:${entity.text}`));
+  if (fields.entities)
+    putList(
+      "entities",
+      fields.entities.map((entity) => `${entity.type}:${entity.text}`),
+    );
   if (truncated.length) record.truncated_fields = truncated;
   return record;
 }

@@ -9,7 +9,10 @@ export type WeaviateValue = string | number | boolean | string[] | Entity[];
  * snake_case, valid GraphQL names (`[_A-Za-z][_0-9A-Za-z]*`) and none of
  * Weaviate's reserved `id`, `_id`, `_additional`; the id is a UUID.
  */
-export type WeaviateObject = { id: string; properties: { text: string } & ChunkScalars & { [property: string]: WeaviateValue } };
+export type WeaviateObject = {
+  id: string;
+  properties: { text: string } & ChunkScalars & { [property: string]: WeaviateValue };
+};
 
 /** Weaviate takes lists and nested objects and has no small size limit: headings stay a text[], entities an object[] of `{text, type}`, nothing is cut. */
 export function weaviateObject(chunk: SourceChunk, doc: DocumentRef): WeaviateObject {

@@ -17,7 +17,12 @@ const ENDPOINT_TIERS = new Map<string, TierId>(
 
 function tierForEndpoint(endpoint: string): TierId {
   const tier = ENDPOINT_TIERS.get(endpoint);
-  if (!tier) throw new ApiError(404, "unknown_endpoint", `No endpoint /api/chunk/${endpoint}. Tier endpoints: ${[...ENDPOINT_TIERS.keys()].map((e) => `/api/chunk/${e}`).join(", ")}.`);
+  if (!tier)
+    throw new ApiError(
+      404,
+      "unknown_endpoint",
+      `No endpoint /api/chunk/${endpoint}. Tier endpoints: ${[...ENDPOINT_TIERS.keys()].map((e) => `/api/chunk/${e}`).join(", ")}.`,
+    );
   return tier;
 }
 
@@ -39,7 +44,12 @@ export async function handleUpload(services: Services, request: Request, endpoin
 }
 
 export async function handleUrl(services: Services, request: Request): Promise<Response> {
-  const parsed = UrlChunkRequestSchema.safeParse(await readJson(request, "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead."));
+  const parsed = UrlChunkRequestSchema.safeParse(
+    await readJson(
+      request,
+      "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.",
+    ),
+  );
   if (!parsed.success) throw badRequest("invalid_request", describeIssues(parsed.error));
   const { url, tier, ...options } = parsed.data;
   const { body, headers } = await runChunkRequest(services, {

@@ -17,7 +17,8 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
 
 /** A JSON request body, capped at 64 KB; `usage` tells a client sending something else what this endpoint takes. */
 export async function readJson(request: Request, usage: string): Promise<unknown> {
-  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json")) throw badRequest("expected_json", usage);
+  if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json"))
+    throw badRequest("expected_json", usage);
   const text = await readText(request, JSON_BODY_LIMIT);
   try {
     return JSON.parse(text);

@@ -22,8 +22,12 @@ export async function readUpload(request: Request, options: { maxBytes: number }
   const { maxBytes } = options;
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("multipart/form-data"))
-    throw badRequest("expected_multipart", "Send the document as multipart/form-data with a `file` field, or POST JSON {url, tier} to /api/chunk.");
-  if (!request.body) throw badRequest("missing_file", "The request has no body: attach the document in a `file` field.");
+    throw badRequest(
+      "expected_multipart",
+      "Send the document as multipart/form-data with a `file` field, or POST JSON {url, tier} to /api/chunk.",
+    );
+  if (!request.body)
+    throw badRequest("missing_file", "The request has no body: attach the document in a `file` field.");
 
   // Room for the multipart framing and small fields around the file itself.
   const bodyCap = maxBytes + 64 * 1024;
@@ -57,7 +61,11 @@ export async function readUpload(request: Request, options: { maxBytes: number }
       settled = true;
       source.destroy();
       counter.destroy();
-      reject(error instanceof ApiError ? error : badRequest("invalid_multipart", "The multipart body is malformed or ended early."));
+      reject(
+        error instanceof ApiError
+          ? error
+          : badRequest("invalid_multipart", "The multipart body is malformed or ended early."),
+      );
     };
 
     parser.on("file", (name, stream, info) => {
@@ -65,7 +73,12 @@ export async function readUpload(request: Request, options: { maxBytes: number }
         stream.resume();
         return;
       }
-      const current = { parts: [] as Buffer[], filename: info.filename || undefined, contentType: info.mimeType || undefined, truncated: false };
+      const current = {
+        parts: [] as Buffer[],
+        filename: info.filename || undefined,
+        contentType: info.mimeType || undefined,
+        truncated: false,
+      };
       file = current;
       stream.on("data", (part: Buffer) => current.parts.push(part));
       stream.on("limit", () => {
@@ -81,7 +94,12 @@ export async function readUpload(request: Request, options: { maxBytes: number }
       if (settled) return;
       if (!file) return fail(badRequest("missing_file", "Attach the document in a multipart field named `file`."));
       settled = true;
-      resolve({ bytes: new Uint8Array(Buffer.concat(file.parts)), filename: file.filename, contentType: file.contentType, fields });
+      resolve({
+        bytes: new Uint8Array(Buffer.concat(file.parts)),
+        filename: file.filename,
+        contentType: file.contentType,
+        fields,
+      });
     });
     source.on("error", fail);
     counter.on("error", fail);

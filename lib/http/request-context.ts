@@ -16,7 +16,8 @@ export function apiBase(request: Request, config: Config): string {
   const url = new URL(request.url);
   const forwarded = config.trustProxyHeaders ? firstForwarded(request.headers, "x-forwarded-host") : undefined;
   const host = [forwarded, request.headers.get("host") ?? undefined].find((h) => h !== undefined && HOST.test(h));
-  const proto = (config.trustProxyHeaders && firstForwarded(request.headers, "x-forwarded-proto")) || url.protocol.replace(":", "");
+  const proto =
+    (config.trustProxyHeaders && firstForwarded(request.headers, "x-forwarded-proto")) || url.protocol.replace(":", "");
   const scheme = proto === "https" || proto === "http" ? proto : "http";
   return `${host ? `${scheme}://${host}` : url.origin}/api`;
 }

@@ -12,19 +12,34 @@ export const CORS_HEADERS: Record<string, string> = {
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   return new Response(JSON.stringify(body), {
     status: init.status ?? 200,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...CORS_HEADERS, ...init.headers },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      ...CORS_HEADERS,
+      ...init.headers,
+    },
   });
 }
 
 /** The one place an error becomes an HTTP answer. Unknown faults are logged and answered as a generic 500. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof ApiError) {
-    const body = error.body ?? { success: false, error: STATUS_NAMES[error.status], code: error.code, message: error.message };
+    const body = error.body ?? {
+      success: false,
+      error: STATUS_NAMES[error.status],
+      code: error.code,
+      message: error.message,
+    };
     return json(body, { status: error.status, headers: error.headers });
   }
   console.error("Internal error, answered with 500:", error);
   return json(
-    { success: false, error: STATUS_NAMES[500], code: "internal_error", message: "Something went wrong on our side; the request was not charged. Try again later." },
+    {
+      success: false,
+      error: STATUS_NAMES[500],
+      code: "internal_error",
+      message: "Something went wrong on our side; the request was not charged. Try again later.",
+    },
     { status: 500 },
   );
 }
@@ -44,7 +59,12 @@ export const preflight = () => new Response(null, { status: 204, headers: CORS_H
 
 export function methodNotAllowed(allowed: string): Response {
   return json(
-    { success: false, error: STATUS_NAMES[405], code: "method_not_allowed", message: `Use ${allowed} on this endpoint.` },
+    {
+      success: false,
+      error: STATUS_NAMES[405],
+      code: "method_not_allowed",
+      message: `Use ${allowed} on this endpoint.`,
+    },
     { status: 405, headers: { allow: allowed } },
   );
 }

@@ -55,7 +55,11 @@ const recordKey = (id: string) => `job:${id}`;
 const inputKey = (id: string) => `jobinput:${id}`;
 
 export const jobExpired = (id: string) =>
-  new ApiError(404, "expired_or_unknown", `No job ${id} exists: jobs and their results are kept for one hour after they are created. Submit the document again.`);
+  new ApiError(
+    404,
+    "expired_or_unknown",
+    `No job ${id} exists: jobs and their results are kept for one hour after they are created. Submit the document again.`,
+  );
 
 /** A record as read, with the exact stored text the next compare-and-set must match. */
 export interface JobVersion {
@@ -71,7 +75,8 @@ export class JobStore {
     const ttlMs = remainingMs(record);
     if (upload) await this.store.set(inputKey(record.job_id), Buffer.from(upload).toString("base64"), { ttlMs });
     const raw = JSON.stringify(record);
-    if (!(await this.store.setIfAbsent(recordKey(record.job_id), raw, { ttlMs }))) throw new Error(`job id ${record.job_id} is taken`);
+    if (!(await this.store.setIfAbsent(recordKey(record.job_id), raw, { ttlMs })))
+      throw new Error(`job id ${record.job_id} is taken`);
     return { record, raw };
   }
 
@@ -86,7 +91,9 @@ export class JobStore {
     const ttlMs = remainingMs(next);
     if (ttlMs <= 0) return null;
     const raw = JSON.stringify(next);
-    return (await this.store.setIfEquals(recordKey(next.job_id), current.raw, raw, { ttlMs })) ? { record: next, raw } : null;
+    return (await this.store.setIfEquals(recordKey(next.job_id), current.raw, raw, { ttlMs }))
+      ? { record: next, raw }
+      : null;
   }
 
   async upload(id: string): Promise<Uint8Array | null> {
@@ -96,4 +103,5 @@ export class JobStore {
 }
 
 /** Time left until the job expires. */
-export const remainingMs = (record: Pick<JobRecord, "expires_at">, now = Date.now()) => Date.parse(record.expires_at) - now;
+export const remainingMs = (record: Pick<JobRecord, "expires_at">, now = Date.now()) =>
+  Date.parse(record.expires_at) - now;

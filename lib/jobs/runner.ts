@@ -44,7 +44,8 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     lease_until: now + services.config.jobs.leaseMs,
     work: {
       tier: "ai-pro",
-      input: input.kind === "upload" ? { kind: "upload", filename: input.filename, contentType: input.contentType } : input,
+      input:
+        input.kind === "upload" ? { kind: "upload", filename: input.filename, contentType: input.contentType } : input,
       options: job.options,
       api_base: job.apiBase,
       payment: job.payment,
@@ -62,7 +63,8 @@ const statusUrl = (record: JobRecord) => `${record.work.api_base}/job/${record.j
 export async function jobStatus(services: Services, id: string): Promise<JobStatus> {
   let version = await services.jobs.get(id);
   if (!version) throw jobExpired(id);
-  if (version.record.status === "processing" && version.record.lease_until < Date.now()) version = await takeOver(services, version);
+  if (version.record.status === "processing" && version.record.lease_until < Date.now())
+    version = await takeOver(services, version);
   return statusBody(version.record);
 }
 
@@ -72,8 +74,14 @@ export async function jobResult(services: Services, id: string): Promise<Record<
   if (!version) throw jobExpired(id);
   const { record } = version;
   if (record.status === "processing")
-    throw new ApiError(409, "job_not_finished", `Job ${id} is still processing (${record.progress}%: ${record.message}). Poll ${statusUrl(record)} every second or two.`, { headers: { "Retry-After": "2" } });
-  if (record.status === "failed") throw new ApiError(409, "job_failed", `Job ${id} failed: ${record.error?.message ?? "unknown error"}`);
+    throw new ApiError(
+      409,
+      "job_not_finished",
+      `Job ${id} is still processing (${record.progress}%: ${record.message}). Poll ${statusUrl(record)} every second or two.`,
+      { headers: { "Retry-After": "2" } },
+    );
+  if (record.status === "failed")
+    throw new ApiError(409, "job_failed", `Job ${id} failed: ${record.error?.message ?? "unknown error"}`);
   return services.results.load(record.result_id!);
 }
 
@@ -104,7 +112,10 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
       ...record,
       status: "failed",
       message: "Failed",
-      error: { code: "job_abandoned", message: `its worker stopped ${record.attempts} times without finishing; submit it again with the same X-PAYMENT, which has been released` },
+      error: {
+        code: "job_abandoned",
+        message: `its worker stopped ${record.attempts} times without finishing; submit it again with the same X-PAYMENT, which has been released`,
+      },
     });
     if (failed) await releasePayment(services, record);
     return failed ?? (await services.jobs.get(record.job_id)) ?? version;
@@ -122,7 +133,9 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
 }
 
 async function releasePayment(services: Services, record: JobRecord): Promise<void> {
-  await services.payments.releasePayment(record.work.payment.transaction, record.work.payment_request).catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
+  await services.payments
+    .releasePayment(record.work.payment.transaction, record.work.payment_request)
+    .catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
 }
 
 /**
@@ -181,17 +194,39 @@ const CHARS_PER_ENRICHMENT_CALL = DEFAULT_BATCHES.maxTokens * 4;
 /** Runs the job to `completed` or `failed`. Never throws: it runs after the response, where nobody would catch it. */
 export async function runJob(services: Services, version: JobVersion): Promise<void> {
   const handle = new JobHandle(services, version);
-  const heartbeat = setInterval(() => void handle.renew().catch(() => undefined), Math.max(250, services.config.jobs.leaseMs / 3));
+  const heartbeat = setInterval(
+    () => void handle.renew().catch(() => undefined),
+    Math.max(250, services.config.jobs.leaseMs / 3),
+  );
   try {
     const result = await work(services, handle);
     const resultId = newResultId("ai-pro");
-    await services.results.save(resultId, { ...result, job_id: handle.record.job_id, result_id: resultId }, Math.max(1, remainingMs(handle.record)));
-    await handle.write((r) => ({ ...r, status: "completed", progress: 100, message: "Completed", result_id: resultId }));
+    await services.results.save(
+      resultId,
+      { ...result, job_id: handle.record.job_id, result_id: resultId },
+      Math.max(1, remainingMs(handle.record)),
+    );
+    await handle.write((r) => ({
+      ...r,
+      status: "completed",
+      progress: 100,
+      message: "Completed",
+      result_id: resultId,
+    }));
   } catch (error) {
     if (handle.lost.signal.aborted) return;
-    const failure = error instanceof ApiError ? { code: error.code, message: error.message } : { code: "internal_error", message: "Something went wrong on our side. Submit the document again with the same X-PAYMENT, which has been released." };
+    const failure =
+      error instanceof ApiError
+        ? { code: error.code, message: error.message }
+        : {
+            code: "internal_error",
+            message:
+              "Something went wrong on our side. Submit the document again with the same X-PAYMENT, which has been released.",
+          };
     if (!(error instanceof ApiError)) console.error(`Job ${handle.record.job_id} failed:`, error);
-    const failed = await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
+    const failed = await handle
+      .write((r) => ({ ...r, status: "failed", message: "Failed", error: failure }))
+      .catch(() => false);
     if (failed) await releasePayment(services, handle.record);
   } finally {
     clearInterval(heartbeat);
@@ -224,10 +259,16 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
     },
     summaries(chunksDone, chunksTotal, callsDone, callsTotal) {
       estimatedEnrichmentCalls = callsTotal;
-      handle.progress((boundaryCalls + callsDone) / (boundaryCalls + callsTotal), `Summarising ${chunksDone}/${chunksTotal}`);
+      handle.progress(
+        (boundaryCalls + callsDone) / (boundaryCalls + callsTotal),
+        `Summarising ${chunksDone}/${chunksTotal}`,
+      );
     },
     documentSummary() {
-      handle.progress((boundaryCalls + estimatedEnrichmentCalls - 1) / (boundaryCalls + estimatedEnrichmentCalls), "Summarising the document");
+      handle.progress(
+        (boundaryCalls + estimatedEnrichmentCalls - 1) / (boundaryCalls + estimatedEnrichmentCalls),
+        "Summarising the document",
+      );
     },
   };
   const result = await buildResult(doc, extracted, "ai-pro", options, {

@@ -39,10 +39,15 @@ function encodeData(account: EncodedAccount, options: AccountViewOptions): unkno
     case "binary":
     case "base58":
       if (bytes.length > MAX_BASE58_BYTES) {
-        throw new RpcError(RPC_CODES.invalidRequest, "Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.");
+        throw new RpcError(
+          RPC_CODES.invalidRequest,
+          "Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.",
+        );
       }
       // The legacy default ("binary") is a bare string; "base58" is tagged.
-      return options.encoding === "binary" ? getBase58Decoder().decode(bytes) : [getBase58Decoder().decode(bytes), "base58"];
+      return options.encoding === "binary"
+        ? getBase58Decoder().decode(bytes)
+        : [getBase58Decoder().decode(bytes), "base58"];
     case "base64":
     case "jsonParsed":
       return [getBase64Decoder().decode(bytes), "base64"];

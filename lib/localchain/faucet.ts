@@ -51,7 +51,13 @@ export class Faucet {
       space: 0n,
     });
     const mintData = new Uint8Array(
-      getMintEncoder().encode({ mintAuthority: signer.address, supply: 0n, decimals: options.decimals, isInitialized: true, freezeAuthority: null }),
+      getMintEncoder().encode({
+        mintAuthority: signer.address,
+        supply: 0n,
+        decimals: options.decimals,
+        isInitialized: true,
+        freezeAuthority: null,
+      }),
     );
     ledger.setAccount({
       address: options.mint,
@@ -70,16 +76,31 @@ export class Faucet {
   }
 
   /** SOL and test USDC in one transaction; the USDC account is created when missing. */
-  async fund(recipient: Address, amounts: { lamports: bigint; usdcBaseUnits: bigint }): Promise<{ signatures: Signature[]; tokenAccount: Address }> {
+  async fund(
+    recipient: Address,
+    amounts: { lamports: bigint; usdcBaseUnits: bigint },
+  ): Promise<{ signatures: Signature[]; tokenAccount: Address }> {
     const tokenAccount = await this.tokenAccountOf(recipient);
     const instructions: Instruction[] = [];
     if (amounts.lamports > 0n) {
-      instructions.push(getTransferSolInstruction({ source: this.signer, destination: recipient, amount: amounts.lamports }));
+      instructions.push(
+        getTransferSolInstruction({ source: this.signer, destination: recipient, amount: amounts.lamports }),
+      );
     }
     if (amounts.usdcBaseUnits > 0n) {
       instructions.push(
-        getCreateAssociatedTokenIdempotentInstruction({ payer: this.signer, ata: tokenAccount, owner: recipient, mint: this.mint }),
-        getMintToInstruction({ mint: this.mint, token: tokenAccount, mintAuthority: this.signer, amount: amounts.usdcBaseUnits }),
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: this.signer,
+          ata: tokenAccount,
+          owner: recipient,
+          mint: this.mint,
+        }),
+        getMintToInstruction({
+          mint: this.mint,
+          token: tokenAccount,
+          mintAuthority: this.signer,
+          amount: amounts.usdcBaseUnits,
+        }),
       );
     }
     const signatures = instructions.length > 0 ? [await this.send(instructions)] : [];
@@ -88,7 +109,9 @@ export class Faucet {
 
   async createTokenAccount(owner: Address): Promise<Address> {
     const tokenAccount = await this.tokenAccountOf(owner);
-    await this.send([getCreateAssociatedTokenIdempotentInstruction({ payer: this.signer, ata: tokenAccount, owner, mint: this.mint })]);
+    await this.send([
+      getCreateAssociatedTokenIdempotentInstruction({ payer: this.signer, ata: tokenAccount, owner, mint: this.mint }),
+    ]);
     return tokenAccount;
   }
 
@@ -101,7 +124,11 @@ export class Faucet {
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(this.signer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) },
+          m,
+        ),
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const signed = await signTransactionMessageWithSigners(message);

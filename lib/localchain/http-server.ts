@@ -33,7 +33,9 @@ export function createRpcServer(handler: MethodHandler, pubsub: PubSub): Server 
 /** web3.js 1.x looks for websockets one port above the RPC: that listener only upgrades. */
 export function createWebsocketServer(pubsub: PubSub): Server {
   const server = createServer((_request, response) => {
-    response.writeHead(426, { "content-type": "text/plain", connection: "close" }).end("Upgrade Required: this port serves websockets only\n");
+    response
+      .writeHead(426, { "content-type": "text/plain", connection: "close" })
+      .end("Upgrade Required: this port serves websockets only\n");
   });
   server.on("upgrade", (request, socket, head) => pubsub.handleUpgrade(request, socket, head));
   return server;
@@ -49,14 +51,18 @@ async function serve(request: IncomingMessage, response: ServerResponse, handler
     return;
   }
   if (request.method !== "POST") {
-    response.writeHead(405, { ...CORS_HEADERS, allow: "POST, OPTIONS", "content-type": "text/plain" }).end("Used HTTP Method is not allowed. POST or OPTIONS is required\n");
+    response
+      .writeHead(405, { ...CORS_HEADERS, allow: "POST, OPTIONS", "content-type": "text/plain" })
+      .end("Used HTTP Method is not allowed. POST or OPTIONS is required\n");
     return;
   }
   const body = await readBody(request, MAX_REQUEST_BYTES);
   if (body === null) {
     // Stop reading the rest of the upload once the answer is out.
     response.on("finish", () => request.destroy());
-    response.writeHead(413, { ...CORS_HEADERS, "content-type": "text/plain", connection: "close" }).end("Payload Too Large\n");
+    response
+      .writeHead(413, { ...CORS_HEADERS, "content-type": "text/plain", connection: "close" })
+      .end("Payload Too Large\n");
     return;
   }
   const answer = await answerJsonRpc(body, handler);

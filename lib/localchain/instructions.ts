@@ -46,7 +46,12 @@ const memoPrograms: ReadonlySet<string> = new Set([LEGACY_MEMO_PROGRAM_ADDRESS_V
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 export function partiallyDecodedInstruction(ix: ResolvedInstruction): object {
-  return { accounts: ix.accounts, data: getBase58Decoder().decode(ix.data), programId: ix.programId, stackHeight: ix.stackHeight };
+  return {
+    accounts: ix.accounts,
+    data: getBase58Decoder().decode(ix.data),
+    programId: ix.programId,
+    stackHeight: ix.stackHeight,
+  };
 }
 
 export function parseInstruction(ix: ResolvedInstruction): object {
@@ -92,35 +97,66 @@ function parseTokenInstruction(a: Address[], data: Uint8Array): object | null {
     case TokenInstruction.Transfer: {
       const { amount } = getTransferInstructionDataDecoder().decode(data);
       need(a, 3);
-      return { type: "transfer", info: { source: a[0], destination: a[1], amount: amount.toString(), ...authority("authority", a, 2) } };
+      return {
+        type: "transfer",
+        info: { source: a[0], destination: a[1], amount: amount.toString(), ...authority("authority", a, 2) },
+      };
     }
     case TokenInstruction.TransferChecked: {
       const { amount, decimals } = getTransferCheckedInstructionDataDecoder().decode(data);
       need(a, 4);
       return {
         type: "transferChecked",
-        info: { source: a[0], mint: a[1], destination: a[2], tokenAmount: uiTokenAmount(amount, decimals), ...authority("authority", a, 3) },
+        info: {
+          source: a[0],
+          mint: a[1],
+          destination: a[2],
+          tokenAmount: uiTokenAmount(amount, decimals),
+          ...authority("authority", a, 3),
+        },
       };
     }
     case TokenInstruction.MintTo: {
       const { amount } = getMintToInstructionDataDecoder().decode(data);
       need(a, 3);
-      return { type: "mintTo", info: { mint: a[0], account: a[1], amount: amount.toString(), ...authority("mintAuthority", a, 2) } };
+      return {
+        type: "mintTo",
+        info: { mint: a[0], account: a[1], amount: amount.toString(), ...authority("mintAuthority", a, 2) },
+      };
     }
     case TokenInstruction.MintToChecked: {
       const { amount, decimals } = getMintToCheckedInstructionDataDecoder().decode(data);
       need(a, 3);
-      return { type: "mintToChecked", info: { mint: a[0], account: a[1], tokenAmount: uiTokenAmount(amount, decimals), ...authority("mintAuthority", a, 2) } };
+      return {
+        type: "mintToChecked",
+        info: {
+          mint: a[0],
+          account: a[1],
+          tokenAmount: uiTokenAmount(amount, decimals),
+          ...authority("mintAuthority", a, 2),
+        },
+      };
     }
     case TokenInstruction.Burn: {
       const { amount } = getBurnInstructionDataDecoder().decode(data);
       need(a, 3);
-      return { type: "burn", info: { account: a[0], mint: a[1], amount: amount.toString(), ...authority("authority", a, 2) } };
+      return {
+        type: "burn",
+        info: { account: a[0], mint: a[1], amount: amount.toString(), ...authority("authority", a, 2) },
+      };
     }
     case TokenInstruction.BurnChecked: {
       const { amount, decimals } = getBurnCheckedInstructionDataDecoder().decode(data);
       need(a, 3);
-      return { type: "burnChecked", info: { account: a[0], mint: a[1], tokenAmount: uiTokenAmount(amount, decimals), ...authority("authority", a, 2) } };
+      return {
+        type: "burnChecked",
+        info: {
+          account: a[0],
+          mint: a[1],
+          tokenAmount: uiTokenAmount(amount, decimals),
+          ...authority("authority", a, 2),
+        },
+      };
     }
     case TokenInstruction.CloseAccount:
       need(a, 3);
@@ -162,7 +198,10 @@ function parseSystemInstruction(a: Address[], data: Uint8Array): object | null {
     case SystemInstruction.CreateAccount: {
       const { lamports, space, programAddress } = getCreateAccountInstructionDataDecoder().decode(data);
       need(a, 2);
-      return { type: "createAccount", info: { source: a[0], newAccount: a[1], lamports, space, owner: programAddress } };
+      return {
+        type: "createAccount",
+        info: { source: a[0], newAccount: a[1], lamports, space, owner: programAddress },
+      };
     }
     case SystemInstruction.Assign: {
       const { programAddress } = getAssignInstructionDataDecoder().decode(data);
@@ -180,7 +219,14 @@ function parseAssociatedTokenInstruction(a: Address[], data: Uint8Array): object
   const type = kind === 0 ? "create" : kind === 1 ? "createIdempotent" : null;
   if (!type) return null;
   need(a, 6);
-  const info: Record<string, unknown> = { source: a[0], account: a[1], wallet: a[2], mint: a[3], systemProgram: a[4], tokenProgram: a[5] };
+  const info: Record<string, unknown> = {
+    source: a[0],
+    account: a[1],
+    wallet: a[2],
+    mint: a[3],
+    systemProgram: a[4],
+    tokenProgram: a[5],
+  };
   if (a[6] === SYSVAR_RENT) info.rentSysvar = a[6];
   return { type, info };
 }

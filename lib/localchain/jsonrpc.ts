@@ -18,10 +18,19 @@ const Envelope = z.object({
   params: z.unknown().optional(),
 });
 
-type Response = { jsonrpc: "2.0"; id: z.infer<typeof Id>; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+type Response = {
+  jsonrpc: "2.0";
+  id: z.infer<typeof Id>;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 function errorResponse(error: RpcError, id: z.infer<typeof Id>): Response {
-  return { jsonrpc: "2.0", error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }, id };
+  return {
+    jsonrpc: "2.0",
+    error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
+    id,
+  };
 }
 
 async function answerOne(request: unknown, handler: MethodHandler): Promise<Response | null> {
@@ -33,13 +42,23 @@ async function answerOne(request: unknown, handler: MethodHandler): Promise<Resp
   const { method, params, id } = envelope.data;
   let response: Response;
   if (params !== undefined && params !== null && !Array.isArray(params)) {
-    response = errorResponse(new RpcError(RPC_CODES.invalidParams, "Invalid params: expected an array of parameters"), id ?? null);
+    response = errorResponse(
+      new RpcError(RPC_CODES.invalidParams, "Invalid params: expected an array of parameters"),
+      id ?? null,
+    );
   } else {
     try {
-      response = { jsonrpc: "2.0", result: await handler(method, (params as unknown[] | null | undefined) ?? []), id: id ?? null };
+      response = {
+        jsonrpc: "2.0",
+        result: await handler(method, (params as unknown[] | null | undefined) ?? []),
+        id: id ?? null,
+      };
     } catch (error) {
       if (!(error instanceof RpcError)) console.error(`local chain: ${method} failed`, error);
-      response = errorResponse(error instanceof RpcError ? error : new RpcError(RPC_CODES.internalError, "Internal error"), id ?? null);
+      response = errorResponse(
+        error instanceof RpcError ? error : new RpcError(RPC_CODES.internalError, "Internal error"),
+        id ?? null,
+      );
     }
   }
   return id === undefined ? null : response;

@@ -1,4 +1,10 @@
-import { createKeyPairSignerFromBytes, createKeyPairSignerFromPrivateKeyBytes, getAddressEncoder, getBase58Decoder, type KeyPairSigner } from "@solana/kit";
+import {
+  createKeyPairSignerFromBytes,
+  createKeyPairSignerFromPrivateKeyBytes,
+  getAddressEncoder,
+  getBase58Decoder,
+  type KeyPairSigner,
+} from "@solana/kit";
 
 /**
  * A fresh keypair whose secret can be handed over: base58 of the 64-byte

@@ -22,7 +22,11 @@ import {
   type DecodedTransaction,
 } from "@/lib/localchain/wire-transaction";
 import { decodeMint, decodeTokenAccount, uiTokenAmount, type UiTokenAmount } from "@/lib/localchain/token-state";
-import { describeTransactionError, transactionErrorJson, type TransactionErrorJson } from "@/lib/localchain/transaction-error";
+import {
+  describeTransactionError,
+  transactionErrorJson,
+  type TransactionErrorJson,
+} from "@/lib/localchain/transaction-error";
 
 /**
  * The chain's state machine: litesvm runs the transactions; this adds what a
@@ -170,7 +174,11 @@ export class Ledger {
   }
 
   get epochSlots(): { epoch: number; slotIndex: number; slotsInEpoch: number } {
-    return { epoch: Math.floor(this.slotNumber / SLOTS_PER_EPOCH), slotIndex: this.slotNumber % SLOTS_PER_EPOCH, slotsInEpoch: SLOTS_PER_EPOCH };
+    return {
+      epoch: Math.floor(this.slotNumber / SLOTS_PER_EPOCH),
+      slotIndex: this.slotNumber % SLOTS_PER_EPOCH,
+      slotsInEpoch: SLOTS_PER_EPOCH,
+    };
   }
 
   blockTime(slot: number): number | null {
@@ -224,7 +232,9 @@ export class Ledger {
   /** Programs see the slot and time of the block the transaction is about to land in. */
   private prepareClock(slot: number, unixTimestamp: number): void {
     const epoch = BigInt(Math.floor(slot / SLOTS_PER_EPOCH));
-    this.svm.setClock(new Clock(BigInt(slot), BigInt(this.blockTimes.get(0) ?? unixTimestamp), epoch, epoch, BigInt(unixTimestamp)));
+    this.svm.setClock(
+      new Clock(BigInt(slot), BigInt(this.blockTimes.get(0) ?? unixTimestamp), epoch, epoch, BigInt(unixTimestamp)),
+    );
   }
 
   // --- accounts --------------------------------------------------------------
@@ -275,7 +285,11 @@ export class Ledger {
 
   private preflight(tx: DecodedTransaction): void {
     const fail = (outcome: Pick<SimulationOutcome, "err"> & Partial<SimulationOutcome>) =>
-      new RpcError(RPC_CODES.preflightFailure, `Transaction simulation failed: ${describeTransactionError(outcome.err!)}`, simulationErrorData(outcome));
+      new RpcError(
+        RPC_CODES.preflightFailure,
+        `Transaction simulation failed: ${describeTransactionError(outcome.err!)}`,
+        simulationErrorData(outcome),
+      );
     if (this.isProcessed(tx.signature)) throw fail({ err: "AlreadyProcessed" });
     if (!this.isBlockhashValid(tx.blockhash)) throw fail({ err: "BlockhashNotFound" });
     const outcome = this.simulateDecoded(tx, { sigVerify: true });
@@ -298,7 +312,8 @@ export class Ledger {
     const err = failed ? transactionErrorJson(result.err()) : null;
     if (failed && this.svm.getTransaction(tx.signature) === null) {
       if (err === "SignatureFailure" || err === "MissingSignatureForFee") throw signatureVerificationFailure();
-      if (err === "SanitizeFailure") throw invalidTransaction("Transaction failed to sanitize accounts offsets correctly");
+      if (err === "SanitizeFailure")
+        throw invalidTransaction("Transaction failed to sanitize accounts offsets correctly");
       return tx.signature; // never landed: not recorded, no fee, no block
     }
     const meta = failed ? result.meta() : result;
@@ -352,11 +367,19 @@ export class Ledger {
   }
 
   /** `simulateTransaction`. With `replaceRecentBlockhash` the blockhash is not checked (litesvm ignores it anyway). */
-  async simulate(wire: Uint8Array, options: { sigVerify: boolean; replaceRecentBlockhash: boolean }): Promise<SimulationOutcome> {
+  async simulate(
+    wire: Uint8Array,
+    options: { sigVerify: boolean; replaceRecentBlockhash: boolean },
+  ): Promise<SimulationOutcome> {
     const tx = decodeWireTransaction(wire);
     if (options.sigVerify) await verifySignatures(tx);
     if (!options.replaceRecentBlockhash && !this.isBlockhashValid(tx.blockhash)) {
-      return { ...emptyOutcome(), err: "BlockhashNotFound", fee: computeFee(tx.message), ...this.accountKeys(tx.message) };
+      return {
+        ...emptyOutcome(),
+        err: "BlockhashNotFound",
+        fee: computeFee(tx.message),
+        ...this.accountKeys(tx.message),
+      };
     }
     return this.simulateDecoded(tx, options);
   }
@@ -374,7 +397,8 @@ export class Ledger {
     if (result instanceof FailedTransactionMetadata) {
       const err = transactionErrorJson(result.err());
       if (err === "SignatureFailure") throw signatureVerificationFailure();
-      if (err === "SanitizeFailure") throw invalidTransaction("Transaction failed to sanitize accounts offsets correctly");
+      if (err === "SanitizeFailure")
+        throw invalidTransaction("Transaction failed to sanitize accounts offsets correctly");
       const meta = result.meta();
       return {
         ...emptyOutcome(),
@@ -408,17 +432,23 @@ export class Ledger {
     } catch {
       throw invalidTransaction("invalid message");
     }
-    if (message.version !== "legacy" && message.version !== 0) throw invalidTransaction("unsupported transaction version");
+    if (message.version !== "legacy" && message.version !== 0)
+      throw invalidTransaction("unsupported transaction version");
     if (!this.isBlockhashValid(message.lifetimeToken)) return null;
     return computeFee(message);
   }
 
-  private accountKeys(message: DecodedTransaction["message"]): Pick<SimulationOutcome, "accountKeys" | "loadedAddresses"> {
+  private accountKeys(
+    message: DecodedTransaction["message"],
+  ): Pick<SimulationOutcome, "accountKeys" | "loadedAddresses"> {
     const { staticAccounts, header } = message;
     const signers = header.numSignerAccounts;
     const programIndexes = new Set(message.instructions.map((ix) => ix.programAddressIndex));
     const accountKeys: AccountKey[] = staticAccounts.map((pubkey, i) => {
-      const writableSlot = i < signers ? i < signers - header.numReadonlySignerAccounts : i < staticAccounts.length - header.numReadonlyNonSignerAccounts;
+      const writableSlot =
+        i < signers
+          ? i < signers - header.numReadonlySignerAccounts
+          : i < staticAccounts.length - header.numReadonlyNonSignerAccounts;
       // The runtime demotes invoked programs to read-only, and so does the RPC's view.
       return { pubkey, signer: i < signers, writable: writableSlot && !programIndexes.has(i), source: "transaction" };
     });
@@ -430,8 +460,10 @@ export class Ledger {
         for (const i of lookup.readonlyIndexes) if (table?.[i]) loadedAddresses.readonly.push(table[i]);
       }
     }
-    for (const pubkey of loadedAddresses.writable) accountKeys.push({ pubkey, signer: false, writable: true, source: "lookupTable" });
-    for (const pubkey of loadedAddresses.readonly) accountKeys.push({ pubkey, signer: false, writable: false, source: "lookupTable" });
+    for (const pubkey of loadedAddresses.writable)
+      accountKeys.push({ pubkey, signer: false, writable: true, source: "lookupTable" });
+    for (const pubkey of loadedAddresses.readonly)
+      accountKeys.push({ pubkey, signer: false, writable: false, source: "lookupTable" });
     return { accountKeys, loadedAddresses };
   }
 
@@ -496,7 +528,12 @@ function innerInstructionsOf(meta: TransactionMetadata): TransactionRecord["inne
       index,
       instructions: list.map((inner) => {
         const ix = inner.instruction();
-        return { programIdIndex: ix.programIdIndex(), accounts: [...ix.accounts()], data: new Uint8Array(ix.data()), stackHeight: inner.stackHeight() };
+        return {
+          programIdIndex: ix.programIdIndex(),
+          accounts: [...ix.accounts()],
+          data: new Uint8Array(ix.data()),
+          stackHeight: inner.stackHeight(),
+        };
       }),
     }))
     .filter((entry) => entry.instructions.length > 0);
@@ -505,7 +542,9 @@ function innerInstructionsOf(meta: TransactionMetadata): TransactionRecord["inne
 function returnDataOf(meta: TransactionMetadata): TransactionRecord["returnData"] {
   const returned = meta.returnData();
   const data = returned.data();
-  return data.length > 0 ? { programId: getAddressDecoder().decode(returned.programId()), data: new Uint8Array(data) } : null;
+  return data.length > 0
+    ? { programId: getAddressDecoder().decode(returned.programId()), data: new Uint8Array(data) }
+    : null;
 }
 
 function emptyOutcome(): Omit<SimulationOutcome, "err" | "fee" | "accountKeys" | "loadedAddresses"> {
@@ -539,4 +578,3 @@ function trimToCapacity<K, V>(map: Map<K, V>, capacity: number): void {
     map.delete(oldest.value);
   }
 }
-

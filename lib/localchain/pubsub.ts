@@ -57,8 +57,12 @@ export class PubSub {
 
   private async receive(socket: WebSocket, data: RawData): Promise<void> {
     const afterAnswer: (() => void)[] = [];
-    const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8");
-    const answer = await answerJsonRpc(text, async (method, params) => this.call(socket, method, params, (then) => afterAnswer.push(then)));
+    const text = Array.isArray(data)
+      ? Buffer.concat(data).toString("utf8")
+      : Buffer.from(data as ArrayBuffer).toString("utf8");
+    const answer = await answerJsonRpc(text, async (method, params) =>
+      this.call(socket, method, params, (then) => afterAnswer.push(then)),
+    );
     if (answer !== null && socket.readyState === socket.OPEN) socket.send(answer);
     for (const then of afterAnswer) then();
   }
@@ -68,14 +72,24 @@ export class PubSub {
     if (!mine) throw new RpcError(RPC_CODES.internalError, "connection closed");
     switch (method) {
       case "signatureSubscribe": {
-        const parsed = z.tuple([z.string().refine((s) => isSignature(s), "Invalid signature"), z.object({}).loose().nullish().optional()]).safeParse(params);
+        const parsed = z
+          .tuple([
+            z.string().refine((s) => isSignature(s), "Invalid signature"),
+            z.object({}).loose().nullish().optional(),
+          ])
+          .safeParse(params);
         if (!parsed.success) throw invalidParams("expected [signature, config?]");
         const [signature] = parsed.data;
         const id = this.nextId++;
         const record = this.ledger.getTransaction(signature);
         if (record) {
           // Already processed: one notification right after the answer, then done.
-          afterAnswer(() => this.notify(socket, "signatureNotification", id, { context: { slot: record.slot }, value: { err: record.err } }));
+          afterAnswer(() =>
+            this.notify(socket, "signatureNotification", id, {
+              context: { slot: record.slot },
+              value: { err: record.err },
+            }),
+          );
           return id;
         }
         mine.set(id, { kind: "signature", signature });

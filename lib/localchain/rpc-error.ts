@@ -26,5 +26,7 @@ export const RPC_CODES = {
   unsupportedTransactionVersion: -32015,
 } as const;
 
-export const invalidParams = (detail: string): RpcError => new RpcError(RPC_CODES.invalidParams, `Invalid params: ${detail}`);
-export const invalidParam = (detail: string): RpcError => new RpcError(RPC_CODES.invalidParams, `Invalid param: ${detail}`);
+export const invalidParams = (detail: string): RpcError =>
+  new RpcError(RPC_CODES.invalidParams, `Invalid params: ${detail}`);
+export const invalidParam = (detail: string): RpcError =>
+  new RpcError(RPC_CODES.invalidParams, `Invalid param: ${detail}`);

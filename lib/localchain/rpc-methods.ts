@@ -32,7 +32,12 @@ import { accountView, type AccountEncoding } from "@/lib/localchain/account-view
 import type { Faucet } from "@/lib/localchain/faucet";
 import type { Ledger } from "@/lib/localchain/ledger";
 import { RPC_CODES, RpcError, invalidParam, invalidParams } from "@/lib/localchain/rpc-error";
-import { decodeMint, decodeTokenAccount, TOKEN_2022_PROGRAM_ADDRESS, uiTokenAmount } from "@/lib/localchain/token-state";
+import {
+  decodeMint,
+  decodeTokenAccount,
+  TOKEN_2022_PROGRAM_ADDRESS,
+  uiTokenAmount,
+} from "@/lib/localchain/token-state";
 import { simulationView, transactionView } from "@/lib/localchain/transaction-view";
 
 export interface RpcContext {
@@ -76,7 +81,9 @@ function parse<T extends z.ZodType>(schema: T, params: unknown[]): z.infer<T> {
   const result = schema.safeParse(params);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw invalidParams(issue ? `${issue.path.length ? `params[${issue.path.join("].")}]: ` : ""}${issue.message}` : "malformed");
+    throw invalidParams(
+      issue ? `${issue.path.length ? `params[${issue.path.join("].")}]: ` : ""}${issue.message}` : "malformed",
+    );
   }
   return result.data;
 }
@@ -103,18 +110,26 @@ function decodeWire(encoded: string, encoding: "base58" | "base64"): Uint8Array 
   let bytes: Uint8Array;
   try {
     if (encoding === "base64" && !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw new Error("bad base64");
-    bytes = new Uint8Array(encoding === "base58" ? getBase58Encoder().encode(encoded) : getBase64Encoder().encode(encoded));
+    bytes = new Uint8Array(
+      encoding === "base58" ? getBase58Encoder().encode(encoded) : getBase64Encoder().encode(encoded),
+    );
   } catch {
     throw invalidParams(`invalid ${encoding} encoding`);
   }
   if (bytes.length > MAX_TRANSACTION_BYTES) {
-    throw invalidParams(`decoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${MAX_TRANSACTION_BYTES} bytes)`);
+    throw invalidParams(
+      `decoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${MAX_TRANSACTION_BYTES} bytes)`,
+    );
   }
   return bytes;
 }
 
 function accountOptions(ctx: RpcContext, config: z.infer<typeof AccountConfig>, fallback: AccountEncoding = "binary") {
-  return { encoding: config?.encoding ?? fallback, dataSlice: config?.dataSlice, decimalsOf: (mint: Address) => ctx.ledger.decimalsOf(mint) };
+  return {
+    encoding: config?.encoding ?? fallback,
+    dataSlice: config?.dataSlice,
+    decimalsOf: (mint: Address) => ctx.ledger.decimalsOf(mint),
+  };
 }
 
 function tokenAccountAmount(ctx: RpcContext, account: EncodedAccount | null) {
@@ -142,11 +157,22 @@ const methods: Record<string, Method> = {
   },
   getEpochInfo: (ctx, params) => {
     parse(z.tuple([Config.optional()]), params);
-    return { absoluteSlot: ctx.ledger.slot, blockHeight: ctx.ledger.blockHeight, ...ctx.ledger.epochSlots, transactionCount: ctx.ledger.transactionCount };
+    return {
+      absoluteSlot: ctx.ledger.slot,
+      blockHeight: ctx.ledger.blockHeight,
+      ...ctx.ledger.epochSlots,
+      transactionCount: ctx.ledger.transactionCount,
+    };
   },
   getEpochSchedule: (ctx) => {
     const { slotsInEpoch } = ctx.ledger.epochSlots;
-    return { firstNormalEpoch: 0, firstNormalSlot: 0, leaderScheduleSlotOffset: slotsInEpoch, slotsPerEpoch: slotsInEpoch, warmup: false };
+    return {
+      firstNormalEpoch: 0,
+      firstNormalSlot: 0,
+      leaderScheduleSlotOffset: slotsInEpoch,
+      slotsPerEpoch: slotsInEpoch,
+      warmup: false,
+    };
   },
   getBlockTime: (ctx, params) => {
     const [slot] = parse(z.tuple([z.number().int().nonnegative()]), params);
@@ -177,7 +203,17 @@ const methods: Record<string, Method> = {
     return [{ prioritizationFee: 0, slot: ctx.ledger.slot }];
   },
   getMinimumBalanceForRentExemption: (ctx, params) => {
-    const [size] = parse(z.tuple([z.number().int().nonnegative().max(10 * 1024 * 1024), Config.optional()]), params);
+    const [size] = parse(
+      z.tuple([
+        z
+          .number()
+          .int()
+          .nonnegative()
+          .max(10 * 1024 * 1024),
+        Config.optional(),
+      ]),
+      params,
+    );
     return ctx.ledger.minimumBalanceForRentExemption(size);
   },
 
@@ -242,7 +278,10 @@ const methods: Record<string, Method> = {
 
   getSignatureStatuses: (ctx, params) => {
     const [signatures] = parse(
-      z.tuple([z.array(SignatureParam).max(256), z.object({ searchTransactionHistory: z.boolean().optional() }).nullish().optional()]),
+      z.tuple([
+        z.array(SignatureParam).max(256),
+        z.object({ searchTransactionHistory: z.boolean().optional() }).nullish().optional(),
+      ]),
       params,
     );
     return withContext(
@@ -266,7 +305,10 @@ const methods: Record<string, Method> = {
       encoding: TransactionEncodingParam.optional(),
       maxSupportedTransactionVersion: z.literal(0).optional(),
     });
-    const [signature, rawConfig] = parse(z.tuple([SignatureParam, z.union([TransactionEncodingParam, TransactionConfig]).nullish().optional()]), params);
+    const [signature, rawConfig] = parse(
+      z.tuple([SignatureParam, z.union([TransactionEncodingParam, TransactionConfig]).nullish().optional()]),
+      params,
+    );
     const config = typeof rawConfig === "string" ? { encoding: rawConfig } : (rawConfig ?? {});
     if ("commitment" in config && config.commitment === "processed") {
       throw invalidParams("Method does not support commitment below `confirmed`");
@@ -275,7 +317,8 @@ const methods: Record<string, Method> = {
     if (!record) return null;
     return transactionView(record, {
       encoding: config.encoding ?? "json",
-      maxSupportedTransactionVersion: "maxSupportedTransactionVersion" in config ? config.maxSupportedTransactionVersion : undefined,
+      maxSupportedTransactionVersion:
+        "maxSupportedTransactionVersion" in config ? config.maxSupportedTransactionVersion : undefined,
     });
   },
   sendTransaction: (ctx, params) => {
@@ -311,8 +354,12 @@ const methods: Record<string, Method> = {
     checkMinContextSlot(ctx, config);
     const sigVerify = config?.sigVerify ?? false;
     const replaceRecentBlockhash = config?.replaceRecentBlockhash ?? false;
-    if (sigVerify && replaceRecentBlockhash) throw invalidParams("sigVerify may not be used with replaceRecentBlockhash");
-    const outcome = await ctx.ledger.simulate(decodeWire(encoded, config?.encoding ?? "base58"), { sigVerify, replaceRecentBlockhash });
+    if (sigVerify && replaceRecentBlockhash)
+      throw invalidParams("sigVerify may not be used with replaceRecentBlockhash");
+    const outcome = await ctx.ledger.simulate(decodeWire(encoded, config?.encoding ?? "base58"), {
+      sigVerify,
+      replaceRecentBlockhash,
+    });
     const accountsConfig = config?.accounts;
     const options = accountOptions(ctx, { encoding: accountsConfig?.encoding ?? "base64" });
     return withContext(
@@ -332,7 +379,9 @@ const methods: Record<string, Method> = {
   requestAirdrop: async (ctx, params) => {
     const [recipient, amount] = parse(z.tuple([AddressParam, U64, Config.optional()]), params);
     if (amount === 0n || amount > MAX_AIRDROP_LAMPORTS) {
-      throw invalidParams(`airdrop amount must be between 1 lamport and ${MAX_AIRDROP_LAMPORTS / LAMPORTS_PER_SOL} SOL`);
+      throw invalidParams(
+        `airdrop amount must be between 1 lamport and ${MAX_AIRDROP_LAMPORTS / LAMPORTS_PER_SOL} SOL`,
+      );
     }
     return ctx.faucet.airdrop(recipient as Address, amount);
   },
@@ -351,7 +400,17 @@ const methods: Record<string, Method> = {
     return { signatures, lamports, usdc_base_units: usdcBaseUnits, token_account: tokenAccount };
   },
   chunkwise_advanceClock: (ctx, params) => {
-    const [seconds] = parse(z.tuple([z.number().int().min(-100 * 365 * 24 * 3600).max(100 * 365 * 24 * 3600).refine((n) => n !== 0, "must not be 0")]), params);
+    const [seconds] = parse(
+      z.tuple([
+        z
+          .number()
+          .int()
+          .min(-100 * 365 * 24 * 3600)
+          .max(100 * 365 * 24 * 3600)
+          .refine((n) => n !== 0, "must not be 0"),
+      ]),
+      params,
+    );
     ctx.ledger.advanceClock(seconds);
     return { slot: ctx.ledger.slot, unix_timestamp: ctx.ledger.now() };
   },

@@ -26,7 +26,9 @@ export function decodeTokenAccount(account: EncodedAccount): Token | null {
   const { data } = account;
   const isAccount =
     data.length === TOKEN_ACCOUNT_SIZE ||
-    (account.programAddress === TOKEN_2022_PROGRAM_ADDRESS && data.length > TOKEN_ACCOUNT_SIZE && data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_ACCOUNT);
+    (account.programAddress === TOKEN_2022_PROGRAM_ADDRESS &&
+      data.length > TOKEN_ACCOUNT_SIZE &&
+      data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_ACCOUNT);
   if (!isAccount) return null;
   const token = getTokenDecoder().decode(data.subarray(0, TOKEN_ACCOUNT_SIZE));
   return token.state === 0 ? null : token;
@@ -37,7 +39,9 @@ export function decodeMint(account: EncodedAccount): Mint | null {
   const { data } = account;
   const isMint =
     data.length === MINT_SIZE ||
-    (account.programAddress === TOKEN_2022_PROGRAM_ADDRESS && data.length > TOKEN_ACCOUNT_SIZE && data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_MINT);
+    (account.programAddress === TOKEN_2022_PROGRAM_ADDRESS &&
+      data.length > TOKEN_ACCOUNT_SIZE &&
+      data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_MINT);
   if (!isMint) return null;
   const mint = getMintDecoder().decode(data.subarray(0, MINT_SIZE));
   return mint.isInitialized ? mint : null;
@@ -67,7 +71,12 @@ export interface UiTokenAmount {
 export function uiTokenAmount(amount: bigint, decimals: number, options: { zeroAsNull?: boolean } = {}): UiTokenAmount {
   const uiAmountString = formatTokenAmount(amount, decimals);
   const uiAmount = Number(uiAmountString);
-  return { amount: amount.toString(), decimals, uiAmount: options.zeroAsNull && amount === 0n ? null : uiAmount, uiAmountString };
+  return {
+    amount: amount.toString(),
+    decimals,
+    uiAmount: options.zeroAsNull && amount === 0n ? null : uiAmount,
+    uiAmountString,
+  };
 }
 
 const ACCOUNT_STATES = ["uninitialized", "initialized", "frozen"] as const;

@@ -9,7 +9,10 @@ export type TransactionEncoding = "json" | "jsonParsed" | "base64" | "base58";
 const base58 = getBase58Decoder();
 const base64 = getBase64Decoder();
 
-export function transactionView(record: TransactionRecord, options: { encoding: TransactionEncoding; maxSupportedTransactionVersion?: number }): object {
+export function transactionView(
+  record: TransactionRecord,
+  options: { encoding: TransactionEncoding; maxSupportedTransactionVersion?: number },
+): object {
   const versioned = options.maxSupportedTransactionVersion !== undefined;
   if (record.version === 0 && !versioned) {
     throw new RpcError(
@@ -34,7 +37,9 @@ function metaView(record: TransactionRecord, { parsed }: { parsed: boolean }): o
     fee: record.fee,
     innerInstructions: record.innerInstructions.map(({ index, instructions }) => ({
       index,
-      instructions: instructions.map((ix) => (parsed ? parseInstruction(resolve(ix, record.accountKeys)) : compiledInstructionView(ix))),
+      instructions: instructions.map((ix) =>
+        parsed ? parseInstruction(resolve(ix, record.accountKeys)) : compiledInstructionView(ix),
+      ),
     })),
     // jsonParsed lists loaded addresses among the account keys instead.
     ...(parsed ? {} : { loadedAddresses: record.loadedAddresses }),
@@ -56,7 +61,12 @@ function transactionBody(record: TransactionRecord, encoding: TransactionEncodin
   if (encoding === "jsonParsed") {
     return {
       message: {
-        accountKeys: record.accountKeys.map(({ pubkey, signer, source, writable }) => ({ pubkey, signer, source, writable })),
+        accountKeys: record.accountKeys.map(({ pubkey, signer, source, writable }) => ({
+          pubkey,
+          signer,
+          source,
+          writable,
+        })),
         ...lookups,
         instructions: record.instructions.map((ix) => parseInstruction(resolve(ix, record.accountKeys))),
         recentBlockhash: record.recentBlockhash,
@@ -77,12 +87,22 @@ function transactionBody(record: TransactionRecord, encoding: TransactionEncodin
 }
 
 function compiledInstructionView(ix: CompiledInstruction): object {
-  return { accounts: ix.accounts, data: base58.decode(ix.data), programIdIndex: ix.programIdIndex, stackHeight: ix.stackHeight };
+  return {
+    accounts: ix.accounts,
+    data: base58.decode(ix.data),
+    programIdIndex: ix.programIdIndex,
+    stackHeight: ix.stackHeight,
+  };
 }
 
 function resolve(ix: CompiledInstruction, keys: AccountKey[]): ResolvedInstruction {
   const key = (index: number) => keys[index]?.pubkey ?? keys[0]!.pubkey;
-  return { programId: key(ix.programIdIndex), accounts: ix.accounts.map(key), data: ix.data, stackHeight: ix.stackHeight };
+  return {
+    programId: key(ix.programIdIndex),
+    accounts: ix.accounts.map(key),
+    data: ix.data,
+    stackHeight: ix.stackHeight,
+  };
 }
 
 function returnDataView(returnData: NonNullable<TransactionRecord["returnData"]>): object {

@@ -34,8 +34,10 @@ const BUILTIN_PROGRAMS: ReadonlySet<string> = new Set([
 ]);
 
 const base58 = getBase58Decoder();
-export const invalidTransaction = (detail: string) => new RpcError(RPC_CODES.invalidParams, `invalid transaction: ${detail}`);
-export const signatureVerificationFailure = () => new RpcError(RPC_CODES.signatureVerificationFailure, "Transaction signature verification failure");
+export const invalidTransaction = (detail: string) =>
+  new RpcError(RPC_CODES.invalidParams, `invalid transaction: ${detail}`);
+export const signatureVerificationFailure = () =>
+  new RpcError(RPC_CODES.signatureVerificationFailure, "Transaction signature verification failure");
 
 export type CompiledMessage = ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
 
@@ -59,25 +61,39 @@ export function decodeWireTransaction(wire: Uint8Array): DecodedTransaction {
   } catch {
     throw invalidTransaction("failed to deserialize solana_transaction::versioned::VersionedTransaction");
   }
-  if (message.version !== "legacy" && message.version !== 0) throw invalidTransaction("unsupported transaction version");
+  if (message.version !== "legacy" && message.version !== 0)
+    throw invalidTransaction("unsupported transaction version");
   const signatures = Object.values(transaction.signatures).map((bytes) => base58.decode(bytes ?? new Uint8Array(64)));
   if (signatures.length === 0 || signatures.length !== message.header.numSignerAccounts) {
     throw invalidTransaction("Transaction failed to sanitize accounts offsets correctly");
   }
-  return { transaction, wire, message, signature: signatures[0] as Signature, signatures, blockhash: message.lifetimeToken };
+  return {
+    transaction,
+    wire,
+    message,
+    signature: signatures[0] as Signature,
+    signatures,
+    blockhash: message.lifetimeToken,
+  };
 }
 
 export async function verifySignatures(tx: DecodedTransaction): Promise<void> {
   const signers = tx.message.staticAccounts.slice(0, tx.message.header.numSignerAccounts);
   for (const signer of signers) {
     const signature = tx.transaction.signatures[signer];
-    const valid = signature ? await verifySignature(await getPublicKeyFromAddress(signer), signature, tx.transaction.messageBytes) : false;
+    const valid = signature
+      ? await verifySignature(await getPublicKeyFromAddress(signer), signature, tx.transaction.messageBytes)
+      : false;
     if (!valid) throw signatureVerificationFailure();
   }
 }
 
 /** Base fee per signature plus the priority fee (price x limit), as the runtime charges it. */
-export function computeFee(message: { header: { numSignerAccounts: number }; staticAccounts: readonly Address[]; instructions: readonly { programAddressIndex: number; data?: ArrayLike<number> }[] }): bigint {
+export function computeFee(message: {
+  header: { numSignerAccounts: number };
+  staticAccounts: readonly Address[];
+  instructions: readonly { programAddressIndex: number; data?: ArrayLike<number> }[];
+}): bigint {
   let limit: number | null = null;
   let microLamportsPerUnit = 0n;
   let defaultLimit = 0;
@@ -86,8 +102,10 @@ export function computeFee(message: { header: { numSignerAccounts: number }; sta
     const data = Uint8Array.from(ix.data ?? []);
     const view = new DataView(data.buffer);
     if (program === COMPUTE_BUDGET_PROGRAM && data[0] === 2 && data.length >= 5) limit = view.getUint32(1, true);
-    if (program === COMPUTE_BUDGET_PROGRAM && data[0] === 3 && data.length >= 9) microLamportsPerUnit = view.getBigUint64(1, true);
-    defaultLimit += program && BUILTIN_PROGRAMS.has(program) ? DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION : DEFAULT_UNITS_PER_INSTRUCTION;
+    if (program === COMPUTE_BUDGET_PROGRAM && data[0] === 3 && data.length >= 9)
+      microLamportsPerUnit = view.getBigUint64(1, true);
+    defaultLimit +=
+      program && BUILTIN_PROGRAMS.has(program) ? DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION : DEFAULT_UNITS_PER_INSTRUCTION;
   }
   const units = BigInt(Math.min(limit ?? defaultLimit, MAX_COMPUTE_UNITS));
   const priorityFee = (microLamportsPerUnit * units + 999_999n) / 1_000_000n;

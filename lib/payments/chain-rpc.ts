@@ -17,7 +17,12 @@ const Reply = z.union([
 ]);
 
 export const chainUnavailable = (detail: string, cause?: unknown) =>
-  new ApiError(503, "chain_unavailable", `The Solana RPC could not be reached (${detail}); nothing was charged or recorded, retry the same request shortly.`, { headers: { "Retry-After": "5" }, cause });
+  new ApiError(
+    503,
+    "chain_unavailable",
+    `The Solana RPC could not be reached (${detail}); nothing was charged or recorded, retry the same request shortly.`,
+    { headers: { "Retry-After": "5" }, cause },
+  );
 
 export function createChainRpc(url: string, options: { timeoutMs?: number } = {}): ChainRpc {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -38,7 +43,8 @@ export function createChainRpc(url: string, options: { timeoutMs?: number } = {}
       if (!response.ok) throw chainUnavailable(`${method}: HTTP ${response.status}`);
       const reply = Reply.safeParse(await response.json().catch(() => undefined));
       if (!reply.success) throw chainUnavailable(`${method}: unreadable answer`);
-      if ("error" in reply.data) throw chainUnavailable(`${method}: ${reply.data.error.message} (${reply.data.error.code})`);
+      if ("error" in reply.data)
+        throw chainUnavailable(`${method}: ${reply.data.error.message} (${reply.data.error.code})`);
       const result = schema.safeParse(reply.data.result);
       if (!result.success) throw chainUnavailable(`${method}: unexpected answer shape`, result.error);
       return result.data;

@@ -4,9 +4,22 @@ import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
 import { type Claim, PaymentLedger, type StoredResponse } from "@/lib/payments/ledger";
 import { PaymentReferences } from "@/lib/payments/references";
-import { type PaymentRequirement, paymentRequiredError, paymentRequirement, x402Network } from "@/lib/payments/requirements";
+import {
+  type PaymentRequirement,
+  paymentRequiredError,
+  paymentRequirement,
+  x402Network,
+} from "@/lib/payments/requirements";
 import { paymentRejected, parseSignature, verifySignaturePayment } from "@/lib/payments/signature";
-import { type VerifiedX402, cosignX402, parseX402Header, paymentResponseHeader, settleX402, verifyX402Payment, type X402Payment } from "@/lib/payments/x402";
+import {
+  type VerifiedX402,
+  cosignX402,
+  parseX402Header,
+  paymentResponseHeader,
+  settleX402,
+  verifyX402Payment,
+  type X402Payment,
+} from "@/lib/payments/x402";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
@@ -73,14 +86,22 @@ export class PaymentGate {
   async admit(request: PaidRequest): Promise<Admission> {
     try {
       if (!request.header) {
-        throw paymentRejected("payment_required", `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo (with extra.reference as a Memo), then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`);
+        throw paymentRejected(
+          "payment_required",
+          `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo (with extra.reference as a Memo), then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
+        );
       }
       const x402 = parseX402Header(request.header);
-      return x402 ? await this.#admitX402(x402, request) : await this.#admitSignature(parseSignature(request.header), request);
+      return x402
+        ? await this.#admitX402(x402, request)
+        : await this.#admitSignature(parseSignature(request.header), request);
     } catch (error) {
       // Refusals get the full 402 body, with a fresh reference to pay with.
       if (error instanceof ApiError && error.status === 402 && !error.body)
-        throw paymentRequiredError(await this.#requirement(request, true), this.#config, { code: error.code, message: error.message });
+        throw paymentRequiredError(await this.#requirement(request, true), this.#config, {
+          code: error.code,
+          message: error.message,
+        });
       throw error;
     }
   }
@@ -88,7 +109,10 @@ export class PaymentGate {
   async #requirement(request: PaidRequest, withReference: boolean): Promise<PaymentRequirement> {
     const reference = withReference ? await this.#references.issue(request.tier.id, request.document) : undefined;
     const feePayer = await this.feePayer();
-    return paymentRequirement(this.#config, request.tier, request.resource, { ...(feePayer ? { feePayer } : {}), ...(reference ? { reference } : {}) });
+    return paymentRequirement(this.#config, request.tier, request.resource, {
+      ...(feePayer ? { feePayer } : {}),
+      ...(reference ? { reference } : {}),
+    });
   }
 
   /** Makes a payment usable again after the async work it bought has failed (see PaymentLedger.releaseDone). */
@@ -102,25 +126,52 @@ export class PaymentGate {
 
     const price = BigInt(request.tier.priceBaseUnits);
     const { payments, payTo, usdcMint } = this.#config;
-    const transfer = await verifySignaturePayment(this.#rpc, signature, { payTo, mint: usdcMint, price, maxAgeSeconds: payments.maxAgeSeconds, confirmTimeoutMs: payments.confirmTimeoutMs });
+    const transfer = await verifySignaturePayment(this.#rpc, signature, {
+      payTo,
+      mint: usdcMint,
+      price,
+      maxAgeSeconds: payments.maxAgeSeconds,
+      confirmTimeoutMs: payments.confirmTimeoutMs,
+    });
     const bound = await this.#references.find(transfer.memos);
     if (bound && (bound.tier !== request.tier.id || bound.document !== request.document))
-      throw paymentRejected("payment_reference_mismatch", "This payment's Memo carries the reference of a different request (another document, URL or tier); it can pay only for that one.");
+      throw paymentRejected(
+        "payment_reference_mismatch",
+        "This payment's Memo carries the reference of a different request (another document, URL or tier); it can pay only for that one.",
+      );
     if (!bound && payments.requireReference)
-      throw paymentRejected("payment_reference_required", "This server accepts only transfers carrying the 402 answer's extra.reference in a Memo instruction.");
+      throw paymentRejected(
+        "payment_reference_required",
+        "This server accepts only transfers carrying the 402 answer's extra.reference in a Memo instruction.",
+      );
 
-    return this.#claim(signature, request, { transaction: signature, amount: transfer.amount, payer: transfer.payer, headers: {} });
+    return this.#claim(signature, request, {
+      transaction: signature,
+      amount: transfer.amount,
+      payer: transfer.payer,
+      headers: {},
+    });
   }
 
   async #admitX402(payment: X402Payment, request: PaidRequest): Promise<Admission> {
     const { facilitator, feePayerSecretKey } = this.#config.payments;
     const feePayer = await this.feePayer();
     if (!feePayer)
-      throw paymentRejected("x402_unavailable", "This server does not settle x402 payments; pay with a USDC transfer and send its signature in X-PAYMENT.");
+      throw paymentRejected(
+        "x402_unavailable",
+        "This server does not settle x402 payments; pay with a USDC transfer and send its signature in X-PAYMENT.",
+      );
     const requirement = await this.#requirement(request, false);
     // Our own rules first, even with a facilitator: a refused payload never leaves this process.
     const verified = await verifyX402Payment(payment, requirement, feePayer);
-    if (facilitator) return this.#admitThroughFacilitator(new X402FacilitatorClient(facilitator.url), payment, requirement, verified, request);
+    if (facilitator)
+      return this.#admitThroughFacilitator(
+        new X402FacilitatorClient(facilitator.url),
+        payment,
+        requirement,
+        verified,
+        request,
+      );
     const cosigned = await cosignX402(verified, feePayerSecretKey!);
 
     const bought = await this.#ledger.replay(cosigned.signature, request.request);
@@ -128,7 +179,9 @@ export class PaymentGate {
     const admission = await this.#claim(cosigned.signature, request, this.#x402Receipt(cosigned.signature, verified));
     if (admission.kind === "paid") {
       try {
-        await settleX402(this.#config.payments.rpcUrl, cosigned, { confirmTimeoutMs: Math.max(this.#config.payments.confirmTimeoutMs, 30_000) });
+        await settleX402(this.#config.payments.rpcUrl, cosigned, {
+          confirmTimeoutMs: Math.max(this.#config.payments.confirmTimeoutMs, 30_000),
+        });
       } catch (error) {
         await admission.claim.release();
         throw error;
@@ -143,13 +196,25 @@ export class PaymentGate {
    * so a retry of the same payload (after failed work) is not settled twice;
    * from then on the payment is claimed under its transaction id like any other.
    */
-  async #admitThroughFacilitator(client: X402FacilitatorClient, payment: X402Payment, requirement: PaymentRequirement, verified: VerifiedX402, request: PaidRequest): Promise<Admission> {
+  async #admitThroughFacilitator(
+    client: X402FacilitatorClient,
+    payment: X402Payment,
+    requirement: PaymentRequirement,
+    verified: VerifiedX402,
+    request: PaidRequest,
+  ): Promise<Admission> {
     const settledKey = `x402-settled:${payerSignature(verified)}`;
     let transaction = await this.#store.get(settledKey);
     if (!transaction) {
       await client.verify(payment, requirement);
       const lock = `x402-settling:${payerSignature(verified)}`;
-      if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 }))) throw new ApiError(409, "payment_in_progress", "This payment is being settled right now; retry in a few seconds.", { headers: { "Retry-After": "2" } });
+      if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 })))
+        throw new ApiError(
+          409,
+          "payment_in_progress",
+          "This payment is being settled right now; retry in a few seconds.",
+          { headers: { "Retry-After": "2" } },
+        );
       try {
         transaction = (await client.settle(payment, requirement)).signature;
         await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
@@ -164,12 +229,21 @@ export class PaymentGate {
 
   #x402Receipt(transaction: string, verified: VerifiedX402): Receipt {
     const network = x402Network(this.#config.network);
-    return { transaction, amount: verified.amount, payer: verified.payer, headers: { "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: transaction, network, payer: verified.payer }) } };
+    return {
+      transaction,
+      amount: verified.amount,
+      payer: verified.payer,
+      headers: {
+        "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: transaction, network, payer: verified.payer }),
+      },
+    };
   }
 
   async #claim(paymentId: string, request: PaidRequest, receipt: Receipt): Promise<Admission> {
     const claimed = await this.#ledger.claim(paymentId, request.request);
-    return "response" in claimed ? { kind: "replay", response: claimed.response } : { kind: "paid", receipt, claim: claimed.claim };
+    return "response" in claimed
+      ? { kind: "replay", response: claimed.response }
+      : { kind: "paid", receipt, claim: claimed.claim };
   }
 }
 

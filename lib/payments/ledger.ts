@@ -18,7 +18,11 @@ export interface StoredResponse {
 
 const Entry = z.discriminatedUnion("state", [
   z.object({ state: z.literal("claimed"), request: z.string(), token: z.string() }),
-  z.object({ state: z.literal("done"), request: z.string(), response: z.object({ body: z.record(z.string(), z.unknown()), headers: z.record(z.string(), z.string()) }) }),
+  z.object({
+    state: z.literal("done"),
+    request: z.string(),
+    response: z.object({ body: z.record(z.string(), z.unknown()), headers: z.record(z.string(), z.string()) }),
+  }),
 ]);
 type Entry = z.infer<typeof Entry>;
 
@@ -30,7 +34,11 @@ export interface Claim {
 const key = (paymentId: string) => `payment:${paymentId}`;
 
 export const paymentAlreadyUsed = () =>
-  new ApiError(402, "payment_already_used", "This payment has already paid for a different request. Each payment pays for one document with one set of options; send a new transfer.");
+  new ApiError(
+    402,
+    "payment_already_used",
+    "This payment has already paid for a different request. Each payment pays for one document with one set of options; send a new transfer.",
+  );
 
 export class PaymentLedger {
   constructor(
@@ -57,7 +65,10 @@ export class PaymentLedger {
     }
     return {
       claim: {
-        complete: (response) => this.store.set(key(paymentId), JSON.stringify({ state: "done", request, response } satisfies Entry), { ttlMs: this.ttlMs }),
+        complete: (response) =>
+          this.store.set(key(paymentId), JSON.stringify({ state: "done", request, response } satisfies Entry), {
+            ttlMs: this.ttlMs,
+          }),
         release: async () => {
           await this.store.delIfEquals(key(paymentId), value);
         },
@@ -84,4 +95,9 @@ function judge(entry: Entry, request: string): StoredResponse {
 }
 
 const inFlight = () =>
-  new ApiError(409, "payment_in_progress", "A request with this payment is being processed right now; retry in a few seconds to get its result.", { headers: { "Retry-After": "2" } });
+  new ApiError(
+    409,
+    "payment_in_progress",
+    "A request with this payment is being processed right now; retry in a few seconds to get its result.",
+    { headers: { "Retry-After": "2" } },
+  );

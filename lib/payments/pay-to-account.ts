@@ -11,6 +11,10 @@ const Accounts = z.object({ value: z.array(z.object({ pubkey: z.string() })) });
 
 export async function payToTokenAccounts(config: Config): Promise<string[]> {
   const rpc = createChainRpc(config.payments.rpcUrl);
-  const answer = await rpc.call("getTokenAccountsByOwner", [config.payTo, { mint: config.usdcMint }, { encoding: "base64", commitment: "confirmed" }], Accounts);
+  const answer = await rpc.call(
+    "getTokenAccountsByOwner",
+    [config.payTo, { mint: config.usdcMint }, { encoding: "base64", commitment: "confirmed" }],
+    Accounts,
+  );
   return answer.value.map((account) => account.pubkey);
 }

@@ -14,7 +14,12 @@ export type PaymentRequirement = z.infer<typeof PaymentRequirementSchema>;
 /** x402 v1 knows no local network; the local chain mirrors devnet (same USDC mint address), so x402 clients see devnet. */
 export const x402Network = (network: Config["network"]) => (network === "solana-localnet" ? "solana-devnet" : network);
 
-export function paymentRequirement(config: Config, tier: Tier, resource: string, extra: { feePayer?: string; reference?: string } = {}): PaymentRequirement {
+export function paymentRequirement(
+  config: Config,
+  tier: Tier,
+  resource: string,
+  extra: { feePayer?: string; reference?: string } = {},
+): PaymentRequirement {
   return {
     x402Version: 1,
     scheme: "exact",
@@ -30,7 +35,11 @@ export function paymentRequirement(config: Config, tier: Tier, resource: string,
   };
 }
 
-export function paymentRequiredError(requirement: PaymentRequirement, config: Config, reason: { code: string; message: string }): ApiError {
+export function paymentRequiredError(
+  requirement: PaymentRequirement,
+  config: Config,
+  reason: { code: string; message: string },
+): ApiError {
   return new ApiError(402, reason.code, reason.message, {
     body: {
       error: "Payment Required",

@@ -81,7 +81,10 @@ export const isBase58Signature = (value: string) => BASE58.test(value) && isSign
 export function parseSignature(header: string): string {
   const value = header.trim();
   if (!isBase58Signature(value))
-    throw paymentRejected("payment_invalid", "X-PAYMENT must be the base58 signature of your USDC transfer (64 bytes) or an x402 payment payload.");
+    throw paymentRejected(
+      "payment_invalid",
+      "X-PAYMENT must be the base58 signature of your USDC transfer (64 bytes) or an x402 payment payload.",
+    );
   return value;
 }
 
@@ -118,7 +121,9 @@ function memosOf(transaction: ParsedTransaction): string[] {
     ...transaction.transaction.message.instructions,
     ...(transaction.meta?.innerInstructions ?? []).flatMap((inner) => inner.instructions),
   ];
-  return instructions.filter((i) => MEMO_PROGRAMS.has(i.programId) && typeof i.parsed === "string").map((i) => (i.parsed as string).trim());
+  return instructions
+    .filter((i) => MEMO_PROGRAMS.has(i.programId) && typeof i.parsed === "string")
+    .map((i) => (i.parsed as string).trim());
 }
 
 function payerOf(transaction: ParsedTransaction): string {
@@ -126,22 +131,45 @@ function payerOf(transaction: ParsedTransaction): string {
   return typeof first === "string" ? first : (first?.pubkey ?? "");
 }
 
-export async function verifySignaturePayment(rpc: ChainRpc, signature: string, expected: ExpectedPayment, now = Date.now()): Promise<VerifiedTransfer> {
+export async function verifySignaturePayment(
+  rpc: ChainRpc,
+  signature: string,
+  expected: ExpectedPayment,
+  now = Date.now(),
+): Promise<VerifiedTransfer> {
   const transaction = await findTransaction(rpc, signature, expected.confirmTimeoutMs);
   if (!transaction?.meta)
-    throw paymentRejected("payment_not_found", "No confirmed transaction with this signature yet. If you just sent it, retry the same request with the same X-PAYMENT in a few seconds.");
+    throw paymentRejected(
+      "payment_not_found",
+      "No confirmed transaction with this signature yet. If you just sent it, retry the same request with the same X-PAYMENT in a few seconds.",
+    );
   if (transaction.meta.err !== null && transaction.meta.err !== undefined)
-    throw paymentRejected("payment_failed", "This transaction failed on chain, so nothing was paid. Send a new transfer.");
+    throw paymentRejected(
+      "payment_failed",
+      "This transaction failed on chain, so nothing was paid. Send a new transfer.",
+    );
   if (transaction.blockTime === null || now / 1000 - transaction.blockTime > expected.maxAgeSeconds)
-    throw paymentRejected("payment_expired", `This transaction is older than ${expected.maxAgeSeconds} seconds; payments must be used soon after they are made. Send a new transfer.`);
+    throw paymentRejected(
+      "payment_expired",
+      `This transaction is older than ${expected.maxAgeSeconds} seconds; payments must be used soon after they are made. Send a new transfer.`,
+    );
 
   const amount = receivedBy(transaction.meta, expected.payTo, expected.mint);
   if (amount < expected.price) {
     if (amount > 0n)
-      throw paymentRejected("payment_insufficient", `This transaction paid ${amount} USDC base units; the price is ${expected.price}. Send a new transfer of the full price.`);
+      throw paymentRejected(
+        "payment_insufficient",
+        `This transaction paid ${amount} USDC base units; the price is ${expected.price}. Send a new transfer of the full price.`,
+      );
     if (receivedBy(transaction.meta, expected.payTo, null) > 0n)
-      throw paymentRejected("payment_wrong_asset", `This transaction sent another token; pay in USDC (mint ${expected.mint}).`);
-    throw paymentRejected("payment_wrong_recipient", `This transaction sent no USDC to ${expected.payTo}, the payTo address of the 402 answer.`);
+      throw paymentRejected(
+        "payment_wrong_asset",
+        `This transaction sent another token; pay in USDC (mint ${expected.mint}).`,
+      );
+    throw paymentRejected(
+      "payment_wrong_recipient",
+      `This transaction sent no USDC to ${expected.payTo}, the payTo address of the 402 answer.`,
+    );
   }
   return { signature, amount, payer: payerOf(transaction), memos: memosOf(transaction) };
 }

@@ -33,24 +33,40 @@ export interface UsdcTransfer {
 }
 
 /** SPL Memo v2 (MemoSq4…), the one wallets, explorers and RPC parsers know; @solana-program/memo 0.15 defaults to a newer program. */
-export const memoInstruction = (text: string) => getAddMemoInstruction({ memo: text }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 });
+export const memoInstruction = (text: string) =>
+  getAddMemoInstruction({ memo: text }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 });
 
 export const associatedTokenAccount = async (owner: string, mint: string): Promise<Address> =>
-  (await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  (
+    await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS })
+  )[0];
 
 /** Returns the signed wire transaction (base64) and its signature. */
-export async function signUsdcTransfer(transfer: UsdcTransfer): Promise<{ signature: string; wireTransaction: string }> {
+export async function signUsdcTransfer(
+  transfer: UsdcTransfer,
+): Promise<{ signature: string; wireTransaction: string }> {
   const source = await associatedTokenAccount(transfer.payer.address, transfer.mint);
   const destination = await associatedTokenAccount(transfer.payTo, transfer.mint);
   const instructions = [
-    getTransferCheckedInstruction({ source, mint: address(transfer.mint), destination, authority: transfer.payer, amount: transfer.amount, decimals: transfer.decimals ?? 6 }),
+    getTransferCheckedInstruction({
+      source,
+      mint: address(transfer.mint),
+      destination,
+      authority: transfer.payer,
+      amount: transfer.amount,
+      decimals: transfer.decimals ?? 6,
+    }),
     ...(transfer.reference ? [memoInstruction(transfer.reference)] : []),
   ];
   return signInstructions(transfer.payer, instructions, transfer.blockhash);
 }
 
 /** A v0 transaction of these instructions, paid and signed by `payer` (and any signer the instructions name). */
-export async function signInstructions(payer: TransactionSigner, instructions: Instruction[], blockhash: UsdcTransfer["blockhash"]): Promise<{ signature: string; wireTransaction: string }> {
+export async function signInstructions(
+  payer: TransactionSigner,
+  instructions: Instruction[],
+  blockhash: UsdcTransfer["blockhash"],
+): Promise<{ signature: string; wireTransaction: string }> {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(payer, m),

@@ -46,14 +46,23 @@ const REASON_CODES: [RegExp, number, string][] = [
 function refusal(reason: string | null | undefined, message: string | null | undefined, fallback: string): ApiError {
   const text = reason ?? "";
   const [, status, code] = REASON_CODES.find(([pattern]) => pattern.test(text)) ?? [/./, 402, fallback];
-  return new ApiError(status as 402 | 503, code, `The facilitator refused the payment (${text || "no reason given"}${message ? `: ${message}` : ""}).`);
+  return new ApiError(
+    status as 402 | 503,
+    code,
+    `The facilitator refused the payment (${text || "no reason given"}${message ? `: ${message}` : ""}).`,
+  );
 }
 
 function unavailable(cause: unknown): ApiError {
-  return new ApiError(503, "facilitator_unavailable", "The payment facilitator cannot be reached; nothing was charged. Try again shortly.", {
-    headers: { "Retry-After": "5" },
-    cause,
-  });
+  return new ApiError(
+    503,
+    "facilitator_unavailable",
+    "The payment facilitator cannot be reached; nothing was charged. Try again shortly.",
+    {
+      headers: { "Retry-After": "5" },
+      cause,
+    },
+  );
 }
 
 export interface FacilitatorSettlement {
@@ -71,8 +80,16 @@ export class X402FacilitatorClient {
   /** The requirement as the client paid it: x402 v1 names the local chain `solana-devnet`. */
   private body(payment: X402Payment, requirement: PaymentRequirement) {
     if (!acceptedNetworks(requirement.network).includes(payment.network))
-      throw new ApiError(402, "payment_wrong_network", `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`);
-    return { x402Version: payment.x402Version, paymentPayload: payment, paymentRequirements: { ...requirement, network: payment.network } };
+      throw new ApiError(
+        402,
+        "payment_wrong_network",
+        `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`,
+      );
+    return {
+      x402Version: payment.x402Version,
+      paymentPayload: payment,
+      paymentRequirements: { ...requirement, network: payment.network },
+    };
   }
 
   private async post(path: string, body: unknown): Promise<unknown> {

@@ -85,7 +85,10 @@ const X402PaymentSchema = z.object({
   scheme: z.literal("exact", { error: "Only the exact scheme is accepted." }),
   network: z.string().min(1).max(64),
   payload: z.object({
-    transaction: z.string().max(MAX_TRANSACTION_BASE64, "The transaction is larger than a Solana transaction can be.").regex(BASE64, "The transaction must be base64."),
+    transaction: z
+      .string()
+      .max(MAX_TRANSACTION_BASE64, "The transaction is larger than a Solana transaction can be.")
+      .regex(BASE64, "The transaction must be base64."),
   }),
 });
 
@@ -129,19 +132,26 @@ export function parseX402Header(header: string): X402Payment | null {
   if (!BASE64.test(value)) return null;
   // Base64 JSON opens with "{" (maybe after whitespace); a look at the head is enough to tell it from anything else.
   if (!Buffer.from(value.slice(0, 16), "base64").toString("utf8").trimStart().startsWith("{")) return null;
-  if (value.length > MAX_HEADER_CHARS) throw refuse("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
+  if (value.length > MAX_HEADER_CHARS)
+    throw refuse("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
   const text = Buffer.from(value, "base64").toString("utf8");
 
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw refuse("payment_invalid", "X-PAYMENT is base64 but not JSON: send an x402 payload or a base58 transaction signature.");
+    throw refuse(
+      "payment_invalid",
+      "X-PAYMENT is base64 but not JSON: send an x402 payload or a base58 transaction signature.",
+    );
   }
   const parsed = X402PaymentSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse("payment_invalid", `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`);
+    throw refuse(
+      "payment_invalid",
+      `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
+    );
   }
   return parsed.data;
 }
@@ -158,15 +168,24 @@ function decodeTransaction(base64: string): Transaction {
     if (end !== bytes.length) throw new Error("trailing bytes");
     return transaction;
   } catch (cause) {
-    throw new ApiError(402, "payment_invalid", "The payload's transaction could not be decoded as a Solana transaction.", { cause });
+    throw new ApiError(
+      402,
+      "payment_invalid",
+      "The payload's transaction could not be decoded as a Solana transaction.",
+      { cause },
+    );
   }
 }
 
 type Instruction = ReturnType<typeof decompileTransactionMessage>["instructions"][number];
-type AccountsInstruction = Instruction & { accounts: NonNullable<Instruction["accounts"]>; data: NonNullable<Instruction["data"]> };
+type AccountsInstruction = Instruction & {
+  accounts: NonNullable<Instruction["accounts"]>;
+  data: NonNullable<Instruction["data"]>;
+};
 
 function withAccountsAndData(instruction: Instruction, what: string): AccountsInstruction {
-  if (!instruction.accounts || !instruction.data) throw invalidInstructions(`The ${what} instruction lacks accounts or data.`);
+  if (!instruction.accounts || !instruction.data)
+    throw invalidInstructions(`The ${what} instruction lacks accounts or data.`);
   return instruction as AccountsInstruction;
 }
 
@@ -192,18 +211,27 @@ function checkComputeBudget(limit: Instruction | undefined, price: Instruction |
     throw new ApiError(402, "payment_invalid_instructions", "A compute budget instruction is malformed.", { cause });
   }
   if (microLamports > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS)
-    throw invalidInstructions(`The compute unit price ${microLamports} µlamports is above the cap of ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}.`);
+    throw invalidInstructions(
+      `The compute unit price ${microLamports} µlamports is above the cap of ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}.`,
+    );
   if (units > MAX_COMPUTE_UNIT_LIMIT)
-    throw invalidInstructions(`The compute unit limit ${units} is above this service's cap of ${MAX_COMPUTE_UNIT_LIMIT}.`);
+    throw invalidInstructions(
+      `The compute unit limit ${units} is above this service's cap of ${MAX_COMPUTE_UNIT_LIMIT}.`,
+    );
   if ((BigInt(units) * microLamports) / 1_000_000n > MAX_PRIORITY_FEE_LAMPORTS)
-    throw invalidInstructions(`The priority fee (limit × price) is above this service's cap of ${MAX_PRIORITY_FEE_LAMPORTS} lamports.`);
+    throw invalidInstructions(
+      `The priority fee (limit × price) is above this service's cap of ${MAX_PRIORITY_FEE_LAMPORTS} lamports.`,
+    );
 }
 
-const isTokenProgram = (program: Address) => program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM_ADDRESS;
+const isTokenProgram = (program: Address) =>
+  program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM_ADDRESS;
 
 function parseTransfer(instruction: Instruction | undefined) {
   if (!instruction || !isTokenProgram(instruction.programAddress))
-    throw invalidInstructions("The transfer must be a TransferChecked of the token program, right after the compute budget (and an optional create-ATA).");
+    throw invalidInstructions(
+      "The transfer must be a TransferChecked of the token program, right after the compute budget (and an optional create-ATA).",
+    );
   const ix = withAccountsAndData(instruction, "transfer");
   let kind: TokenInstruction;
   try {
@@ -211,7 +239,8 @@ function parseTransfer(instruction: Instruction | undefined) {
   } catch {
     throw invalidInstructions("The token instruction is not recognised.");
   }
-  if (kind !== TokenInstruction.TransferChecked) throw invalidInstructions("The token instruction must be TransferChecked.");
+  if (kind !== TokenInstruction.TransferChecked)
+    throw invalidInstructions("The token instruction must be TransferChecked.");
   try {
     return parseTransferCheckedInstruction(ix);
   } catch (cause) {
@@ -226,14 +255,24 @@ function checkCreateAta(instruction: Instruction, expected: { owner: Address; mi
   try {
     const kind = identifyAssociatedTokenInstruction(ix.data);
     if (kind === AssociatedTokenInstruction.CreateAssociatedToken) parsed = parseCreateAssociatedTokenInstruction(ix);
-    else if (kind === AssociatedTokenInstruction.CreateAssociatedTokenIdempotent) parsed = parseCreateAssociatedTokenIdempotentInstruction(ix);
+    else if (kind === AssociatedTokenInstruction.CreateAssociatedTokenIdempotent)
+      parsed = parseCreateAssociatedTokenIdempotentInstruction(ix);
     else throw new Error("not a create instruction");
   } catch (cause) {
-    throw new ApiError(402, "payment_invalid_instructions", "The associated-token instruction must create payTo's token account.", { cause });
+    throw new ApiError(
+      402,
+      "payment_invalid_instructions",
+      "The associated-token instruction must create payTo's token account.",
+      { cause },
+    );
   }
-  if (parsed.accounts.mint.address !== expected.mint) throw refuse("payment_wrong_asset", "The create-ATA instruction is for another mint than the asset asked for.");
+  if (parsed.accounts.mint.address !== expected.mint)
+    throw refuse("payment_wrong_asset", "The create-ATA instruction is for another mint than the asset asked for.");
   if (parsed.accounts.owner.address !== expected.owner || parsed.accounts.ata.address !== expected.ata)
-    throw refuse("payment_wrong_recipient", "The create-ATA instruction creates an account other than payTo's token account.");
+    throw refuse(
+      "payment_wrong_recipient",
+      "The create-ATA instruction creates an account other than payTo's token account.",
+    );
 }
 
 async function checkSignatures(transaction: Transaction, feePayer: Address): Promise<void> {
@@ -256,10 +295,18 @@ async function checkSignatures(transaction: Transaction, feePayer: Address): Pro
  * every other signature present and valid. Account existence and balances are
  * left to the simulation before sending.
  */
-export async function verifyX402Payment(payment: X402Payment, requirement: PaymentRequirement, feePayer: string): Promise<VerifiedX402> {
+export async function verifyX402Payment(
+  payment: X402Payment,
+  requirement: PaymentRequirement,
+  feePayer: string,
+): Promise<VerifiedX402> {
   if (!acceptedNetworks(requirement.network).includes(payment.network))
-    throw refuse("payment_wrong_network", `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`);
-  if (payment.scheme !== requirement.scheme) throw refuse("payment_invalid", `Only the ${requirement.scheme} scheme is accepted.`);
+    throw refuse(
+      "payment_wrong_network",
+      `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`,
+    );
+  if (payment.scheme !== requirement.scheme)
+    throw refuse("payment_invalid", `Only the ${requirement.scheme} scheme is accepted.`);
   const feePayerAddress = address(feePayer);
 
   const transaction = decodeTransaction(payment.payload.transaction);
@@ -273,7 +320,10 @@ export async function verifyX402Payment(payment: X402Payment, requirement: Payme
   if ("addressTableLookups" in compiled && compiled.addressTableLookups && compiled.addressTableLookups.length > 0)
     throw invalidInstructions("Address lookup tables are not accepted in an x402 payment.");
   if (compiled.staticAccounts[0] !== feePayerAddress)
-    throw refuse("payment_fee_payer_misuse", `The transaction's fee payer must be ${feePayerAddress} (extra.feePayer).`);
+    throw refuse(
+      "payment_fee_payer_misuse",
+      `The transaction's fee payer must be ${feePayerAddress} (extra.feePayer).`,
+    );
 
   let instructions: readonly Instruction[];
   try {
@@ -282,11 +332,16 @@ export async function verifyX402Payment(payment: X402Payment, requirement: Payme
     throw new ApiError(402, "payment_invalid", "The transaction message could not be decompiled.", { cause });
   }
   if (instructions.length < MIN_INSTRUCTIONS || instructions.length > MAX_INSTRUCTIONS)
-    throw invalidInstructions(`The transaction has ${instructions.length} instructions; an x402 exact payment has ${MIN_INSTRUCTIONS} to ${MAX_INSTRUCTIONS}.`);
+    throw invalidInstructions(
+      `The transaction has ${instructions.length} instructions; an x402 exact payment has ${MIN_INSTRUCTIONS} to ${MAX_INSTRUCTIONS}.`,
+    );
   // The fee payer signs whatever it co-signs: no instruction may use its account, whatever the program.
   instructions.forEach((ix, index) => {
     if (ix.accounts?.some((account) => account.address === feePayerAddress))
-      throw refuse("payment_fee_payer_misuse", `Instruction ${index} uses the fee payer's account; the fee payer only pays the fee.`);
+      throw refuse(
+        "payment_fee_payer_misuse",
+        `Instruction ${index} uses the fee payer's account; the fee payer only pays the fee.`,
+      );
   });
 
   checkComputeBudget(instructions[0], instructions[1]);
@@ -294,24 +349,43 @@ export async function verifyX402Payment(payment: X402Payment, requirement: Payme
   const mint = address(requirement.asset);
   const payTo = address(requirement.payTo);
   let next = 2;
-  const createAta = instructions[next]?.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS ? instructions[next++] : undefined;
+  const createAta =
+    instructions[next]?.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS ? instructions[next++] : undefined;
   const transfer = parseTransfer(instructions[next++]);
-  if (transfer.accounts.mint.address !== mint) throw refuse("payment_wrong_asset", `The transfer moves mint ${transfer.accounts.mint.address}; the asset asked for is ${mint}.`);
-  const [payToTokenAccount] = await findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: transfer.programAddress });
+  if (transfer.accounts.mint.address !== mint)
+    throw refuse(
+      "payment_wrong_asset",
+      `The transfer moves mint ${transfer.accounts.mint.address}; the asset asked for is ${mint}.`,
+    );
+  const [payToTokenAccount] = await findAssociatedTokenPda({
+    owner: payTo,
+    mint,
+    tokenProgram: transfer.programAddress,
+  });
   if (transfer.accounts.destination.address !== payToTokenAccount)
-    throw refuse("payment_wrong_recipient", `The transfer goes to ${transfer.accounts.destination.address}, not to payTo's token account ${payToTokenAccount}.`);
+    throw refuse(
+      "payment_wrong_recipient",
+      `The transfer goes to ${transfer.accounts.destination.address}, not to payTo's token account ${payToTokenAccount}.`,
+    );
   if (createAta) checkCreateAta(createAta, { owner: payTo, mint, ata: payToTokenAccount });
 
   const price = BigInt(requirement.maxAmountRequired);
   const amount = transfer.data.amount;
-  if (amount < price) throw refuse("payment_insufficient", `The transfer is ${amount} base units; the price is ${price}.`);
-  if (amount !== price) throw refuse("payment_amount_mismatch", `The transfer is ${amount} base units; the exact scheme pays exactly ${price}.`);
+  if (amount < price)
+    throw refuse("payment_insufficient", `The transfer is ${amount} base units; the price is ${price}.`);
+  if (amount !== price)
+    throw refuse(
+      "payment_amount_mismatch",
+      `The transfer is ${amount} base units; the exact scheme pays exactly ${price}.`,
+    );
 
   const memos: string[] = [];
   for (const [offset, ix] of instructions.slice(next).entries()) {
     if (ix.programAddress === MEMO_PROGRAM_ADDRESS) memos.push(new TextDecoder().decode(ix.data ?? new Uint8Array()));
     else if (ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS)
-      throw invalidInstructions(`Instruction ${next + offset} calls ${ix.programAddress}; after the transfer only Lighthouse and Memo are allowed.`);
+      throw invalidInstructions(
+        `Instruction ${next + offset} calls ${ix.programAddress}; after the transfer only Lighthouse and Memo are allowed.`,
+      );
   }
 
   await checkSignatures(transaction, feePayerAddress);
@@ -335,16 +409,30 @@ export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: stri
   try {
     keyPair = await createKeyPairFromBytes(getBase58Encoder().encode(feePayerSecretKey.trim()));
   } catch (cause) {
-    throw new ApiError(500, "fee_payer_misconfigured", "FEE_PAYER_SECRET_KEY is not the base58 of a 64-byte Solana secret key.", { cause });
+    throw new ApiError(
+      500,
+      "fee_payer_misconfigured",
+      "FEE_PAYER_SECRET_KEY is not the base58 of a 64-byte Solana secret key.",
+      { cause },
+    );
   }
   const keyAddress = await getAddressFromPublicKey(keyPair.publicKey);
   if (keyAddress !== verified.feePayer)
-    throw new ApiError(500, "fee_payer_misconfigured", `FEE_PAYER_SECRET_KEY belongs to ${keyAddress}, but payments name ${verified.feePayer} as fee payer.`);
+    throw new ApiError(
+      500,
+      "fee_payer_misconfigured",
+      `FEE_PAYER_SECRET_KEY belongs to ${keyAddress}, but payments name ${verified.feePayer} as fee payer.`,
+    );
   const signed = await partiallySignTransaction([keyPair], verified.transaction);
   try {
     assertIsFullySignedTransaction(signed);
   } catch (cause) {
-    throw new ApiError(402, "payment_invalid_signature", "The transaction still lacks a signature after the fee payer's.", { cause });
+    throw new ApiError(
+      402,
+      "payment_invalid_signature",
+      "The transaction still lacks a signature after the fee payer's.",
+      { cause },
+    );
   }
   return { signature: getSignatureFromTransaction(signed), wireTransaction: getBase64EncodedWireTransaction(signed) };
 }
@@ -375,14 +463,19 @@ export interface SettleOptions {
 }
 
 const describeCause = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
-const isConfirmed = (status: SignatureStatus) => status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized";
-const describe = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+const isConfirmed = (status: SignatureStatus) =>
+  status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized";
+const describe = (value: unknown) =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** JSON-RPC errors carry negative codes; transport failures (refused, timed out, HTTP 5xx) do not. */
 const isRpcAnswer = (error: unknown) => isSolanaError(error) && error.context.__code < 0;
 
 function failedOnChain(err: unknown): ApiError {
-  return refuse("payment_failed", `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`);
+  return refuse(
+    "payment_failed",
+    `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`,
+  );
 }
 
 class ChainClient {
@@ -397,7 +490,9 @@ class ChainClient {
 
   async status(signature: Signature): Promise<SignatureStatus | null> {
     try {
-      const answer = await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send(this.signal());
+      const answer = await this.rpc
+        .getSignatureStatuses([signature], { searchTransactionHistory: true })
+        .send(this.signal());
       return SignatureStatusesSchema.parse(answer).value[0] ?? null;
     } catch (error) {
       throw chainUnavailable(describeCause(error), error);
@@ -407,7 +502,12 @@ class ChainClient {
   async simulate(wire: Base64EncodedWireTransaction) {
     try {
       const answer = await this.rpc
-        .simulateTransaction(wire, { encoding: "base64", sigVerify: true, replaceRecentBlockhash: false, commitment: "confirmed" })
+        .simulateTransaction(wire, {
+          encoding: "base64",
+          sigVerify: true,
+          replaceRecentBlockhash: false,
+          commitment: "confirmed",
+        })
         .send(this.signal());
       return SimulationSchema.parse(answer).value;
     } catch (error) {
@@ -465,19 +565,30 @@ export async function settleX402(rpcUrl: string, cosigned: CosignedX402, options
 
   const simulation = await chain.simulate(wire);
   if (simulation.err === "BlockhashNotFound")
-    throw refuse("payment_expired", "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.");
+    throw refuse(
+      "payment_expired",
+      "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
+    );
   // Landed between the status check and the simulation: wait for it like any retry.
   if (simulation.err === "AlreadyProcessed") return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
   if (simulation.err) {
     const logs = (simulation.logs ?? []).slice(-3).join(" | ");
-    throw refuse("payment_simulation_failed", `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`);
+    throw refuse(
+      "payment_simulation_failed",
+      `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
+    );
   }
 
   const sent = await chain.send(wire);
   if (!sent.accepted) {
     // A concurrent sender may have landed it first; otherwise the chain refused it.
     if (await chain.status(signature)) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
-    throw new ApiError(402, "payment_failed", "The chain refused the payment transaction; no USDC moved. Create a new payment.", { cause: sent.error });
+    throw new ApiError(
+      402,
+      "payment_failed",
+      "The chain refused the payment transaction; no USDC moved. Create a new payment.",
+      { cause: sent.error },
+    );
   }
   return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
 }

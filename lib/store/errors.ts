@@ -18,7 +18,8 @@ export class StoreClosedError extends Error {
 
 /** Redis' PX and INCRBY take integers only; checking here keeps all stores failing alike. */
 export function assertTtl(ttlMs: number): void {
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`ttlMs must be a positive integer, got ${ttlMs}.`);
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+    throw new RangeError(`ttlMs must be a positive integer, got ${ttlMs}.`);
 }
 
 export function assertIncrement(by: number): void {

@@ -21,7 +21,8 @@ function connectClient(options: Required<RedisStoreOptions>) {
     socket: {
       connectTimeout: options.connectTimeoutMs,
       // node-redis retries forever by default, which would leave callers waiting on an outage.
-      reconnectStrategy: (retries) => (retries >= options.reconnectAttempts ? false : Math.min(100 * 2 ** retries, 1000)),
+      reconnectStrategy: (retries) =>
+        retries >= options.reconnectAttempts ? false : Math.min(100 * 2 ** retries, 1000),
     },
   });
 }
@@ -61,14 +62,18 @@ export class RedisStore implements Store {
 
   async setIfAbsent(key: string, value: string, options: { ttlMs: number }): Promise<boolean> {
     assertTtl(options.ttlMs);
-    const reply = await this.#run((c) => c.set(key, value, { condition: "NX", expiration: { type: "PX", value: options.ttlMs } }));
+    const reply = await this.#run((c) =>
+      c.set(key, value, { condition: "NX", expiration: { type: "PX", value: options.ttlMs } }),
+    );
     return reply === "OK";
   }
 
   async incrBy(key: string, by: number, options: { ttlMs: number }): Promise<number> {
     assertIncrement(by);
     assertTtl(options.ttlMs);
-    const reply = await this.#run((c) => c.eval(INCR_BY_WITH_TTL, { keys: [key], arguments: [String(by), String(options.ttlMs)] }));
+    const reply = await this.#run((c) =>
+      c.eval(INCR_BY_WITH_TTL, { keys: [key], arguments: [String(by), String(options.ttlMs)] }),
+    );
     if (typeof reply !== "number") throw new Error(`Redis answered incrBy with ${JSON.stringify(reply)}.`);
     return reply;
   }
@@ -83,7 +88,9 @@ export class RedisStore implements Store {
 
   async setIfEquals(key: string, expected: string, value: string, options: { ttlMs: number }): Promise<boolean> {
     assertTtl(options.ttlMs);
-    const reply = await this.#run((c) => c.eval(SET_IF_EQUALS, { keys: [key], arguments: [expected, value, String(options.ttlMs)] }));
+    const reply = await this.#run((c) =>
+      c.eval(SET_IF_EQUALS, { keys: [key], arguments: [expected, value, String(options.ttlMs)] }),
+    );
     return reply === 1;
   }
 

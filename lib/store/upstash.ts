@@ -50,7 +50,9 @@ export class UpstashStore implements Store {
   async incrBy(key: string, by: number, options: { ttlMs: number }): Promise<number> {
     assertIncrement(by);
     assertTtl(options.ttlMs);
-    const reply = await this.#run(() => this.#redis.eval<string[], unknown>(INCR_BY_WITH_TTL, [key], [String(by), String(options.ttlMs)]));
+    const reply = await this.#run(() =>
+      this.#redis.eval<string[], unknown>(INCR_BY_WITH_TTL, [key], [String(by), String(options.ttlMs)]),
+    );
     if (typeof reply !== "number") throw new Error(`Upstash answered incrBy with ${JSON.stringify(reply)}.`);
     return reply;
   }
@@ -65,7 +67,9 @@ export class UpstashStore implements Store {
 
   async setIfEquals(key: string, expected: string, value: string, options: { ttlMs: number }): Promise<boolean> {
     assertTtl(options.ttlMs);
-    const reply = await this.#run(() => this.#redis.eval<string[], unknown>(SET_IF_EQUALS, [key], [expected, value, String(options.ttlMs)]));
+    const reply = await this.#run(() =>
+      this.#redis.eval<string[], unknown>(SET_IF_EQUALS, [key], [expected, value, String(options.ttlMs)]),
+    );
     return reply === 1;
   }
 

@@ -27,7 +27,10 @@ export async function toWeaviate(collection: WeaviateCollection, { chunks, doc }
 }
 
 /** …and on one typed with our properties. */
-export async function toTypedWeaviate(collection: WeaviateCollection<WeaviateObject["properties"]>, { chunks, doc }: StoreInput): Promise<void> {
+export async function toTypedWeaviate(
+  collection: WeaviateCollection<WeaviateObject["properties"]>,
+  { chunks, doc }: StoreInput,
+): Promise<void> {
   await collection.data.insertMany(formatChunks(chunks, "weaviate", doc));
 }
 
@@ -40,6 +43,9 @@ export async function toChroma(collection: ChromaCollection, { chunks, doc }: St
 
 /** Qdrant `client.upsert(collection, { points })`, once each point has the caller's vector. */
 export async function toQdrant(client: QdrantClient, { chunks, doc }: StoreInput, vectors: number[][]): Promise<void> {
-  const points: Schemas["PointStruct"][] = formatChunks(chunks, "qdrant", doc).map((point, i) => ({ ...point, vector: vectors[i]! }));
+  const points: Schemas["PointStruct"][] = formatChunks(chunks, "qdrant", doc).map((point, i) => ({
+    ...point,
+    vector: vectors[i]!,
+  }));
   await client.upsert("chunks", { wait: true, points });
 }

@@ -15,7 +15,11 @@ export const ORIGIN = "http://chunkwise.test";
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 /** Dispatches a request to the App Router handlers the way Next.js does for these paths. */
-export async function call(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string>; client?: string } = {}): Promise<Response> {
+export async function call(
+  method: string,
+  path: string,
+  init: { body?: BodyInit; headers?: Record<string, string>; client?: string } = {},
+): Promise<Response> {
   const request = new Request(`${ORIGIN}${path}`, {
     method,
     body: init.body,
@@ -39,12 +43,19 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
   if (first === "dev" && second === "faucet" && rest.length === 0) return { module: faucet, params: {} };
-  if (first === "job" && second && rest.length === 1 && rest[0] === "status") return { module: jobStatus, params: { id: second } };
-  if (first === "job" && second && rest.length === 1 && rest[0] === "result") return { module: jobResult, params: { id: second } };
+  if (first === "job" && second && rest.length === 1 && rest[0] === "status")
+    return { module: jobStatus, params: { id: second } };
+  if (first === "job" && second && rest.length === 1 && rest[0] === "result")
+    return { module: jobResult, params: { id: second } };
   return { module: fallback, params: {} };
 }
 
-export function upload(bytes: Uint8Array | string, filename: string, fields: Record<string, string> = {}, contentType = "application/octet-stream"): FormData {
+export function upload(
+  bytes: Uint8Array | string,
+  filename: string,
+  fields: Record<string, string> = {},
+  contentType = "application/octet-stream",
+): FormData {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.set(key, value);
   const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
@@ -54,7 +65,24 @@ export function upload(bytes: Uint8Array | string, filename: string, fields: Rec
 
 /** Plain prose of roughly `pages` pages (3000 characters each), varied so the tokenizer sees real text. */
 export function prose(pages: number, seed = 1): string {
-  const words = ["retrieval", "chunk", "document", "model", "context", "window", "answer", "question", "vector", "index", "paragraph", "section", "summary", "token", "search", "result"];
+  const words = [
+    "retrieval",
+    "chunk",
+    "document",
+    "model",
+    "context",
+    "window",
+    "answer",
+    "question",
+    "vector",
+    "index",
+    "paragraph",
+    "section",
+    "summary",
+    "token",
+    "search",
+    "result",
+  ];
   const parts: string[] = [];
   let state = seed;
   let length = 0;
@@ -76,7 +104,10 @@ export function prose(pages: number, seed = 1): string {
 /** A signer (a fresh one unless given) holding 1 SOL and 10 test USDC from the local faucet, through the route handler. */
 export async function funded(signer?: TransactionSigner): Promise<TransactionSigner> {
   signer ??= await generateKeyPairSigner();
-  const response = await call("POST", "/api/dev/faucet", { body: JSON.stringify({ address: signer.address }), headers: { "content-type": "application/json" } });
+  const response = await call("POST", "/api/dev/faucet", {
+    body: JSON.stringify({ address: signer.address }),
+    headers: { "content-type": "application/json" },
+  });
   if (response.status !== 200) throw new Error(`faucet answered ${response.status}: ${await response.text()}`);
   return signer;
 }

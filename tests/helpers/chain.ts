@@ -1,4 +1,12 @@
-import { type Base64EncodedWireTransaction, type Instruction, type Signature, type TransactionSigner, address, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
+import {
+  type Base64EncodedWireTransaction,
+  type Instruction,
+  type Signature,
+  type TransactionSigner,
+  address,
+  createSolanaRpc,
+  generateKeyPairSigner,
+} from "@solana/kit";
 import { getCreateAccountInstruction } from "@solana-program/system";
 import {
   TOKEN_PROGRAM_ADDRESS,
@@ -12,10 +20,20 @@ import { associatedTokenAccount, signInstructions } from "@/lib/payments/usdc-tr
 /** Real transactions on the project's local chain, for tests that need payments of every kind. */
 export type Rpc = ReturnType<typeof createSolanaRpc>;
 
-export async function sendInstructions(rpc: Rpc, payer: TransactionSigner, instructions: Instruction[], options: { skipPreflight?: boolean } = {}): Promise<string> {
+export async function sendInstructions(
+  rpc: Rpc,
+  payer: TransactionSigner,
+  instructions: Instruction[],
+  options: { skipPreflight?: boolean } = {},
+): Promise<string> {
   const { value: blockhash } = await rpc.getLatestBlockhash().send();
   const { signature, wireTransaction } = await signInstructions(payer, instructions, blockhash);
-  await rpc.sendTransaction(wireTransaction as Base64EncodedWireTransaction, { encoding: "base64", skipPreflight: options.skipPreflight ?? false }).send();
+  await rpc
+    .sendTransaction(wireTransaction as Base64EncodedWireTransaction, {
+      encoding: "base64",
+      skipPreflight: options.skipPreflight ?? false,
+    })
+    .send();
   await waitForStatus(rpc, signature);
   return signature;
 }
@@ -35,7 +53,13 @@ export async function createOtherMint(rpc: Rpc, payer: TransactionSigner, amount
   const lamports = await rpc.getMinimumBalanceForRentExemption(82n).send();
   const ata = await associatedTokenAccount(payer.address, mint.address);
   await sendInstructions(rpc, payer, [
-    getCreateAccountInstruction({ payer, newAccount: mint, lamports, space: 82, programAddress: TOKEN_PROGRAM_ADDRESS }),
+    getCreateAccountInstruction({
+      payer,
+      newAccount: mint,
+      lamports,
+      space: 82,
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+    }),
     getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: payer.address }),
     getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner: payer.address, mint: mint.address }),
     getMintToCheckedInstruction({ mint: mint.address, token: ata, mintAuthority: payer, amount, decimals: 6 }),
@@ -44,15 +68,32 @@ export async function createOtherMint(rpc: Rpc, payer: TransactionSigner, amount
 }
 
 /** TransferChecked of `mint` from `payer` to `owner`'s associated account, creating it if needed. */
-export async function transferToken(rpc: Rpc, payer: TransactionSigner, to: { owner: string; mint: string; amount: bigint; memo?: Instruction }, options: { skipPreflight?: boolean } = {}): Promise<string> {
+export async function transferToken(
+  rpc: Rpc,
+  payer: TransactionSigner,
+  to: { owner: string; mint: string; amount: bigint; memo?: Instruction },
+  options: { skipPreflight?: boolean } = {},
+): Promise<string> {
   const source = await associatedTokenAccount(payer.address, to.mint);
   const destination = await associatedTokenAccount(to.owner, to.mint);
   return sendInstructions(
     rpc,
     payer,
     [
-      getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: address(to.owner), mint: address(to.mint) }),
-      getTransferCheckedInstruction({ source, mint: address(to.mint), destination, authority: payer, amount: to.amount, decimals: 6 }),
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer,
+        ata: destination,
+        owner: address(to.owner),
+        mint: address(to.mint),
+      }),
+      getTransferCheckedInstruction({
+        source,
+        mint: address(to.mint),
+        destination,
+        authority: payer,
+        amount: to.amount,
+        decimals: 6,
+      }),
       ...(to.memo ? [to.memo] : []),
     ],
     options,

@@ -8,7 +8,10 @@ import { settle as referenceSettle, verify as referenceVerify } from "x402/facil
  * (POST /verify, POST /settle) on the local chain: the stand-in for a hosted
  * facilitator, which tests cannot reach.
  */
-export async function startReferenceFacilitator(rpcUrl: string, feePayerSecret: string): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+export async function startReferenceFacilitator(
+  rpcUrl: string,
+  feePayerSecret: string,
+): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(feePayerSecret));
   const requests: string[] = [];
   const server = createServer(async (req, res) => {
@@ -26,5 +29,9 @@ export async function startReferenceFacilitator(rpcUrl: string, feePayerSecret: 
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

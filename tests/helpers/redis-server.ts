@@ -39,7 +39,9 @@ export async function startRedisServer(options: { port?: number; binary?: string
           : error,
       ),
     );
-    child.once("exit", (code, signal) => resolve(new Error(`redis-server exited early (code ${code}, signal ${signal}):\n${output}`)));
+    child.once("exit", (code, signal) =>
+      resolve(new Error(`redis-server exited early (code ${code}, signal ${signal}):\n${output}`)),
+    );
   });
   // A test run that dies mid-way must not leave servers behind.
   const killOnExit = () => child.kill("SIGKILL");

@@ -28,11 +28,15 @@ export interface BuiltServer {
 
 /** Ready once GET /api/health answers 200 (store and chain reachable). */
 export async function startBuiltServer(env: Record<string, string>): Promise<BuiltServer> {
-  if (!existsSync(join(root, ".next", "BUILD_ID"))) throw new Error("No build found: run `npm run build` first (`npm test` does).");
+  if (!existsSync(join(root, ".next", "BUILD_ID")))
+    throw new Error("No build found: run `npm run build` first (`npm test` does).");
   const port = await freePort();
   const child = spawn(process.execPath, ["server.mjs"], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOST: "127.0.0.1", PORT: String(port), ...env } as Record<string, string | undefined> as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, HOST: "127.0.0.1", PORT: String(port), ...env } as Record<
+      string,
+      string | undefined
+    > as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -52,7 +56,13 @@ export async function startBuiltServer(env: Record<string, string>): Promise<Bui
     await gone;
     clearTimeout(timer);
   };
-  const server: BuiltServer = { base: `http://127.0.0.1:${port}`, process: child, output: () => output, kill: () => end("SIGKILL"), stop: () => end("SIGTERM") };
+  const server: BuiltServer = {
+    base: `http://127.0.0.1:${port}`,
+    process: child,
+    output: () => output,
+    kill: () => end("SIGKILL"),
+    stop: () => end("SIGTERM"),
+  };
 
   const deadline = Date.now() + READY_WITHIN_MS;
   while (Date.now() < deadline) {

@@ -45,14 +45,17 @@ export async function startUpstashBridge(redisUrl: string): Promise<UpstashBridg
   };
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }));
+    handle(req, res).catch((error: unknown) =>
+      send(res, 500, { error: error instanceof Error ? error.message : String(error) }),
+    );
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== "POST") return send(res, 405, { error: "Only POST is served." });
     if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: "Unauthorized" });
     const base64 = req.headers["upstash-encoding"] === "base64";
-    const encode = (reply: Reply): Reply => ("result" in reply && base64 ? { result: encodeStrings(reply.result) } : reply);
+    const encode = (reply: Reply): Reply =>
+      "result" in reply && base64 ? { result: encodeStrings(reply.result) } : reply;
     const body: unknown = JSON.parse(await readBody(req));
 
     const path = new URL(req.url ?? "/", "http://bridge").pathname;

@@ -28,7 +28,9 @@ const RequirementSchema = z.object({
   asset: z.string().min(32),
   network: z.string(),
   description: z.string(),
-  extra: z.object({ decimals: z.number().int().min(0).max(18).optional(), reference: z.string().min(1).optional() }).loose(),
+  extra: z
+    .object({ decimals: z.number().int().min(0).max(18).optional(), reference: z.string().min(1).optional() })
+    .loose(),
 });
 
 export interface Price {
@@ -45,34 +47,60 @@ export interface Price {
 export type Served = { kind: "result"; result: ChunkingResult } | { kind: "job"; job: JobAccepted };
 
 const isJob = (body: ChunkingResult | JobAccepted): body is JobAccepted => "async" in body && body.async === true;
-const served = (body: ChunkingResult | JobAccepted): Served => (isJob(body) ? { kind: "job", job: body } : { kind: "result", result: body });
+const served = (body: ChunkingResult | JobAccepted): Served =>
+  isJob(body) ? { kind: "job", job: body } : { kind: "result", result: body };
 
-async function post(tier: TierInfo, source: DocumentSource, options: ChunkOptions, payment?: string): Promise<ApiOutcome<ChunkingResult | JobAccepted>> {
+async function post(
+  tier: TierInfo,
+  source: DocumentSource,
+  options: ChunkOptions,
+  payment?: string,
+): Promise<ApiOutcome<ChunkingResult | JobAccepted>> {
   try {
     return await postChunk(tier, source, options, payment);
   } catch (error) {
-    if (error instanceof ApiUnreachable) throw new PaymentProblem({ kind: "service_unreachable", message: error.message, signature: payment });
+    if (error instanceof ApiUnreachable)
+      throw new PaymentProblem({ kind: "service_unreachable", message: error.message, signature: payment });
     throw error;
   }
 }
 
 /** Step (a): the request without payment, answered with the price. */
-export async function askPrice(tier: TierInfo, source: DocumentSource, options: ChunkOptions, defaultDecimals: number): Promise<{ kind: "price"; price: Price } | { kind: "served"; served: Served }> {
+export async function askPrice(
+  tier: TierInfo,
+  source: DocumentSource,
+  options: ChunkOptions,
+  defaultDecimals: number,
+): Promise<{ kind: "price"; price: Price } | { kind: "served"; served: Served }> {
   const outcome = await post(tier, source, options);
   if (outcome.kind === "ok") return { kind: "served", served: served(outcome.body) };
-  if (outcome.kind === "error") throw new PaymentProblem({ kind: "service_refused", status: outcome.status, body: outcome.body });
+  if (outcome.kind === "error")
+    throw new PaymentProblem({ kind: "service_refused", status: outcome.status, body: outcome.body });
   const requirement = RequirementSchema.safeParse(outcome.body.paymentRequirements);
   if (!requirement.success) {
     throw new PaymentProblem({
       kind: "service_refused",
       status: 402,
-      body: { success: false, error: "Payment Required", code: "unreadable_payment_requirements", message: `The service asked for payment in a form this page does not understand (${requirement.error.issues[0]?.message ?? "malformed"}).` },
+      body: {
+        success: false,
+        error: "Payment Required",
+        code: "unreadable_payment_requirements",
+        message: `The service asked for payment in a form this page does not understand (${requirement.error.issues[0]?.message ?? "malformed"}).`,
+      },
     });
   }
   const r = requirement.data;
   return {
     kind: "price",
-    price: { amountBaseUnits: BigInt(r.maxAmountRequired), decimals: r.extra.decimals ?? defaultDecimals, payTo: r.payTo, mint: r.asset, network: r.network, description: r.description, reference: r.extra.reference },
+    price: {
+      amountBaseUnits: BigInt(r.maxAmountRequired),
+      decimals: r.extra.decimals ?? defaultDecimals,
+      payTo: r.payTo,
+      mint: r.asset,
+      network: r.network,
+      description: r.description,
+      reference: r.extra.reference,
+    },
   };
 }
 
@@ -80,10 +108,19 @@ export async function askPrice(tier: TierInfo, source: DocumentSource, options: 
 export async function checkFunds(chain: PaymentChain, payer: string, price: Price): Promise<void> {
   const balances = await chain.balances(payer, price.mint);
   if (balances.usdcBaseUnits < price.amountBaseUnits) {
-    throw new PaymentProblem({ kind: "insufficient_usdc", haveBaseUnits: balances.usdcBaseUnits, needBaseUnits: price.amountBaseUnits, decimals: price.decimals });
+    throw new PaymentProblem({
+      kind: "insufficient_usdc",
+      haveBaseUnits: balances.usdcBaseUnits,
+      needBaseUnits: price.amountBaseUnits,
+      decimals: price.decimals,
+    });
   }
   if (balances.lamports < TRANSFER_FEE_LAMPORTS) {
-    throw new PaymentProblem({ kind: "insufficient_sol", haveLamports: balances.lamports, needLamports: TRANSFER_FEE_LAMPORTS });
+    throw new PaymentProblem({
+      kind: "insufficient_sol",
+      haveLamports: balances.lamports,
+      needLamports: TRANSFER_FEE_LAMPORTS,
+    });
   }
 }
 
@@ -104,11 +141,20 @@ export interface SignedPayment {
 export async function signPayment(chain: PaymentChain, payer: TransactionSigner, price: Price): Promise<SignedPayment> {
   const blockhash = await chain.latestBlockhash();
   try {
-    const signed = await signUsdcTransfer({ payer, mint: price.mint, payTo: price.payTo, amount: price.amountBaseUnits, decimals: price.decimals, reference: price.reference, blockhash });
+    const signed = await signUsdcTransfer({
+      payer,
+      mint: price.mint,
+      payTo: price.payTo,
+      amount: price.amountBaseUnits,
+      decimals: price.decimals,
+      reference: price.reference,
+      blockhash,
+    });
     return { ...signed, blockhash };
   } catch (error) {
     if (error instanceof PaymentProblem) throw error;
-    if (isWalletRefusal(error)) throw new PaymentProblem({ kind: "declined", walletMessage: error.message || undefined });
+    if (isWalletRefusal(error))
+      throw new PaymentProblem({ kind: "declined", walletMessage: error.message || undefined });
     throw new PaymentProblem({ kind: "wallet_error", message: error instanceof Error ? error.message : String(error) });
   }
 }
@@ -121,18 +167,38 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * service's RPC does not see yet (`payment_not_found`) is asked about again
  * with backoff; any other failure keeps the signature for a retry.
  */
-export async function redeemPayment(tier: TierInfo, source: DocumentSource, options: ChunkOptions, signature: string): Promise<Served> {
+export async function redeemPayment(
+  tier: TierInfo,
+  source: DocumentSource,
+  options: ChunkOptions,
+  signature: string,
+): Promise<Served> {
   for (let attempt = 0; ; attempt++) {
     const outcome = await post(tier, source, options, signature);
     if (outcome.kind === "ok") return served(outcome.body);
-    if (outcome.kind === "payment_required" && outcome.body.code === "payment_not_found" && attempt < PAYMENT_NOT_FOUND_RETRIES) {
+    if (
+      outcome.kind === "payment_required" &&
+      outcome.body.code === "payment_not_found" &&
+      attempt < PAYMENT_NOT_FOUND_RETRIES
+    ) {
       await sleep(1000 * 2 ** attempt);
       continue;
     }
     const body =
       outcome.kind === "payment_required"
-        ? { success: false as const, error: outcome.body.error, code: outcome.body.code, message: outcome.body.message ?? "The service did not accept the payment." }
+        ? {
+            success: false as const,
+            error: outcome.body.error,
+            code: outcome.body.code,
+            message: outcome.body.message ?? "The service did not accept the payment.",
+          }
         : outcome.body;
-    throw new PaymentProblem({ kind: "paid_request_failed", signature, status: outcome.status, body, retryAfter: outcome.kind === "error" ? outcome.retryAfter : undefined });
+    throw new PaymentProblem({
+      kind: "paid_request_failed",
+      signature,
+      status: outcome.status,
+      body,
+      retryAfter: outcome.kind === "error" ? outcome.retryAfter : undefined,
+    });
   }
 }

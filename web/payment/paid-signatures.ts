@@ -35,7 +35,9 @@ export function recallPaidSignature(key: string): PaidSignature | null {
     const value = sessionStorage.getItem(key);
     if (!value) return null;
     const parsed = JSON.parse(value) as Partial<PaidSignature>;
-    return typeof parsed.signature === "string" && typeof parsed.paidAt === "number" ? { signature: parsed.signature, paidAt: parsed.paidAt } : null;
+    return typeof parsed.signature === "string" && typeof parsed.paidAt === "number"
+      ? { signature: parsed.signature, paidAt: parsed.paidAt }
+      : null;
   } catch {
     return null;
   }

@@ -40,10 +40,14 @@ export type LatestBlockhash = { blockhash: Blockhash; lastValidBlockHeight: bigi
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 export class PaymentChain {
@@ -59,7 +63,11 @@ export class PaymentChain {
       return await run();
     } catch (error) {
       if (isSolanaError(error) || error instanceof PaymentProblem) throw error;
-      throw new PaymentProblem({ kind: "rpc_unreachable", rpcUrl: this.rpcUrl, message: error instanceof Error ? error.message : String(error) });
+      throw new PaymentProblem({
+        kind: "rpc_unreachable",
+        rpcUrl: this.rpcUrl,
+        message: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -80,10 +88,14 @@ export class PaymentChain {
   async #tokenBalance(tokenAccount: Address): Promise<bigint> {
     return this.#call(async () => {
       try {
-        return BigInt((await this.#rpc.getTokenAccountBalance(tokenAccount, { commitment: "confirmed" }).send()).value.amount);
+        return BigInt(
+          (await this.#rpc.getTokenAccountBalance(tokenAccount, { commitment: "confirmed" }).send()).value.amount,
+        );
       } catch (error) {
         if (!isSolanaError(error)) throw error;
-        const account = await this.#rpc.getAccountInfo(tokenAccount, { commitment: "confirmed", encoding: "base64" }).send();
+        const account = await this.#rpc
+          .getAccountInfo(tokenAccount, { commitment: "confirmed", encoding: "base64" })
+          .send();
         if (account.value === null) return 0n;
         throw error;
       }
@@ -91,15 +103,28 @@ export class PaymentChain {
   }
 
   /** Sends with preflight, so a shortfall the balance check missed is reported before anything lands. */
-  async send(wireTransaction: string, context: { signature: string; usdc: { need: bigint; decimals: number }; payer: string; mint: string }): Promise<void> {
+  async send(
+    wireTransaction: string,
+    context: { signature: string; usdc: { need: bigint; decimals: number }; payer: string; mint: string },
+  ): Promise<void> {
     try {
-      await this.#call(() => this.#rpc.sendTransaction(wireTransaction as Base64EncodedWireTransaction, { encoding: "base64", preflightCommitment: "confirmed" }).send());
+      await this.#call(() =>
+        this.#rpc
+          .sendTransaction(wireTransaction as Base64EncodedWireTransaction, {
+            encoding: "base64",
+            preflightCommitment: "confirmed",
+          })
+          .send(),
+      );
     } catch (error) {
       throw await this.#explainSendFailure(error, context);
     }
   }
 
-  async #explainSendFailure(error: unknown, context: { signature: string; usdc: { need: bigint; decimals: number }; payer: string; mint: string }): Promise<unknown> {
+  async #explainSendFailure(
+    error: unknown,
+    context: { signature: string; usdc: { need: bigint; decimals: number }; payer: string; mint: string },
+  ): Promise<unknown> {
     if (!isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) return error;
     const cause = error.cause;
     const current = () => this.balances(context.payer, context.mint).catch(() => ({ lamports: 0n, usdcBaseUnits: 0n }));
@@ -108,18 +133,31 @@ export class PaymentChain {
       isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND) ||
       isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_RENT)
     ) {
-      return new PaymentProblem({ kind: "insufficient_sol", haveLamports: (await current()).lamports, needLamports: TRANSFER_FEE_LAMPORTS });
+      return new PaymentProblem({
+        kind: "insufficient_sol",
+        haveLamports: (await current()).lamports,
+        needLamports: TRANSFER_FEE_LAMPORTS,
+      });
     }
     if (
-      (isSolanaError(cause, SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM) && cause.context.code === TOKEN_INSUFFICIENT_FUNDS) ||
+      (isSolanaError(cause, SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM) &&
+        cause.context.code === TOKEN_INSUFFICIENT_FUNDS) ||
       isSolanaError(cause, SOLANA_ERROR__INSTRUCTION_ERROR__INSUFFICIENT_FUNDS)
     ) {
-      return new PaymentProblem({ kind: "insufficient_usdc", haveBaseUnits: (await current()).usdcBaseUnits, needBaseUnits: context.usdc.need, decimals: context.usdc.decimals });
+      return new PaymentProblem({
+        kind: "insufficient_usdc",
+        haveBaseUnits: (await current()).usdcBaseUnits,
+        needBaseUnits: context.usdc.need,
+        decimals: context.usdc.decimals,
+      });
     }
     if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND)) {
       return new PaymentProblem({ kind: "not_confirmed", signature: context.signature, reason: "expired" });
     }
-    return new PaymentProblem({ kind: "transaction_failed", chainError: cause instanceof Error ? cause.message : error.message });
+    return new PaymentProblem({
+      kind: "transaction_failed",
+      chainError: cause instanceof Error ? cause.message : error.message,
+    });
   }
 
   /**
@@ -129,15 +167,26 @@ export class PaymentChain {
   async waitForConfirmation(signature: string, lastValidBlockHeight: bigint, signal?: AbortSignal): Promise<void> {
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS;
     for (;;) {
-      const [{ value: [status] }, blockHeight] = await this.#call(() =>
+      const [
+        {
+          value: [status],
+        },
+        blockHeight,
+      ] = await this.#call(() =>
         Promise.all([
           this.#rpc.getSignatureStatuses([signature as Signature]).send(),
           this.#rpc.getBlockHeight({ commitment: "confirmed" }).send(),
         ]),
       );
-      if (status?.err) throw new PaymentProblem({ kind: "transaction_failed", signature, chainError: JSON.stringify(status.err, (_, v) => (typeof v === "bigint" ? v.toString() : v)) });
+      if (status?.err)
+        throw new PaymentProblem({
+          kind: "transaction_failed",
+          signature,
+          chainError: JSON.stringify(status.err, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+        });
       if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return;
-      if (!status && blockHeight > lastValidBlockHeight) throw new PaymentProblem({ kind: "not_confirmed", signature, reason: "expired" });
+      if (!status && blockHeight > lastValidBlockHeight)
+        throw new PaymentProblem({ kind: "not_confirmed", signature, reason: "expired" });
       if (Date.now() >= deadline) throw new PaymentProblem({ kind: "not_confirmed", signature, reason: "timeout" });
       await sleep(POLL_INTERVAL_MS, signal);
     }

@@ -1,4 +1,9 @@
-import { type KeyPairSigner, createKeyPairSignerFromPrivateKeyBytes, getBase58Decoder, getBase58Encoder } from "@solana/kit";
+import {
+  type KeyPairSigner,
+  createKeyPairSignerFromPrivateKeyBytes,
+  getBase58Decoder,
+  getBase58Encoder,
+} from "@solana/kit";
 
 /**
  * Local mode's test wallet: a keypair made in this browser tab, funded by the

@@ -26,7 +26,10 @@ export type SignWithWallet = (transaction: VersionedTransaction) => Promise<Vers
  * the chain would refuse it. When the wallet changes nothing, the result is
  * the same as taking its signature for our message.
  */
-export function walletTransactionSigner(walletAddress: string, signWithWallet: SignWithWallet): TransactionModifyingSigner {
+export function walletTransactionSigner(
+  walletAddress: string,
+  signWithWallet: SignWithWallet,
+): TransactionModifyingSigner {
   const signer: Address = address(walletAddress);
   return {
     address: signer,
@@ -36,7 +39,11 @@ export function walletTransactionSigner(walletAddress: string, signWithWallet: S
         const wire = getTransactionEncoder().encode(transaction);
         const fromWallet = await signWithWallet(VersionedTransaction.deserialize(new Uint8Array(wire)));
         const decoded = getTransactionDecoder().decode(fromWallet.serialize());
-        if (!decoded.signatures[signer]) throw new PaymentProblem({ kind: "wallet_error", message: "The wallet returned the transaction without its signature." });
+        if (!decoded.signatures[signer])
+          throw new PaymentProblem({
+            kind: "wallet_error",
+            message: "The wallet returned the transaction without its signature.",
+          });
         assertIsTransactionWithinSizeLimit(decoded);
         signed.push(Object.freeze({ ...decoded, lifetimeConstraint: lifetimeOf(transaction, decoded) }));
       }
@@ -46,8 +53,14 @@ export function walletTransactionSigner(walletAddress: string, signWithWallet: S
 }
 
 /** The blockhash the wallet's version carries (a wallet may refresh it), valid until the height we were given. */
-function lifetimeOf(original: Transaction | (Transaction & TransactionWithLifetime), signed: Transaction): TransactionWithLifetime["lifetimeConstraint"] {
-  const lastValidBlockHeight = "lifetimeConstraint" in original && "lastValidBlockHeight" in original.lifetimeConstraint ? original.lifetimeConstraint.lastValidBlockHeight : 0n;
+function lifetimeOf(
+  original: Transaction | (Transaction & TransactionWithLifetime),
+  signed: Transaction,
+): TransactionWithLifetime["lifetimeConstraint"] {
+  const lastValidBlockHeight =
+    "lifetimeConstraint" in original && "lastValidBlockHeight" in original.lifetimeConstraint
+      ? original.lifetimeConstraint.lastValidBlockHeight
+      : 0n;
   const { lifetimeToken } = getCompiledTransactionMessageDecoder().decode(signed.messageBytes);
   return { blockhash: lifetimeToken as Blockhash, lastValidBlockHeight };
 }

@@ -9,7 +9,10 @@ export const dynamic = "force-dynamic";
 export const GET = handle(async (request: Request) => {
   const { config, quota } = getServices();
   const window = await quota.status(clientAddress(request.headers, { trustProxyHeaders: config.trustProxyHeaders }));
-  return json({ limit: window.limit, remaining: window.remaining, reset: window.resetAt }, { headers: rateLimitHeaders(window) });
+  return json(
+    { limit: window.limit, remaining: window.remaining, reset: window.resetAt },
+    { headers: rateLimitHeaders(window) },
+  );
 });
 
 export const OPTIONS = preflight;

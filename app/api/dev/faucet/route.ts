@@ -9,7 +9,15 @@ export const runtime = "nodejs";
 export const POST = handle(async (request: Request) => {
   const services = getServices();
   assertFaucetAvailable(services);
-  return json(await runFaucet(services, await readJson(request, 'POST /api/dev/faucet takes {"address": "<base58>"} with Content-Type: application/json.')));
+  return json(
+    await runFaucet(
+      services,
+      await readJson(
+        request,
+        'POST /api/dev/faucet takes {"address": "<base58>"} with Content-Type: application/json.',
+      ),
+    ),
+  );
 });
 
 export const GET = handle(async () => {
