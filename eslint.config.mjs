@@ -23,12 +23,28 @@ export default tseslint.config(
     files: ["**/*.ts", "**/*.tsx"],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // Callbacks in props and interfaces are passed around unbound: declare them as properties.
+      "@typescript-eslint/method-signature-style": ["error", "property"],
+      // Stores and fakes implement promise-returning interfaces with synchronous bodies.
+      "@typescript-eslint/require-await": "off",
+      // Forwarding a caught error or an abort signal's reason as it came is fine; inventing a non-Error is not.
+      "@typescript-eslint/prefer-promise-reject-errors": [
+        "error",
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
+      // `const { omitted: _, ...rest } = value` is how a field is left out.
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
+    },
   },
   {
     // Tests read answers as JSON and poke at them; typing every body there would
     // restate the schemas the tests exist to check. The type-aware rules about
     // promises, awaits and assertions still apply.
-    files: ["tests/**", "e2e/**", "scripts/**", "eval/**"],
+    files: ["tests/**/*.ts", "e2e/**/*.ts", "scripts/**/*.ts", "eval/**/*.ts"],
     rules: {
       "@typescript-eslint/no-unsafe-member-access": "off",
       "@typescript-eslint/no-unsafe-assignment": "off",
@@ -36,6 +52,8 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-return": "off",
       "@typescript-eslint/no-unsafe-call": "off",
       "@typescript-eslint/no-explicit-any": "off",
+      // Test servers are `createServer(async (req, res) => ...)`; a throw there fails the test anyway.
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false } }],
     },
   },
   prettier,

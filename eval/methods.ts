@@ -24,7 +24,7 @@ export interface Method {
   /** What is actually running, e.g. the method a tier has registered. */
   label: () => string;
   note: string;
-  chunk(extracted: Extracted, maxTokens: number): Promise<MeasuredChunk[]>;
+  chunk: (extracted: Extracted, maxTokens: number) => Promise<MeasuredChunk[]>;
 }
 
 /** Every baseline counts o200k tokens with gpt-tokenizer (exact, special-token strings counted as text, like lib/tokens.ts). */

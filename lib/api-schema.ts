@@ -27,15 +27,11 @@ export const ChunkOptionsSchema = z.object({
 export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
-  url: z
-    .string()
-    .min(1)
-    .max(4096)
-    .meta({
-      description:
-        "The document's `http` or `https` URL: PDF, DOCX, HTML, Markdown or plain text. Every hop must resolve to a public address.",
-      example: "https://example.com/paper.pdf",
-    }),
+  url: z.string().min(1).max(4096).meta({
+    description:
+      "The document's `http` or `https` URL: PDF, DOCX, HTML, Markdown or plain text. Every hop must resolve to a public address.",
+    example: "https://example.com/paper.pdf",
+  }),
   tier: z
     .enum(TIER_IDS)
     .default("structure")
@@ -49,12 +45,10 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
  * the other fields with `ChunkOptionsSchema`, which this extends.
  */
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
-  file: z
-    .file()
-    .meta({
-      description:
-        "The document: PDF, DOCX, HTML, Markdown or plain text (UTF-8, or UTF-16 with a byte-order mark). Its type is read from the bytes; the name only tells Markdown from plain text.",
-    }),
+  file: z.file().meta({
+    description:
+      "The document: PDF, DOCX, HTML, Markdown or plain text (UTF-8, or UTF-16 with a byte-order mark). Its type is read from the bytes; the name only tells Markdown from plain text.",
+  }),
 });
 
 /** Turns a zod failure into one readable sentence for the 400 message. */
@@ -70,13 +64,10 @@ export function describeIssues(error: z.ZodError): string {
 
 const count = z.number().int().nonnegative();
 
-export const ResultIdSchema = z
-  .string()
-  .regex(RESULT_ID_PATTERN)
-  .meta({
-    description: "A stored result: `standard_<12 hex>` for large documents, `ai-pro_<12 hex>` for completed jobs.",
-    example: "standard_3f9c0a1b2c3d",
-  });
+export const ResultIdSchema = z.string().regex(RESULT_ID_PATTERN).meta({
+  description: "A stored result: `standard_<12 hex>` for large documents, `ai-pro_<12 hex>` for completed jobs.",
+  example: "standard_3f9c0a1b2c3d",
+});
 
 export const JobIdSchema = z
   .string()
@@ -134,36 +125,28 @@ const recordFields = {
   end: count,
   token_count: count,
 };
-const recordKey = z
-  .string()
-  .meta({
-    description:
-      "`<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`: the same document chunked the same way always gets the same ids.",
-  });
-const recordUuid = z
-  .uuid()
-  .meta({
-    description: "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`.",
-  });
+const recordKey = z.string().meta({
+  description:
+    "`<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`: the same document chunked the same way always gets the same ids.",
+});
+const recordUuid = z.uuid().meta({
+  description: "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`.",
+});
 
-export const PineconeRecordSchema = z
-  .looseObject({ _id: recordKey, chunk_text: z.string(), ...recordFields })
-  .meta({
-    id: "PineconeRecord",
-    description:
-      '`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
-  });
+export const PineconeRecordSchema = z.looseObject({ _id: recordKey, chunk_text: z.string(), ...recordFields }).meta({
+  id: "PineconeRecord",
+  description:
+    '`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
+});
 
 export const ChromaRecordSchema = z
   .object({
     id: recordKey,
     document: z.string(),
-    metadata: z
-      .looseObject(recordFields)
-      .meta({
-        description:
-          'Scalars only: `headings` as one `"A > B"` string, `entities` as a JSON string, `truncated_fields` as `"a,b"`.',
-      }),
+    metadata: z.looseObject(recordFields).meta({
+      description:
+        'Scalars only: `headings` as one `"A > B"` string, `entities` as a JSON string, `truncated_fields` as `"a,b"`.',
+    }),
   })
   .meta({
     id: "ChromaRecord",
@@ -173,12 +156,10 @@ export const ChromaRecordSchema = z
 export const WeaviateObjectSchema = z
   .object({
     id: recordUuid,
-    properties: z
-      .looseObject({ text: z.string(), ...recordFields })
-      .meta({
-        description:
-          "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
-      }),
+    properties: z.looseObject({ text: z.string(), ...recordFields }).meta({
+      description:
+        "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+    }),
   })
   .meta({
     id: "WeaviateObject",
@@ -188,12 +169,10 @@ export const WeaviateObjectSchema = z
 export const QdrantPointSchema = z
   .object({
     id: recordUuid,
-    payload: z
-      .looseObject({ text: z.string(), ...recordFields })
-      .meta({
-        description:
-          "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
-      }),
+    payload: z.looseObject({ text: z.string(), ...recordFields }).meta({
+      description:
+        "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+    }),
   })
   .meta({
     id: "QdrantPoint",
@@ -212,12 +191,10 @@ export const AiDetailsSchema = z
     }),
     windows: count.meta({ description: "Model calls for boundaries." }),
     sections_found: count,
-    fallback: z
-      .array(z.object({ start: count, end: count, reason: z.string() }))
-      .meta({
-        description:
-          "Stretches of text (character offsets) the model's replies left undecided, cut by the structure splitter alone.",
-      }),
+    fallback: z.array(z.object({ start: count, end: count, reason: z.string() })).meta({
+      description:
+        "Stretches of text (character offsets) the model's replies left undecided, cut by the structure splitter alone.",
+    }),
     unenriched: z
       .array(z.object({ chunk_index: count, reason: z.string() }))
       .optional()
@@ -263,22 +240,16 @@ const resultFields = {
   tier: z.enum(TIER_IDS),
   total_chunks: count,
   metadata: DocumentMetadataSchema,
-  document_summary: z
-    .string()
-    .nullable()
-    .optional()
-    .meta({
-      description: "ai-pro: the whole document in a few sentences (null when the model's answer was unusable).",
-    }),
+  document_summary: z.string().nullable().optional().meta({
+    description: "ai-pro: the whole document in a few sentences (null when the model's answer was unusable).",
+  }),
   payment: PaymentSummarySchema,
 };
 
-export const ChunkingResultSchema = z
-  .object({ ...resultFields, chunks: z.array(ChunkRecordSchema) })
-  .meta({
-    id: "ChunkingResult",
-    description: "A result with its chunks inline (fewer than `GET /api` `limits.inline_chunk_limit` chunks).",
-  });
+export const ChunkingResultSchema = z.object({ ...resultFields, chunks: z.array(ChunkRecordSchema) }).meta({
+  id: "ChunkingResult",
+  description: "A result with its chunks inline (fewer than `GET /api` `limits.inline_chunk_limit` chunks).",
+});
 
 export const StoredResultSummarySchema = z
   .object({
@@ -324,24 +295,19 @@ export const JobStatusSchema = z
       .min(0)
       .max(100)
       .meta({ description: "The share of model calls made; 100 only when completed." }),
-    message: z
-      .string()
-      .meta({
-        description:
-          "The stage: `Extracting text`, `Finding boundaries 12/40`, `Summarising 30/118`, `Summarising the document`, `Completed`, `Failed`.",
-      }),
+    message: z.string().meta({
+      description:
+        "The stage: `Extracting text`, `Finding boundaries 12/40`, `Summarising 30/118`, `Summarising the document`, `Completed`, `Failed`.",
+    }),
     created_at: z.iso.datetime(),
     expires_at: z.iso
       .datetime()
       .meta({ description: "The job and its result are gone after this (one hour after creation)." }),
     result_id: ResultIdSchema.optional().meta({ description: "When completed." }),
     download_url: z.url().optional().meta({ description: "When completed: `{base_url}/results/{result_id}`." }),
-    error: z
-      .object({ code: z.string(), message: z.string() })
-      .optional()
-      .meta({
-        description: "When failed. The payment was released: submit the request again with the same `X-PAYMENT`.",
-      }),
+    error: z.object({ code: z.string(), message: z.string() }).optional().meta({
+      description: "When failed. The payment was released: submit the request again with the same `X-PAYMENT`.",
+    }),
   })
   .meta({ id: "JobStatus" });
 
@@ -361,12 +327,10 @@ export const PaymentRequirementSchema = z
   .object({
     x402Version: z.literal(1),
     scheme: z.literal("exact"),
-    network: z
-      .string()
-      .meta({
-        description:
-          "In `paymentRequirements` the service's network (`solana-localnet`, `solana-devnet`, `solana`); in `accepts[]` as x402 clients know it (the local chain shows as `solana-devnet`).",
-      }),
+    network: z.string().meta({
+      description:
+        "In `paymentRequirements` the service's network (`solana-localnet`, `solana-devnet`, `solana`); in `accepts[]` as x402 clients know it (the local chain shows as `solana-devnet`).",
+    }),
     maxAmountRequired: z
       .string()
       .regex(/^\d+$/)
@@ -383,20 +347,14 @@ export const PaymentRequirementSchema = z
       name: z.literal("USDC"),
       decimals: z.literal(6),
       tier: z.enum(TIER_IDS),
-      feePayer: z
-        .string()
-        .optional()
-        .meta({
-          description:
-            "x402: the service's fee payer, which co-signs `exact` payloads. Absent when this server takes only transaction signatures.",
-        }),
-      reference: z
-        .string()
-        .optional()
-        .meta({
-          description:
-            "One-time reference bound to this tier and document (or URL): put it in a Memo instruction of the transfer so the payment can pay for this request only.",
-        }),
+      feePayer: z.string().optional().meta({
+        description:
+          "x402: the service's fee payer, which co-signs `exact` payloads. Absent when this server takes only transaction signatures.",
+      }),
+      reference: z.string().optional().meta({
+        description:
+          "One-time reference bound to this tier and document (or URL): put it in a Memo instruction of the transfer so the payment can pay for this request only.",
+      }),
     }),
   })
   .meta({ id: "PaymentRequirement" });

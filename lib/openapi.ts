@@ -211,12 +211,9 @@ const rateLimitHeaders = {
 };
 const retryAfter = { "Retry-After": z.number().int().meta({ description: "Seconds to wait before retrying." }) };
 const paymentResponseHeader = {
-  "X-PAYMENT-RESPONSE": z
-    .string()
-    .optional()
-    .meta({
-      description: "x402 payments only: base64 JSON `{success, transaction, network, payer}` of the settled payment.",
-    }),
+  "X-PAYMENT-RESPONSE": z.string().optional().meta({
+    description: "x402 payments only: base64 JSON `{success, transaction, network, payer}` of the settled payment.",
+  }),
 };
 
 /** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
@@ -595,7 +592,7 @@ const cache = new WeakMap<Config, Map<string, OpenApiDocument>>();
 /** The document for this config as served at `apiBase`; built once per pair. */
 export function openApiDocument(config: Config, apiBase: string): OpenApiDocument {
   let byBase = cache.get(config);
-  if (!byBase) cache.set(config, (byBase = new Map()));
+  if (!byBase) cache.set(config, (byBase = new Map<string, OpenApiDocument>()));
   let document = byBase.get(apiBase);
   if (!document) {
     // A Host header is the client's to choose: bound the cache rather than keep one document per name forever.

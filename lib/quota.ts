@@ -13,7 +13,7 @@ export interface QuotaWindow {
 }
 
 export interface Reservation extends QuotaWindow {
-  refund(): Promise<void>;
+  refund: () => Promise<void>;
 }
 
 const DAY_MS = 86_400_000;

@@ -27,7 +27,7 @@ export interface Services {
   /** The AI tiers' models (absent: that tier is not configured). */
   models: ModelClients;
   jobs: JobStore;
-  fetchUrl(url: string): Promise<FetchedDocument>;
+  fetchUrl: (url: string) => Promise<FetchedDocument>;
   /**
    * Runs work beyond the response (an async job). By default it starts at
    * once, detached; on Vercel `waitUntil` keeps the function alive for it
@@ -35,7 +35,7 @@ export interface Services {
    * process simply keeps running it. Jobs hold leases, so work cut short is
    * taken over by a later poll.
    */
-  schedule(work: () => Promise<void>): void;
+  schedule: (work: () => Promise<void>) => void;
 }
 
 export function createServices(

@@ -406,9 +406,9 @@ async function twoHundredPagePdf(): Promise<Uint8Array> {
 
 interface Standin {
   url: string;
-  counters(): Promise<{ completions: number; bySchema: Record<string, number>; byModel: Record<string, number> }>;
-  reset(): Promise<void>;
-  stop(): void;
+  counters: () => Promise<{ completions: number; bySchema: Record<string, number>; byModel: Record<string, number> }>;
+  reset: () => Promise<void>;
+  stop: () => void;
 }
 
 async function startStandin(delayMs: number): Promise<Standin> {

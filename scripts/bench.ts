@@ -210,12 +210,12 @@ interface Runner {
   /** What the budget counts, for the table's footnotes. */
   note: string;
   /** Forgets whatever the splitter's tokenizer cached. */
-  reset(): void;
+  reset: () => void;
   /** Starts the timed run with empty caches instead of warm-up-seeded ones: a fresh process. */
   coldCache?: boolean;
   /** Not a splitter: a reference line, without chunk statistics. */
   reference?: boolean;
-  run(text: string): Promise<string[]>;
+  run: (text: string) => Promise<string[]>;
 }
 
 const tiktoken = getEncoding("o200k_base");

@@ -86,7 +86,7 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const api = values.api!.replace(/\/+$/, "");
+  const api = values.api.replace(/\/+$/, "");
   const request = (headers: Record<string, string> = {}) =>
     fetch(`${api}/chunk`, {
       method: "POST",

@@ -12,7 +12,7 @@ import { parseChunks, parseSectionSummaries, summariseChunk, summariseDocument }
 
 interface Answerer<T> {
   task: Task<T>;
-  answer(userMessage: string): T;
+  answer: (userMessage: string) => T;
   /** Valid JSON of the wrong shape, as a model that ignored the schema would write. */
   schemaBreak: unknown;
 }

@@ -58,11 +58,11 @@ export interface ModelStandin {
   /** The OpenAI base URL: `http://127.0.0.1:PORT/v1`. */
   url: string;
   port: number;
-  control(settings: Partial<StandinSettings>): void;
-  settings(): StandinSettings;
-  counters(): StandinCounters;
-  reset(): void;
-  close(): Promise<void>;
+  control: (settings: Partial<StandinSettings>) => void;
+  settings: () => StandinSettings;
+  counters: () => StandinCounters;
+  reset: () => void;
+  close: () => Promise<void>;
 }
 
 export const SYSTEM_FINGERPRINT = "chunkwise-standin";

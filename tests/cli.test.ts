@@ -49,7 +49,7 @@ describe("npm run chunk", () => {
       }),
     });
     expect(response.status).toBe(200);
-    const online = (await response.json()) as typeof offline;
+    const online = await response.json();
     expect(offline.chunks).toEqual(online.chunks);
     expect(offline.metadata).toEqual(online.metadata);
     expect(offline.total_chunks).toBe(online.total_chunks);

@@ -140,7 +140,7 @@ function openSocket(url: string): Promise<{ socket: WebSocket; next: () => Promi
     const queue: any[] = [];
     const waiting: ((message: any) => void)[] = [];
     socket.on("message", (data) => {
-      const message = JSON.parse(data.toString());
+      const message = JSON.parse((data as Buffer).toString());
       const waiter = waiting.shift();
       if (waiter) waiter(message);
       else queue.push(message);
@@ -535,7 +535,7 @@ describe("local chain: the x402 1.2.0 client", () => {
       asset: DEVNET_USDC_MINT,
       extra: { feePayer: chain.feePayer.address },
     };
-    const header = await createPaymentHeader(payer as never, 1, requirements, { svmConfig: { rpcUrl: chain.rpcUrl } });
+    const header = await createPaymentHeader(payer, 1, requirements, { svmConfig: { rpcUrl: chain.rpcUrl } });
     const { payload } = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as {
       payload: { transaction: string };
     };

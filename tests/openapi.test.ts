@@ -24,7 +24,6 @@ import {
   JobStatusSchema,
   OpenApiDocumentSchema,
   PaymentRequiredSchema,
-  PaymentRequirementSchema,
   type ChromaRecordSchema,
   type PineconeRecordSchema,
   type QdrantPointSchema,
@@ -40,7 +39,7 @@ import type { ChromaRecord, PineconeRecord, QdrantPoint, WeaviateObject } from "
 import type { checkHealth } from "@/lib/health";
 import { PEER_HEADER } from "@/lib/http/client-address";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
-import { type OpenApiDocument, TAGS, openApiDocument } from "@/lib/openapi";
+import { TAGS, openApiDocument } from "@/lib/openapi";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
 import { type Services, createServices, getServices, setServices } from "@/lib/services";
 import { MemoryStore } from "@/lib/store";
@@ -253,8 +252,10 @@ describe("the document", () => {
       const dir = relative(join(root, "app/api"), join(file, ".."));
       if (dir.startsWith("[...")) continue; // the catch-all: unknown paths answer 404 not_found
       const template = `/${dir}`.replace(/\/$/, "") || "/";
-      const module = (await import(file)) as Record<string, unknown>;
-      const served = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((method) => typeof module[method] === "function");
+      const handlers = (await import(file)) as Record<string, unknown>;
+      const served = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter(
+        (method) => typeof handlers[method] === "function",
+      );
       // A dynamic segment stands for documented paths: `[endpoint]` for each tier endpoint, `[id]` for a templated id.
       const pattern = new RegExp(`^${template.replace(/\[[^\]]+\]/g, "(?:\\{[a-z_]+\\}|[a-z-]+)")}$`);
       const documented = Object.keys(document.paths).filter((path) => pattern.test(path));
@@ -263,7 +264,7 @@ describe("the document", () => {
         const methods = Object.keys(document.paths[path]).map((m) => m.toUpperCase());
         expect(
           methods.every((m) => served.includes(m)),
-          `${path}: documents ${methods}, the route serves ${served}`,
+          `${path}: documents ${methods.join(",")}, the route serves ${served.join(",")}`,
         ).toBe(true);
         for (const method of served.filter((m) => !methods.includes(m))) {
           const concrete = `/api${path.replace(/\{[^}]+\}/g, "standard_000000000000")}`;

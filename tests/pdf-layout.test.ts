@@ -403,7 +403,7 @@ describe("running headers, footers and page numbers", () => {
     const out = layoutPages(
       pages(
         3,
-        (i) => [],
+        () => [],
         () => [],
         (i) => [line(`Chapter ${i + 1}`, 800, { size: 20, font: BOLD })],
       ),

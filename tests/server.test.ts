@@ -56,7 +56,7 @@ function run(command: string, args: string[]): Promise<{ status: number | null; 
   return new Promise((resolve, reject) => {
     const env = { PATH: process.env.PATH } as Record<string, string | undefined> as NodeJS.ProcessEnv;
     execFile(command, args, { cwd: root, env, timeout: 60_000, encoding: "utf8" }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(error);
+      if (error && typeof error.code !== "number") reject(new Error(error.message, { cause: error }));
       else resolve({ status: error ? Number(error.code) : 0, stdout, stderr });
     });
   });

@@ -13,7 +13,7 @@ import { startUpstashBridge, type UpstashBridge } from "@/tests/helpers/upstash-
 /** A store plus a way to let time pass for it: a fake clock where there is one, real waiting otherwise. */
 interface Subject {
   store: Store;
-  elapse(ms: number): Promise<void>;
+  elapse: (ms: number) => Promise<void>;
 }
 
 const unavailable = { status: 503, code: "store_unavailable" };

@@ -11,7 +11,6 @@ import {
   appendTransactionMessageInstructions,
   createKeyPairFromBytes,
   createKeyPairFromPrivateKeyBytes,
-  createKeyPairSignerFromBytes,
   createNoopSigner,
   createSolanaRpc,
   createTransactionMessage,
@@ -87,7 +86,7 @@ interface RecordingProxy {
   methods: string[];
   /** What happens to sendTransaction: forwarded, answered "sent" but dropped, or refused with a JSON-RPC error. */
   sends: "forward" | "drop" | "refuse";
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 async function startRecordingProxy(target: string): Promise<RecordingProxy> {
@@ -393,7 +392,7 @@ describe("payments made by the x402 1.2.0 client", () => {
       });
       return Response.json({ success: true }, { headers: { "X-PAYMENT-RESPONSE": receipt } });
     };
-    const fetchWithPayment = wrapFetchWithPayment(server as typeof fetch, payer, undefined, undefined, {
+    const fetchWithPayment = wrapFetchWithPayment(server, payer, undefined, undefined, {
       svmConfig: { rpcUrl: chain.rpcUrl },
     });
 

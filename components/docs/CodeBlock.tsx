@@ -28,7 +28,7 @@ export function CodeBlock({ code, language, label }: { code: string; language: s
         <span className="text-xs font-medium uppercase tracking-wide text-muted">{LANGUAGE_NAMES[language] ?? language}</span>
         <button
           type="button"
-          onClick={copy}
+          onClick={() => void copy()}
           aria-label={`Copy: ${label}`}
           className="inline-flex h-8 items-center gap-1.5 rounded-md px-2.5 text-xs font-medium text-muted transition-colors hover:bg-surface hover:text-fg"
         >

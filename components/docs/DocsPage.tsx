@@ -72,7 +72,7 @@ function Examples({ examples }: { examples: ReturnType<typeof curlExamples> }) {
   );
 }
 
-function RetryButton({ onClick, busy }: { onClick(): void; busy: boolean }) {
+function RetryButton({ onClick, busy }: { onClick: () => void; busy: boolean }) {
   return (
     <button type="button" onClick={onClick} disabled={busy} className="rounded-lg border border-line bg-surface px-4 py-2 text-sm font-medium text-fg hover:bg-surface-2 disabled:opacity-60">
       {busy ? "Trying again…" : "Try again"}

@@ -186,7 +186,12 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
   const paid = tier !== null && tier.price_base_units > 0;
   return (
     <>
-      <form onSubmit={onSubmit} noValidate aria-label="Chunk a document" className="mt-10 space-y-6">
+      <form
+        onSubmit={(event) => void onSubmit(event)}
+        noValidate
+        aria-label="Chunk a document"
+        className="mt-10 space-y-6"
+      >
         <Step number={1} title="Choose a document">
           <DocumentPicker
             draft={source}

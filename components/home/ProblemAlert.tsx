@@ -1,7 +1,7 @@
 import type { Problem } from "@/web/problems";
 
 /** An error the page met, in an alert region so screen readers speak it at once. */
-export function ProblemAlert({ problem, onDismiss }: { problem: Problem; onDismiss?(): void }) {
+export function ProblemAlert({ problem, onDismiss }: { problem: Problem; onDismiss?: () => void }) {
   return (
     <div
       role="alert"

@@ -2,12 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useEffect, useMemo, useState } from "react";
 import { ResultView } from "@/components/results/ResultView";
 import { ResultSkeleton } from "@/components/results/ResultSkeleton";
 import { type ApiOutcome, type ChunkingResult, type JobStatus, getJobResult, getJobStatus } from "@/web/api-client";
 import { formatLocalTime, formatWait, shortId } from "@/web/format";
-import { type PaidSignature, settleJobPayment } from "@/web/payment/paid-signatures";
+import { forgetJobPayment, keptJobPayment, type PaidSignature } from "@/web/payment/paid-signatures";
 
 /** The API asks for a poll every 1 to 2 s. */
 const POLL_MS = 1_500;
@@ -57,10 +57,10 @@ export function JobView({ jobId }: { jobId: string }) {
   });
 
   // How the job ended decides what happens to the payment remembered in this tab (see paid-signatures.ts).
-  const [keptPayment, setKeptPayment] = useState<PaidSignature | null>(null);
   const ended = job?.status === "completed" || job?.status === "failed" ? job.status : null;
+  const keptPayment = useMemo(() => (ended === "failed" ? keptJobPayment(jobId) : null), [ended, jobId]);
   useEffect(() => {
-    if (ended) setKeptPayment(settleJobPayment(jobId, ended));
+    if (ended === "completed") forgetJobPayment(jobId);
   }, [ended, jobId]);
 
   const now = useNow(30_000);

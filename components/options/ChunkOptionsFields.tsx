@@ -9,7 +9,7 @@ interface Props {
   api: ApiInfo;
   draft: OptionsDraft;
   errors: OptionsErrors;
-  onChange(draft: OptionsDraft): void;
+  onChange: (draft: OptionsDraft) => void;
   disabled?: boolean;
 }
 
@@ -90,7 +90,7 @@ function Field({
   label: string;
   hint: string;
   error?: string;
-  children(props: ControlProps): ReactNode;
+  children: (props: ControlProps) => ReactNode;
 }) {
   const id = useId();
   const hintId = `${id}-hint`;

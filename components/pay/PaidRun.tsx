@@ -92,7 +92,7 @@ function announcement(
 
 interface PaidFlowProps extends PaidRunProps {
   connectError: string | null;
-  clearConnectError(): void;
+  clearConnectError: () => void;
 }
 
 function PaidFlow(props: PaidFlowProps) {
@@ -157,23 +157,26 @@ function PaidFlow(props: PaidFlowProps) {
   );
 
   // Which one pays: the last one the person chose. A wallet connecting is a choice; so is "Use a test wallet".
-  const [choice, setChoice] = useState<"wallet" | "test">("wallet");
-  useEffect(() => {
-    if (walletAddress) {
-      setChoice("wallet");
-      clearConnectError();
-    }
-  }, [walletAddress, clearConnectError]);
   // A test wallet made earlier in this tab comes back after a reload, unless a real wallet is connected.
   const { remembered, use: startTestWallet } = testWallet;
+  const [resumeTestWallet] = useState(() => remembered && !walletAddress && testWallet.wallet.status === "off");
+  const [choice, setChoice] = useState<"wallet" | "test">(resumeTestWallet ? "test" : "wallet");
+  // Adjusted while rendering (React's pattern for state following a prop), not in an effect that renders twice.
+  const [seenWallet, setSeenWallet] = useState(walletAddress);
+  if (walletAddress !== seenWallet) {
+    setSeenWallet(walletAddress);
+    if (walletAddress) setChoice("wallet");
+  }
   useEffect(() => {
-    if (remembered && !walletAddress && testWallet.wallet.status === "off") {
-      setChoice("test");
-      void startTestWallet();
-    }
-    // Only on arrival.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+    if (walletAddress) clearConnectError();
+  }, [walletAddress, clearConnectError]);
+  // Once, on arrival: `startTestWallet` changes identity with the page's callbacks.
+  const resumed = useRef(false);
+  useEffect(() => {
+    if (!resumeTestWallet || resumed.current) return;
+    resumed.current = true;
+    void startTestWallet();
+  }, [resumeTestWallet, startTestWallet]);
   const payer = choice === "test" ? testPayer : walletPayer;
 
   const balances = useQuery({
@@ -439,13 +442,13 @@ interface ChoosePayerProps {
   connectError: string | null;
   faucetError: string | null;
   paid?: { signature: string; paidAt: number };
-  onUseTestWallet(): void;
-  onTopUp(): void;
+  onUseTestWallet: () => void;
+  onTopUp: () => void;
   /** Local mode: test funds for whichever wallet pays. */
-  onFundWallet(): Promise<void>;
-  onPay(): void;
-  onRetryWithoutPaying(): void;
-  onForgetPaid(): void;
+  onFundWallet: () => Promise<void>;
+  onPay: () => void;
+  onRetryWithoutPaying: () => void;
+  onForgetPaid: () => void;
 }
 
 function ChoosePayer(props: ChoosePayerProps) {
@@ -532,7 +535,7 @@ function ChoosePayer(props: ChoosePayerProps) {
         ) : null}
         {props.balancesError ? (
           <p className="text-sm text-muted">
-            The wallet's balance could not be read; it is checked again when you pay.
+            The wallet&apos;s balance could not be read; it is checked again when you pay.
           </p>
         ) : null}
       </div>
@@ -540,7 +543,15 @@ function ChoosePayer(props: ChoosePayerProps) {
   );
 }
 
-function PaidBefore({ signature, onRetry, onForget }: { signature: string; onRetry(): void; onForget(): void }) {
+function PaidBefore({
+  signature,
+  onRetry,
+  onForget,
+}: {
+  signature: string;
+  onRetry: () => void;
+  onForget: () => void;
+}) {
   return (
     <div className="rounded-xl border border-warning/40 bg-warning-soft p-4">
       <p className="text-sm font-semibold text-warning">You already paid for this request.</p>
@@ -560,7 +571,7 @@ function PaidBefore({ signature, onRetry, onForget }: { signature: string; onRet
   );
 }
 
-function TestWalletStatus({ wallet, onTopUp }: { wallet: TestWallet; onTopUp(): void }) {
+function TestWalletStatus({ wallet, onTopUp }: { wallet: TestWallet; onTopUp: () => void }) {
   if (wallet.status === "off") return null;
   return (
     <div className="mt-3 rounded-lg bg-surface-2 p-3 text-sm text-fg" aria-live="polite">

@@ -12,12 +12,12 @@ export interface ProblemNoticeProps {
   problem: PaymentProblemDetail;
   /** Local test chain: the faucet and the test wallet exist. */
   local: boolean;
-  onRetryWithoutPaying(): void;
-  onTryAgain(): void;
-  onPayAgain(): void;
+  onRetryWithoutPaying: () => void;
+  onTryAgain: () => void;
+  onPayAgain: () => void;
   /** Local mode: the faucet funds the paying wallet (test or connected), then the run goes back to paying. */
-  onTopUp(): Promise<void>;
-  onBack(): void;
+  onTopUp: () => Promise<void>;
+  onBack: () => void;
 }
 
 const LOCAL_FUNDS_HINT = "This is the local test chain: its faucet gives any wallet test USDC and SOL (no real money).";

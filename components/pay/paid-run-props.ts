@@ -10,9 +10,9 @@ export interface PaidRunProps {
   source: DocumentSource;
   options: ChunkOptions;
   /** A synchronous tier's result, paid and served. */
-  onResult(result: ChunkingResult): void;
+  onResult: (result: ChunkingResult) => void;
   /** ai-pro: the accepted job; the page moves to the job's own URL. */
-  onJob(job: JobAccepted): void;
+  onJob: (job: JobAccepted) => void;
   /** Back to choosing (the user cancelled before paying). */
-  onCancel(): void;
+  onCancel: () => void;
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import type { TransactionSigner } from "@solana/kit";
-import { useCallback, useEffect, useMemo, useReducer, useRef } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef } from "react";
 import type { PaidRunProps } from "@/components/pay/paid-run-props";
 import { PaymentChain } from "@/web/payment/payment-chain";
 import { type Price, type Served, askPrice, checkFunds, redeemPayment, signPayment } from "@/web/payment/paid-request";
@@ -75,9 +75,11 @@ export function usePaidRun(props: PaidRunProps) {
   const file = props.source.kind === "file" ? props.source.file : null;
   const url = props.source.kind === "url" ? props.source.url : null;
   const { max_tokens, overlap_tokens, output_format } = props.options;
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+
   const { tier, source, options } = useMemo(
     () => ({ tier: props.tier, source: props.source, options: props.options }),
+    // The values above, not the objects: the page passes new ones on every render.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
     [props.tier.id, file, url, max_tokens, overlap_tokens, output_format],
   );
   const chain = useMemo(() => new PaymentChain(api.payment.rpc_url), [api.payment.rpc_url]);
@@ -88,7 +90,9 @@ export function usePaidRun(props: PaidRunProps) {
 
   // The latest callbacks, so a run in flight reports to the page as it is now.
   const callbacks = useRef({ onResult, onJob });
-  callbacks.current = { onResult, onJob };
+  useLayoutEffect(() => {
+    callbacks.current = { onResult, onJob };
+  });
 
   const requestKey = useMemo(() => paidRequestKey(tier.id, source, options), [tier.id, source, options]);
   const keyOfRequest = useCallback(() => requestKey, [requestKey]);

@@ -23,7 +23,7 @@ export function useTestWallet(options: {
   chain: PaymentChain;
   mint: string;
   priceBaseUnits?: bigint;
-  onFunded(): void;
+  onFunded: () => void;
 }) {
   const { enabled, chain, mint, priceBaseUnits, onFunded } = options;
   const [wallet, setWallet] = useState<TestWallet>({ status: "off" });

@@ -14,8 +14,8 @@ interface Props {
   chunk: ChunkView;
   format: OutputFormat;
   expanded: boolean;
-  onToggle(index: number): void;
-  announce(message: string): void;
+  onToggle: (index: number) => void;
+  announce: (message: string) => void;
 }
 
 /** One chunk: its numbers, section path, ai-pro summary and entities, and its text. */

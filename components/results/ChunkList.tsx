@@ -14,7 +14,7 @@ interface Props {
   chunks: readonly ChunkView[];
   /** Of the whole result, for each row's position in the set (aria-setsize). */
   format: OutputFormat;
-  announce(message: string): void;
+  announce: (message: string) => void;
 }
 
 /**

@@ -5,12 +5,12 @@ import { copyText } from "@/web/clipboard";
 
 interface Props {
   /** Built on click, so copying all of a large result costs nothing until asked. */
-  text(): string;
+  text: () => string;
   label: string;
   /** Extra words in the accessible name ("chunk #12"), so each copy button has its own. */
   srSuffix?: string;
   /** Told what happened, for the page's live region. */
-  announce(message: string): void;
+  announce: (message: string) => void;
   announcement: string;
   className?: string;
 }
@@ -36,7 +36,7 @@ export function CopyButton({ text, label, srSuffix, announce, announcement, clas
   return (
     <button
       type="button"
-      onClick={onClick}
+      onClick={() => void onClick()}
       className={`inline-grid items-center rounded-md border border-line bg-surface px-2.5 py-1.5 text-sm font-medium text-fg transition-colors hover:bg-surface-2 ${className}`}
     >
       {/* Both labels share one grid cell, so the button is as wide as the longer one; the hidden one (visibility) is out of the accessible name too. */}

@@ -103,7 +103,7 @@ export function ResultView({ result }: { result: ChunkingResult }) {
           {retry ? (
             <button
               type="button"
-              onClick={() => retry()}
+              onClick={() => void retry()}
               className="mt-3 rounded-md border border-line bg-surface px-3 py-1.5 font-medium hover:bg-surface-2"
             >
               Try again
@@ -173,7 +173,7 @@ export function ResultView({ result }: { result: ChunkingResult }) {
   );
 }
 
-function DownloadButton({ onClick, label }: { onClick(): void; label: string }) {
+function DownloadButton({ onClick, label }: { onClick: () => void; label: string }) {
   return (
     <button
       type="button"

@@ -13,6 +13,8 @@ export function SiteFooter() {
               </Link>
             </li>
             <li>
+              {/* A JSON endpoint, not a page: a plain link, so the browser loads it whole. */}
+              {/* eslint-disable-next-line @next/next/no-html-link-for-pages */}
               <a href="/api" className="rounded underline-offset-4 hover:text-fg hover:underline">
                 GET /api
               </a>
@@ -23,6 +25,8 @@ export function SiteFooter() {
               </a>
             </li>
             <li>
+              {/* A JSON endpoint, not a page: a plain link, so the browser loads it whole. */}
+              {/* eslint-disable-next-line @next/next/no-html-link-for-pages */}
               <a href="/api/health" className="rounded underline-offset-4 hover:text-fg hover:underline">
                 Status
               </a>

@@ -6,7 +6,7 @@ import { tierName, tierPrice } from "@/web/labels";
 interface Props {
   tiers: TierInfo[];
   value: TierId;
-  onChange(tier: TierId): void;
+  onChange: (tier: TierId) => void;
   disabled?: boolean;
 }
 
@@ -28,7 +28,7 @@ export function TierPicker({ tiers, value, onChange, disabled }: Props) {
   );
 }
 
-function TierCard({ tier, checked, onChange }: { tier: TierInfo; checked: boolean; onChange(tier: TierId): void }) {
+function TierCard({ tier, checked, onChange }: { tier: TierInfo; checked: boolean; onChange: (tier: TierId) => void }) {
   const id = `tier-${tier.id}`;
   const unavailable = !tier.available;
   return (

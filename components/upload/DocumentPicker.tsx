@@ -8,7 +8,7 @@ import { UrlField } from "./UrlField";
 
 interface Props {
   draft: SourceDraft;
-  onChange(draft: SourceDraft): void;
+  onChange: (draft: SourceDraft) => void;
   estimate: PageEstimate | null;
   maxUploadBytes: number | null;
   /** Shown once the person tried to go on, or at once for a file that cannot be sent (too large). */

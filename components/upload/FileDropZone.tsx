@@ -9,7 +9,7 @@ interface Props {
   file: File | null;
   estimate: PageEstimate | null;
   maxUploadBytes: number | null;
-  onFile(file: File | null): void;
+  onFile: (file: File | null) => void;
   /** Shown under the zone and tied to the input (aria-describedby), e.g. "too large". */
   problem?: string | null;
   disabled?: boolean;

@@ -14,7 +14,7 @@ export function SourceModeSwitch({
   disabled,
 }: {
   mode: SourceDraft["mode"];
-  onChange(mode: SourceDraft["mode"]): void;
+  onChange: (mode: SourceDraft["mode"]) => void;
   disabled?: boolean;
 }) {
   return (

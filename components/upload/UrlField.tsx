@@ -4,7 +4,7 @@ import { useId } from "react";
 
 interface Props {
   url: string;
-  onChange(url: string): void;
+  onChange: (url: string) => void;
   problem?: string | null;
   disabled?: boolean;
 }

@@ -20,7 +20,7 @@ export interface App {
   redis: RedisServer;
   chain: LocalChain;
   model: ModelStandin;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function startApp(env: Record<string, string> = {}): Promise<App> {

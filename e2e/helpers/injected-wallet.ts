@@ -182,7 +182,7 @@ function registerWalletInPage(config: PageWalletConfig): void {
   };
 
   // Wallet Standard's handshake, both ways round: the app may be listening already, or announce itself later.
-  const register = (api: { register(wallet: unknown): unknown }) => api.register(wallet);
+  const register = (api: { register: (wallet: unknown) => unknown }) => api.register(wallet);
   window.addEventListener("wallet-standard:app-ready", (event) => register((event as CustomEvent).detail));
   window.dispatchEvent(new CustomEvent("wallet-standard:register-wallet", { detail: register }));
 }

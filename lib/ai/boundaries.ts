@@ -75,8 +75,8 @@ export function mergeAnswers(
   units: number,
 ): { starts: boolean[]; undecided: boolean[] } {
   const choices = decidingWindows(windows, units);
-  const starts: boolean[] = new Array(units).fill(false);
-  const undecided: boolean[] = new Array(units).fill(false);
+  const starts = new Array<boolean>(units).fill(false);
+  const undecided = new Array<boolean>(units).fill(false);
   choices.forEach((covering, u) => {
     const decider = covering.find((k) => answers[k] !== null);
     if (decider === undefined) undecided[u] = true;

@@ -78,7 +78,7 @@ export async function enrichChunks(
     chunks.map((c) => c.metadata.token_count),
     options.shape,
   );
-  const annotations: Array<ChunkAnnotation | null> = new Array(chunks.length).fill(null);
+  const annotations = new Array<ChunkAnnotation | null>(chunks.length).fill(null);
   const unenriched: Enrichment["unenriched"] = [];
   const limit = pLimit(options.concurrency);
   const stop = new AbortController();

@@ -21,7 +21,7 @@ import type { Task } from "./prompts";
 export interface ModelClient {
   readonly model: string;
   /** The task's answer to `message`; throws ApiError 503 when the provider fails, BadReplyError when its answers never fit. */
-  ask<T>(task: Task<T>, message: string, signal?: AbortSignal): Promise<T>;
+  ask: <T>(task: Task<T>, message: string, signal?: AbortSignal) => Promise<T>;
 }
 
 export class BadReplyError extends Error {
@@ -119,7 +119,7 @@ export class OpenAIModelClient implements ModelClient {
             ],
             response_format: {
               type: "json_schema",
-              json_schema: { name: task.name, strict: true, schema: jsonSchemaOf(task as Task<unknown>) },
+              json_schema: { name: task.name, strict: true, schema: jsonSchemaOf(task) },
             },
           },
           // A signal of its own per call: the SDK leaves a listener on the one it is given, and a job's calls share theirs.

@@ -9,7 +9,7 @@ import type { Chunk, MethodContext, MethodDetails, SplitOptions, SplitResult } f
 
 interface Method {
   name: string;
-  split(extracted: Extracted, options: SplitOptions, context: MethodContext): SplitResult | Promise<SplitResult>;
+  split: (extracted: Extracted, options: SplitOptions, context: MethodContext) => SplitResult | Promise<SplitResult>;
 }
 
 /**

@@ -17,11 +17,11 @@ export interface PackingProblem {
    * once they are already too big. Must be monotone: if reach(i, j) is false,
    * so is reach(i - 1, j). The search over i stops there.
    */
-  reach(i: number, j: number): boolean;
+  reach: (i: number, j: number) => boolean;
   /** Cost of the chunk of units i .. j-1 (Infinity: not allowed), assuming it fits. */
-  cost(i: number, j: number): number;
+  cost: (i: number, j: number) => number;
   /** Whether units i .. j-1 fit in one chunk; asked only of candidates that would improve the optimum (may be costly). */
-  fits(i: number, j: number): boolean;
+  fits: (i: number, j: number) => boolean;
 }
 
 /** First-unit indices of the chunks of an optimal packing (the first is 0). Throws if a single unit does not fit. */

@@ -34,9 +34,8 @@ import { TokenIndex } from "@/lib/tokens";
 import type { Span, SplitOptions } from "./types";
 import { isSpace } from "./whitespace";
 
+// Levels, coarsest first; lines (1) and sentences (2) are reached only as `level + 1`.
 const PARAGRAPH = 0;
-const LINE = 1;
-const SENTENCE = 2;
 const WORD = 3;
 const GRAPHEME = 4;
 const CODE_POINT = 5;

@@ -699,7 +699,7 @@ function packUnits(
   units.forEach((u, k) => {
     startPiece[k] = index.firstPieceFrom(u.start);
     endPiece[k] = index.firstPieceFrom(u.end);
-    const estimate = index.tokensBefore(endPiece[k]!) - index.tokensBefore(startPiece[k]!);
+    const estimate = index.tokensBefore(endPiece[k]) - index.tokensBefore(startPiece[k]);
     const off = index.count(u.start, u.end) - estimate;
     correction[k + 1] = correction[k]! + (Math.abs(off) > 4 ? off : 0);
   });

@@ -35,11 +35,11 @@ export interface MethodContext {
 /** What an async job shows of the model calls made for it. */
 export interface ModelProgress {
   /** A boundary window answered: windows done, windows in all. */
-  boundaries(done: number, total: number): void;
+  boundaries: (done: number, total: number) => void;
   /** An enrichment call answered: chunks annotated, chunks in all, calls done, calls in all (the document summary's included). */
-  summaries(chunksDone: number, chunksTotal: number, callsDone: number, callsTotal: number): void;
+  summaries: (chunksDone: number, chunksTotal: number, callsDone: number, callsTotal: number) => void;
   /** The document summary's call is next. */
-  documentSummary(): void;
+  documentSummary: () => void;
 }
 
 /** What a method found besides the spans, reported in the result's metadata (the AI tiers: model, windows, fallbacks). */

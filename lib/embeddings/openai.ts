@@ -149,7 +149,7 @@ export class OpenAIEmbedder implements Embedder {
     const parsed = EmbeddingsResponse.safeParse(body);
     if (!parsed.success) throw new AttemptFailure("its answer is not an embeddings response", false);
     const { data } = parsed.data;
-    const vectors: Float32Array[] = new Array(count);
+    const vectors = new Array<Float32Array>(count);
     for (const item of data) {
       if (item.index >= count || vectors[item.index])
         throw new AttemptFailure("its answer does not match the inputs one to one", false);

@@ -7,5 +7,5 @@ export interface Embedder {
   /** Names the embedder in `GET /api` and in results, e.g. "local:hashed-ngrams-v1" or "openai:text-embedding-3-small". */
   readonly id: string;
   /** One vector per text, in order. */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  embed: (texts: string[]) => Promise<Float32Array[]>;
 }

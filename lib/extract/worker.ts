@@ -34,7 +34,7 @@ const LoadFailure = z.object({ ok: z.literal(false), stage: z.literal("load"), m
 
 export interface ExtractWorker {
   /** Sends one request; resolves with the reply matching `schema`, or the library's complaint about the document. */
-  call<T extends { ok: true }>(request: WorkerRequest, schema: z.ZodType<T>): Promise<T | DocumentFailure>;
+  call: <T extends { ok: true }>(request: WorkerRequest, schema: z.ZodType<T>) => Promise<T | DocumentFailure>;
 }
 
 export interface WorkerOptions {

@@ -243,7 +243,7 @@ async function readLimited(body: ResponseBody, maxBytes: number): Promise<Uint8A
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
-    for await (const chunk of body) {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
       total += chunk.byteLength;
       if (total > maxBytes) throw tooLarge(maxBytes);
       chunks.push(chunk);
@@ -304,7 +304,6 @@ function filenameFromPath(pathname: string): string | undefined {
 
 /** Only a display name: strip any directories a server put in, control characters, and absurd lengths. */
 function cleanFilename(name: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
   const base = (name.split(/[/\\]/).pop() ?? "")
     .replace(/[\u0000-\u001f\u007f]/g, "")
     .trim()

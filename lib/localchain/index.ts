@@ -30,7 +30,7 @@ export interface LocalChain {
   payToTokenAccount: string;
   /** Funded with SOL; `secretKey` is base58 of the 64-byte secret, as FEE_PAYER_SECRET_KEY expects. */
   feePayer: { address: string; secretKey: string };
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 const USDC_DECIMALS = 6;

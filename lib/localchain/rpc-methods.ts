@@ -220,12 +220,12 @@ const methods: Record<string, Method> = {
   getBalance: (ctx, params) => {
     const [account, config] = parse(z.tuple([AddressParam, Config.optional()]), params);
     checkMinContextSlot(ctx, config);
-    return withContext(ctx, BigInt(ctx.ledger.getAccount(account as Address)?.lamports ?? 0n));
+    return withContext(ctx, BigInt(ctx.ledger.getAccount(account)?.lamports ?? 0n));
   },
   getAccountInfo: (ctx, params) => {
     const [account, config] = parse(z.tuple([AddressParam, AccountConfig.optional()]), params);
     checkMinContextSlot(ctx, config);
-    return withContext(ctx, accountView(ctx.ledger.getAccount(account as Address), accountOptions(ctx, config)));
+    return withContext(ctx, accountView(ctx.ledger.getAccount(account), accountOptions(ctx, config)));
   },
   getMultipleAccounts: (ctx, params) => {
     const [accounts, config] = parse(z.tuple([z.array(AddressParam).max(100), AccountConfig.optional()]), params);
@@ -233,17 +233,17 @@ const methods: Record<string, Method> = {
     const options = accountOptions(ctx, config, "base64");
     return withContext(
       ctx,
-      accounts.map((account) => accountView(ctx.ledger.getAccount(account as Address), options)),
+      accounts.map((account) => accountView(ctx.ledger.getAccount(account), options)),
     );
   },
   getTokenAccountBalance: (ctx, params) => {
     const [account, config] = parse(z.tuple([AddressParam, Config.optional()]), params);
     checkMinContextSlot(ctx, config);
-    return withContext(ctx, tokenAccountAmount(ctx, ctx.ledger.getAccount(account as Address)));
+    return withContext(ctx, tokenAccountAmount(ctx, ctx.ledger.getAccount(account)));
   },
   getTokenSupply: (ctx, params) => {
     const [mintAddress] = parse(z.tuple([AddressParam, Config.optional()]), params);
-    const account = ctx.ledger.getAccount(mintAddress as Address);
+    const account = ctx.ledger.getAccount(mintAddress);
     const mint = account ? decodeMint(account) : null;
     if (!mint) throw invalidParam("not a Token mint");
     return withContext(ctx, uiTokenAmount(mint.supply, mint.decimals));
@@ -255,7 +255,7 @@ const methods: Record<string, Method> = {
     let programs: Address[];
     let mint: string | null = null;
     if ("mint" in filter) {
-      const mintAccount = ctx.ledger.getAccount(filter.mint as Address);
+      const mintAccount = ctx.ledger.getAccount(filter.mint);
       if (!mintAccount || !decodeMint(mintAccount)) throw invalidParam("could not find mint");
       programs = [mintAccount.programAddress];
       mint = filter.mint;
@@ -263,7 +263,7 @@ const methods: Record<string, Method> = {
       if (filter.programId !== TOKEN_PROGRAM_ADDRESS && filter.programId !== TOKEN_2022_PROGRAM_ADDRESS) {
         throw invalidParam("unrecognized Token program id");
       }
-      programs = [filter.programId as Address];
+      programs = [filter.programId];
     }
     const options = accountOptions(ctx, config, "binary");
     const found = programs
@@ -368,7 +368,7 @@ const methods: Record<string, Method> = {
         accounts: accountsConfig
           ? (result) =>
               accountsConfig.addresses.map((account) =>
-                accountView(result.postAccounts.get(account) ?? ctx.ledger.getAccount(account as Address), options),
+                accountView(result.postAccounts.get(account) ?? ctx.ledger.getAccount(account), options),
               )
           : null,
         innerInstructions: config?.innerInstructions ?? false,
@@ -383,7 +383,7 @@ const methods: Record<string, Method> = {
         `airdrop amount must be between 1 lamport and ${MAX_AIRDROP_LAMPORTS / LAMPORTS_PER_SOL} SOL`,
       );
     }
-    return ctx.faucet.airdrop(recipient as Address, amount);
+    return ctx.faucet.airdrop(recipient, amount);
   },
 
   chunkwise_faucet: async (ctx, params) => {
@@ -396,7 +396,7 @@ const methods: Record<string, Method> = {
     const [recipient, amounts] = parse(z.tuple([AddressParam, Amounts.optional()]), params);
     const lamports = amounts?.lamports ?? DEFAULT_FAUCET_LAMPORTS;
     const usdcBaseUnits = amounts?.usdc ?? DEFAULT_FAUCET_USDC_BASE_UNITS;
-    const { signatures, tokenAccount } = await ctx.faucet.fund(recipient as Address, { lamports, usdcBaseUnits });
+    const { signatures, tokenAccount } = await ctx.faucet.fund(recipient, { lamports, usdcBaseUnits });
     return { signatures, lamports, usdc_base_units: usdcBaseUnits, token_account: tokenAccount };
   },
   chunkwise_advanceClock: (ctx, params) => {

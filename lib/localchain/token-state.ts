@@ -1,5 +1,12 @@
 import { address, isSome, unwrapOption, type Address, type EncodedAccount } from "@solana/kit";
-import { getMintDecoder, getTokenDecoder, TOKEN_PROGRAM_ADDRESS, type Mint, type Token } from "@solana-program/token";
+import {
+  AccountState,
+  getMintDecoder,
+  getTokenDecoder,
+  TOKEN_PROGRAM_ADDRESS,
+  type Mint,
+  type Token,
+} from "@solana-program/token";
 
 /**
  * Reading SPL token state out of raw accounts, and writing it the way the
@@ -31,7 +38,7 @@ export function decodeTokenAccount(account: EncodedAccount): Token | null {
       data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_ACCOUNT);
   if (!isAccount) return null;
   const token = getTokenDecoder().decode(data.subarray(0, TOKEN_ACCOUNT_SIZE));
-  return token.state === 0 ? null : token;
+  return token.state === AccountState.Uninitialized ? null : token;
 }
 
 export function decodeMint(account: EncodedAccount): Mint | null {

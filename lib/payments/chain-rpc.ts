@@ -8,7 +8,7 @@ import { ApiError } from "@/lib/errors";
  * the client's payment has not been judged, so it stays untouched.
  */
 export interface ChainRpc {
-  call<T>(method: string, params: unknown[], schema: z.ZodType<T>): Promise<T>;
+  call: <T>(method: string, params: unknown[], schema: z.ZodType<T>) => Promise<T>;
 }
 
 const Reply = z.union([

@@ -27,8 +27,8 @@ const Entry = z.discriminatedUnion("state", [
 type Entry = z.infer<typeof Entry>;
 
 export interface Claim {
-  complete(response: StoredResponse): Promise<void>;
-  release(): Promise<void>;
+  complete: (response: StoredResponse) => Promise<void>;
+  release: () => Promise<void>;
 }
 
 const key = (paymentId: string) => `payment:${paymentId}`;

@@ -305,8 +305,6 @@ export async function verifyX402Payment(
       "payment_wrong_network",
       `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`,
     );
-  if (payment.scheme !== requirement.scheme)
-    throw refuse("payment_invalid", `Only the ${requirement.scheme} scheme is accepted.`);
   const feePayerAddress = address(feePayer);
 
   const transaction = decodeTransaction(payment.payload.transaction);

@@ -2,7 +2,7 @@ import { assertIncrement, assertTtl, StoreClosedError } from "@/lib/store/errors
 import type { Store } from "@/lib/store/types";
 
 export interface Clock {
-  now(): number;
+  now: () => number;
 }
 
 interface Entry {

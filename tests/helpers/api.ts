@@ -26,7 +26,7 @@ export async function call(
     headers: { [PEER_HEADER]: init.client ?? "198.51.100.7", ...init.headers },
     // Node's fetch types want this for streamed bodies.
     ...(init.body ? { duplex: "half" } : {}),
-  } as RequestInit);
+  });
   const route = resolve(path);
   const handler = (route.module as unknown as Record<string, Handler | undefined>)[method];
   if (!handler) return new Response(null, { status: 405 });

@@ -11,7 +11,7 @@ import { settle as referenceSettle, verify as referenceVerify } from "x402/facil
 export async function startReferenceFacilitator(
   rpcUrl: string,
   feePayerSecret: string,
-): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
   const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(feePayerSecret));
   const requests: string[] = [];
   const server = createServer(async (req, res) => {

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 export interface RedisServer {
   url: string;
   port: number;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const READY_WITHIN_MS = 10_000;

@@ -19,11 +19,11 @@ export interface BuiltServer {
   base: string;
   process: ChildProcess;
   /** Everything it printed so far, for failure messages. */
-  output(): string;
+  output: () => string;
   /** SIGKILL: the process dies at once, mid-work, as a crashed machine would. */
-  kill(): Promise<void>;
+  kill: () => Promise<void>;
   /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /** Ready once GET /api/health answers 200 (store and chain reachable). */

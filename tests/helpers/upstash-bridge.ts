@@ -6,7 +6,7 @@ import { createClient, ErrorReply, MultiErrorReply } from "redis";
 export interface UpstashBridge {
   url: string;
   token: string;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 type Reply = { result: unknown } | { error: string };
@@ -40,7 +40,7 @@ export async function startUpstashBridge(redisUrl: string): Promise<UpstashBridg
       // Runtime errors inside EXEC fail single commands, not the transaction.
       if (!(error instanceof MultiErrorReply)) throw error;
       const failed = new Set(error.errorIndexes);
-      return error.replies.map((reply, i) => (failed.has(i) ? { error: (reply as Error).message } : { result: reply }));
+      return error.replies.map((reply, i) => (failed.has(i) ? { error: reply.message } : { result: reply }));
     }
   };
 

@@ -76,16 +76,24 @@ export function linkJobToPayment(jobId: string, requestKey: string): void {
   }
 }
 
-/** The job ended: forget its payment if it completed; if it failed, return the payment kept for a retry. */
-export function settleJobPayment(jobId: string, outcome: "completed" | "failed"): PaidSignature | null {
+/** The job failed: the payment kept for a retry, if this tab paid for it. */
+export function keptJobPayment(jobId: string): PaidSignature | null {
   try {
     const requestKey = sessionStorage.getItem(JOB_PREFIX + jobId);
-    if (!requestKey) return null;
-    if (outcome === "failed") return recallPaidSignature(requestKey);
-    sessionStorage.removeItem(JOB_PREFIX + jobId);
-    forgetPaidSignature(requestKey);
-    return null;
+    return requestKey ? recallPaidSignature(requestKey) : null;
   } catch {
     return null;
+  }
+}
+
+/** The job completed: its payment is spent, so nothing is offered for a retry. */
+export function forgetJobPayment(jobId: string): void {
+  try {
+    const requestKey = sessionStorage.getItem(JOB_PREFIX + jobId);
+    if (!requestKey) return;
+    sessionStorage.removeItem(JOB_PREFIX + jobId);
+    forgetPaidSignature(requestKey);
+  } catch {
+    // Storage disabled: nothing was remembered.
   }
 }

@@ -182,7 +182,7 @@ export class PaymentChain {
         throw new PaymentProblem({
           kind: "transaction_failed",
           signature,
-          chainError: JSON.stringify(status.err, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+          chainError: JSON.stringify(status.err, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
         });
       if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return;
       if (!status && blockHeight > lastValidBlockHeight)
