@@ -1,14 +1,21 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/** Suites that start `server.mjs` on the build, so they need `npm run build` first. */
+const BUILT_SERVER = ["tests/server.test.ts", "tests/jobs-instances.test.ts"];
+
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
-    // tests/: the core, the API and built servers; e2e/: the page in Chromium against the built app.
-    include: ["tests/**/*.test.ts", "e2e/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Redis-backed suites each start their own redis-server; two cores, so keep parallelism modest.
     maxWorkers: 2,
+    projects: [
+      // The core, the route handlers and the CLI: no build, no browser (`npm run test:unit`).
+      { extends: true, test: { name: "unit", include: ["tests/**/*.test.ts"], exclude: BUILT_SERVER } },
+      // Built servers, and the page in Chromium against the built app.
+      { extends: true, test: { name: "built", include: [...BUILT_SERVER, "e2e/**/*.test.ts"] } },
+    ],
   },
 });
