@@ -57,11 +57,25 @@ async function main(): Promise<number> {
     modelConcurrency: tier.data === "ai-pro" ? config.ai.proConcurrency : config.ai.concurrency,
   };
   const result = await buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking), context);
-  process.stdout.write(
+  await writeAll(
     `${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`,
   );
   return 0;
 }
+
+/**
+ * Resolves once the kernel has taken every byte. Writes to a pipe are
+ * asynchronous: a pipe holds 64 KB, and exiting before the rest is flushed
+ * cuts the JSON short for `| jq`.
+ */
+const writeAll = (text: string) =>
+  new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+
+// A reader that stops early (`| head`) closes the pipe: nothing is left to print to, so stop quietly.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
 
 main().then(
   (code) => process.exit(code),

@@ -1,5 +1,6 @@
-import { execFile, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
@@ -96,6 +97,46 @@ describe("npm run chunk", () => {
       expect(model.counters().bySchema.chunk_enrichment).toBeGreaterThan(0);
     } finally {
       await model.close();
+    }
+  });
+
+  it("prints the whole result into a pipe, however large", async () => {
+    // ~0.5 MB of Markdown gives a result of several MB: far beyond what a pipe holds at once (64 KB).
+    const dir = mkdtempSync(join(tmpdir(), "chunkwise-cli-"));
+    const big = join(dir, "big.md");
+    const section = (n: number) =>
+      `## Section ${n}\n\n${Array.from({ length: 40 }, (_, k) => `Sentence ${k} of section ${n} says something.`).join(" ")}\n`;
+    writeFileSync(big, Array.from({ length: 300 }, (_, n) => section(n)).join("\n"));
+    try {
+      // The chunker writes into a pipe a second process reads, as `npm run -s chunk -- big.md | jq .` does.
+      const reader = spawn(
+        process.execPath,
+        [
+          "-e",
+          "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(s.length)+' '+JSON.parse(s).chunks.length))",
+        ],
+        { stdio: ["pipe", "pipe", "pipe"] },
+      );
+      const writer = spawn(process.execPath, ["--import", "tsx", "scripts/chunk.ts", big, "--max-tokens", "64"], {
+        cwd: root,
+        stdio: ["ignore", reader.stdin, "pipe"],
+      });
+      // The writer holds its own copy of the pipe; ours must close for the reader to see the end.
+      reader.stdin!.destroy();
+      const exited = (child: ReturnType<typeof spawn>, out?: NodeJS.ReadableStream) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          let text = "";
+          out?.on("data", (d: Buffer) => (text += d.toString()));
+          child.on("close", (code) => resolve({ code, out: text }));
+        });
+      const [written, read] = await Promise.all([exited(writer), exited(reader, reader.stdout!)]);
+      expect(written.code).toBe(0);
+      expect(read.code).toBe(0);
+      const [length, chunks] = read.out.split(" ").map(Number);
+      expect(length).toBeGreaterThan(1024 * 1024);
+      expect(chunks).toBeGreaterThan(100);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
