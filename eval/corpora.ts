@@ -46,6 +46,11 @@ const QuestionRow = z.object({
   corpus_id: z.string().min(1),
 });
 
+/** The files of the chroma-dev data (kept outside the repository) that are not in `dir`. */
+export function missingChromaFiles(dir: string): string[] {
+  return ["wikitexts.md", "chatlogs.md", "questions.csv"].filter((file) => !fs.existsSync(path.join(dir, file)));
+}
+
 /**
  * `questions.csv` gives excerpts as offsets into the corpus files. Extraction
  * leaves Markdown text unchanged (newlines aside), so each is checked to be

@@ -59,16 +59,21 @@ export async function loadOwnCorpora(
   return documents;
 }
 
-/** Prose for the segmentation set: the chroma-dev articles and chats, and the project's own documents of other genres. */
-export function segmentationSources(chromaDir: string): SourceDocument[] {
+/**
+ * Prose for the segmentation set: the chroma-dev articles and chats (when
+ * `chromaDir` is given), and the project's own documents of other genres.
+ */
+export function segmentationSources(chromaDir: string | null): SourceDocument[] {
   const read = (file: string) => {
     if (!fs.existsSync(file)) throw new Error(`segmentation source missing: ${file}`);
     return fs.readFileSync(file, "utf8");
   };
-  const sources: SourceDocument[] = [
-    ...wikitextArticles(read(path.join(chromaDir, "wikitexts.md")), "wikitexts"),
-    ...chatConversations(read(path.join(chromaDir, "chatlogs.md")), "chatlogs"),
-  ];
+  const sources: SourceDocument[] = chromaDir
+    ? [
+        ...wikitextArticles(read(path.join(chromaDir, "wikitexts.md")), "wikitexts"),
+        ...chatConversations(read(path.join(chromaDir, "chatlogs.md")), "chatlogs"),
+      ]
+    : [];
   for (const [dir, genre] of [
     ["markdown", "software docs"],
     ["pdf", "handbook"],

@@ -20,7 +20,7 @@
  * The corpus is built deterministically from files already on disk (no
  * network) and cached under bench/data/ (gitignored): Markdown, text and
  * licence files from node_modules, TypeScript's translated diagnostic
- * messages (13 languages, CJK included), the eval-data Markdown, and, to make
+ * messages (13 languages, CJK included), the tests' WikiText and chat excerpts, and, to make
  * up 10 MB, TypeScript declaration files (code with doc comments). Paragraphs
  * seen before are dropped, so boilerplate repeated across packages (MIT
  * licences) appears once.
@@ -74,7 +74,10 @@ const JIT_WARMUP_MAX_PASSES = 50;
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DATA_DIR = path.join(ROOT, "bench", "data");
-const EVAL_DATA = "/work/shared/eval-data/chroma-dev";
+/** The WikiText and chat-log excerpts the tests use (origin and licence in tests/fixtures/README.md). */
+const VENDORED_TEXT = ["wikitext-excerpt.md", "chatlogs-excerpt.md"].map((name) =>
+  path.join(ROOT, "tests", "fixtures", name),
+);
 
 // ---------------------------------------------------------------------------
 // Corpus
@@ -98,8 +101,7 @@ function sourceDocuments(): string[] {
   const files: string[] = [];
   walk(path.join(ROOT, "node_modules"), files);
   const docs: string[] = [];
-  for (const file of fs.readdirSync(EVAL_DATA).sort())
-    if (file.endsWith(".md")) docs.push(fs.readFileSync(path.join(EVAL_DATA, file), "utf8"));
+  for (const file of VENDORED_TEXT) docs.push(fs.readFileSync(file, "utf8"));
   for (const file of files) if (isProse(file)) docs.push(fs.readFileSync(file, "utf8"));
   for (const file of files) {
     if (!/typescript\/lib\/[^/]+\/diagnosticMessages\.generated\.json$/.test(file)) continue;

@@ -15,7 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder } from "@/lib/embeddings";
-import { loadChromaDev, type QaDocument } from "@/eval/corpora";
+import { loadChromaDev, missingChromaFiles, type QaDocument } from "@/eval/corpora";
 import { evaluateMethod } from "@/eval/evaluate";
 import { createMethods } from "@/eval/methods";
 import { loadOwnCorpora, segmentationSources } from "@/eval/own-corpora";
@@ -48,6 +48,22 @@ async function main(): Promise<number> {
   const unknownCorpus = corpora.find((c) => !(CORPORA as readonly string[]).includes(c));
   if (unknownCorpus) throw new Error(`--corpora: unknown ${unknownCorpus}; known: ${CORPORA.join(", ")}`);
 
+  // The chroma-dev data lives beside the repository (../shared/eval-data), not in it: without it the
+  // in-repository corpora are still measured, and the report says what was left out.
+  const missing = missingChromaFiles(values["chroma-dir"]);
+  const chromaDir = missing.length === 0 ? values["chroma-dir"] : null;
+  if (!chromaDir) {
+    const what = `the chroma-dev data is not at ${values["chroma-dir"]} (missing: ${missing.join(", ")})`;
+    if (values.corpora?.split(",").includes("chroma")) {
+      console.error(`npm run eval: ${what}; pass --chroma-dir DIR, or leave chroma out of --corpora.`);
+      return 2;
+    }
+    console.error(
+      `npm run eval: ${what}. Left out: the chroma corpus and its articles and chats in the segmentation set; ` +
+        "pass --chroma-dir DIR to include them. docs/eval.md is not rewritten.",
+    );
+  }
+
   const started = performance.now();
   const config = loadConfig();
   // The local embedder whatever the environment says: the evaluation needs no network.
@@ -62,7 +78,7 @@ async function main(): Promise<number> {
     : allMethods;
 
   const documents: QaDocument[] = [];
-  if (corpora.includes("chroma")) documents.push(...(await loadChromaDev(values["chroma-dir"], config.limits)));
+  if (corpora.includes("chroma") && chromaDir) documents.push(...(await loadChromaDev(chromaDir, config.limits)));
   const own = await loadOwnCorpora(config.limits, {
     markdown: corpora.includes("markdown"),
     pdf: corpora.includes("pdf"),
@@ -70,7 +86,7 @@ async function main(): Promise<number> {
   documents.push(...own);
   let samples: SegmentationSample[] = [];
   if (corpora.includes("segmentation")) {
-    const sources = segmentationSources(values["chroma-dir"]);
+    const sources = segmentationSources(chromaDir);
     samples = await buildSegmentationSet(sources, DEFAULT_SEGMENTATION, config.limits);
   }
   const excerptCount = documents.reduce((n, d) => n + d.excerpts.length, 0);
@@ -110,7 +126,11 @@ async function main(): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   const methodNotes = methods.map((m) => `- **${m.label()}**: ${m.note}`).join("\n");
   const isFullRun =
-    !values.budgets && !values.methods && !values.corpora && values["chroma-dir"] === DEFAULT_CHROMA_DIR;
+    !values.budgets &&
+    !values.methods &&
+    !values.corpora &&
+    values["chroma-dir"] === DEFAULT_CHROMA_DIR &&
+    chromaDir !== null;
   const results =
     `Measured ${new Date().toISOString().slice(0, 10)} with node ${process.version}; \`npm run eval\` took ${seconds.toFixed(0)} s.\n` +
     `Data: ${corpusLine}.\n\n${methodNotes}\n\n${sections.join("\n")}`;

@@ -1,6 +1,6 @@
 /**
- * The two embedders. The local one on real text (the WikiText articles of
- * /work/shared/eval-data/chroma-dev). The OpenAI-compatible client against an
+ * The two embedders. The local one on real text (the WikiText excerpt in
+ * tests/fixtures/). The OpenAI-compatible client against an
  * OpenAI-compatible server started here on 127.0.0.1 (node:http), whose
  * behaviour each test scripts: batching, ordering, retries, failures,
  * timeouts and the headers it receives.
@@ -22,7 +22,7 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + 
 
 /** Paragraphs of each WikiText article, titles as keys. */
 function articles(): Map<string, string[]> {
-  const wiki = fs.readFileSync("/work/shared/eval-data/chroma-dev/wikitexts.md", "utf8");
+  const wiki = fs.readFileSync(new URL("fixtures/wikitext-excerpt.md", import.meta.url), "utf8");
   const out = new Map<string, string[]>();
   let current: string[] | undefined;
   for (const line of wiki.split("\n")) {

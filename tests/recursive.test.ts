@@ -1,6 +1,6 @@
 /**
  * The free tier's splitter and the token counter under it, checked on real
- * text (the Chroma chunking-eval corpus, /work/shared/eval-data/chroma-dev)
+ * text (excerpts of the Chroma chunking-eval corpora in tests/fixtures/)
  * and on inputs built to break them: CJK without spaces, emoji sequences,
  * code, a single huge word, \r\n, a grapheme cluster bigger than a chunk.
  *
@@ -9,16 +9,17 @@
  */
 import { mulberry32 } from "./helpers/random";
 import fs from "node:fs";
+import { join } from "node:path";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { splitRecursive } from "@/lib/chunking/recursive";
 import type { Span, SplitOptions } from "@/lib/chunking/types";
 import { clearTokenCache, countPreToken, countTokens, O200K_PATTERN, preTokenize, TokenIndex } from "@/lib/tokens";
 
-const EVAL_DATA = "/work/shared/eval-data/chroma-dev";
-const wiki = fs.readFileSync(`${EVAL_DATA}/wikitexts.md`, "utf8");
-const chat = fs.readFileSync(`${EVAL_DATA}/chatlogs.md`, "utf8");
-const code = fs.readFileSync("node_modules/gpt-tokenizer/src/BytePairEncodingCore.ts", "utf8");
+const root = join(import.meta.dirname, "..");
+const wiki = fs.readFileSync(join(root, "tests/fixtures/wikitext-excerpt.md"), "utf8");
+const chat = fs.readFileSync(join(root, "tests/fixtures/chatlogs-excerpt.md"), "utf8");
+const code = fs.readFileSync(join(root, "node_modules/gpt-tokenizer/src/BytePairEncodingCore.ts"), "utf8");
 
 /** gpt-tokenizer's count, special-token strings taken as text (as countTokens does). */
 const reference = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;

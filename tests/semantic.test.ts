@@ -1,6 +1,6 @@
 /**
- * The semantic tier's splitter on real text (the WikiText articles and chat
- * logs of /work/shared/eval-data/chroma-dev, the project's fixtures) with
+ * The semantic tier's splitter on real text (excerpts of the WikiText
+ * articles and chat logs in tests/fixtures/, and the project's own) with
  * the built-in local embedder: it finds the seam between two unrelated
  * texts, and whatever it decides, its chunks are exact ranges of the input,
  * in order, within the token budget by gpt-tokenizer's own count.
@@ -22,9 +22,8 @@ import { LocalEmbedder } from "@/lib/embeddings/local";
 import type { Embedder } from "@/lib/embeddings/types";
 
 const root = join(import.meta.dirname, "..");
-const EVAL_DATA = "/work/shared/eval-data/chroma-dev";
-const wiki = fs.readFileSync(`${EVAL_DATA}/wikitexts.md`, "utf8");
-const chat = fs.readFileSync(`${EVAL_DATA}/chatlogs.md`, "utf8");
+const wiki = fs.readFileSync(join(root, "tests/fixtures/wikitext-excerpt.md"), "utf8");
+const chat = fs.readFileSync(join(root, "tests/fixtures/chatlogs-excerpt.md"), "utf8");
 const embedder = new LocalEmbedder();
 
 /** gpt-tokenizer's count, the ground truth. */

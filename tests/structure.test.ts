@@ -25,9 +25,8 @@ import type { Span } from "@/lib/chunking/types";
 import { mulberry32 } from "./helpers/random";
 
 const root = join(import.meta.dirname, "..");
-const EVAL_DATA = "/work/shared/eval-data/chroma-dev";
-const wiki = fs.readFileSync(`${EVAL_DATA}/wikitexts.md`, "utf8");
-const chat = fs.readFileSync(`${EVAL_DATA}/chatlogs.md`, "utf8");
+const wiki = fs.readFileSync(join(root, "tests/fixtures/wikitext-excerpt.md"), "utf8");
+const chat = fs.readFileSync(join(root, "tests/fixtures/chatlogs-excerpt.md"), "utf8");
 const notes = fs.readFileSync(join(root, "tests/fixtures/notes.md"), "utf8");
 const cjk = fs.readFileSync(join(root, "tests/fixtures/cjk.txt"), "utf8");
 const emoji = fs.readFileSync(join(root, "tests/fixtures/emoji.txt"), "utf8");
