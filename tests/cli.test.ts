@@ -122,14 +122,14 @@ describe("npm run chunk", () => {
         stdio: ["ignore", reader.stdin, "pipe"],
       });
       // The writer holds its own copy of the pipe; ours must close for the reader to see the end.
-      reader.stdin!.destroy();
+      reader.stdin.destroy();
       const exited = (child: ReturnType<typeof spawn>, out?: NodeJS.ReadableStream) =>
         new Promise<{ code: number | null; out: string }>((resolve) => {
           let text = "";
           out?.on("data", (d: Buffer) => (text += d.toString()));
           child.on("close", (code) => resolve({ code, out: text }));
         });
-      const [written, read] = await Promise.all([exited(writer), exited(reader, reader.stdout!)]);
+      const [written, read] = await Promise.all([exited(writer), exited(reader, reader.stdout)]);
       expect(written.code).toBe(0);
       expect(read.code).toBe(0);
       const [length, chunks] = read.out.split(" ").map(Number);
