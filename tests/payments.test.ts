@@ -3,12 +3,19 @@ import { join } from "node:path";
 import {
   type TransactionSigner,
   createKeyPairSignerFromPrivateKeyBytes,
+  type Address,
+  type Instruction,
   createSolanaRpc,
   generateKeyPairSigner,
   getAddressEncoder,
   getBase58Decoder,
 } from "@solana/kit";
 import { randomBytes } from "node:crypto";
+import {
+  getAddMemoInstruction,
+  LEGACY_MEMO_PROGRAM_ADDRESS_V1,
+  LEGACY_MEMO_PROGRAM_ADDRESS_V3,
+} from "@solana-program/memo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wrapFetchWithPayment, createSigner, decodeXPaymentResponse } from "x402-fetch";
 import { loadConfig } from "@/lib/config";
@@ -95,9 +102,19 @@ async function usdcBalance(owner: string): Promise<bigint> {
   return BigInt(value.amount);
 }
 
+const memoOf = (programAddress: Address, text: string) => getAddMemoInstruction({ memo: text }, { programAddress });
+
 async function pay(
   payer: TransactionSigner,
-  options: { amount?: bigint; reference?: string; owner?: string; mint?: string; skipPreflight?: boolean } = {},
+  options: {
+    amount?: bigint;
+    reference?: string;
+    /** The Memo instruction carrying `reference`; SPL Memo v2 by default. */
+    memo?: (reference: string) => Instruction;
+    owner?: string;
+    mint?: string;
+    skipPreflight?: boolean;
+  } = {},
 ): Promise<string> {
   return transferToken(
     rpc,
@@ -106,7 +123,7 @@ async function pay(
       owner: options.owner ?? chain.payTo,
       mint: options.mint ?? chain.usdcMint,
       amount: options.amount ?? PRICE,
-      memo: options.reference ? memoInstruction(options.reference) : undefined,
+      memo: options.reference ? (options.memo ?? memoInstruction)(options.reference) : undefined,
     },
     { skipPreflight: options.skipPreflight },
   );
@@ -204,6 +221,44 @@ describe("the signature path (the spec's agent flow)", () => {
     const refusals = await Promise.all(responses.filter((r) => r.status !== 200).map(json));
     expect(refusals.map((r) => r.code)).toEqual(Array(9).fill("payment_already_used"));
   });
+
+  // Each Memo program wallets and libraries use: the newest one's data reaches us undecoded.
+  const memoBuilders = [
+    { name: "@solana-program/memo's default builder", memo: (text: string) => getAddMemoInstruction({ memo: text }) },
+    { name: "Memo v1", memo: (text: string) => memoOf(LEGACY_MEMO_PROGRAM_ADDRESS_V1, text) },
+    { name: "Memo v2", memo: (text: string) => memoOf(LEGACY_MEMO_PROGRAM_ADDRESS_V3, text) },
+  ];
+
+  it.each(memoBuilders)("binds a reference carried by $name to its document and tier", async ({ memo }) => {
+    const documentA = newDocument();
+    const reference = (await ask(documentA)).paymentRequirements.extra.reference;
+    // Enough for the semantic tier too, so that only the binding can refuse it there.
+    const signature = await pay(await funded(), { reference, memo, amount: 4000n });
+
+    const forB = await send(newDocument(), { "X-PAYMENT": signature });
+    expect(forB.status).toBe(402);
+    expect((await json(forB)).code).toBe("payment_reference_mismatch");
+    const otherTier = await send(documentA, { "X-PAYMENT": signature }, "semantic");
+    expect(otherTier.status).toBe(402);
+    expect((await json(otherTier)).code).toBe("payment_reference_mismatch");
+
+    expect((await send(documentA, { "X-PAYMENT": signature })).status).toBe(200);
+  });
+
+  it.each(memoBuilders)(
+    "a strict server (PAYMENT_REQUIRE_REFERENCE) accepts a reference carried by $name",
+    async ({ memo }) => {
+      useServices({ PAYMENT_REQUIRE_REFERENCE: "true" });
+      try {
+        const document = newDocument();
+        const reference = (await ask(document)).paymentRequirements.extra.reference;
+        const signature = await pay(await funded(), { reference, memo });
+        expect((await send(document, { "X-PAYMENT": signature })).status).toBe(200);
+      } finally {
+        useServices();
+      }
+    },
+  );
 
   it("binds a payment carrying a reference to the document it was asked for", async () => {
     const documentA = newDocument();

@@ -27,6 +27,11 @@ import {
   signBytes,
 } from "@solana/kit";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
+import {
+  getAddMemoInstruction,
+  LEGACY_MEMO_PROGRAM_ADDRESS_V1,
+  LEGACY_MEMO_PROGRAM_ADDRESS_V3,
+} from "@solana-program/memo";
 import { getTransferSolInstruction } from "@solana-program/system";
 import {
   TOKEN_PROGRAM_ADDRESS,
@@ -46,7 +51,6 @@ import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import { startReferenceFacilitator } from "./helpers/facilitator";
 import {
   LIGHTHOUSE_PROGRAM_ADDRESS,
-  MEMO_PROGRAM_ADDRESS,
   cosignX402,
   parseX402Header,
   paymentResponseHeader,
@@ -242,7 +246,7 @@ async function buildPayment(shape: PaymentShape = {}): Promise<string> {
 }
 
 const memo = (text: string): Instruction => ({
-  programAddress: MEMO_PROGRAM_ADDRESS,
+  programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3,
   data: new TextEncoder().encode(text),
 });
 
@@ -443,6 +447,18 @@ describe("layouts the current exact-SVM spec allows", () => {
     expect((await balances()).payTo - before.payTo).toBe(price);
   });
 
+  it("reads the text of a Memo from every Memo program, @solana-program/memo's default builder's included", async () => {
+    const header = await buildPayment({
+      after: [
+        getAddMemoInstruction({ memo: "newest" }),
+        getAddMemoInstruction({ memo: "v1" }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V1 }),
+        getAddMemoInstruction({ memo: "v2 ✓" }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 }),
+      ],
+    });
+    const verified = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer);
+    expect(verified.memos).toEqual(["newest", "v1", "v2 ✓"]);
+  });
+
   it("Lighthouse guard instructions (Phantom, Solflare) and a Memo pass verification, up to six instructions", async () => {
     const guard: Instruction = {
       programAddress: LIGHTHOUSE_PROGRAM_ADDRESS,
@@ -458,6 +474,11 @@ describe("layouts the current exact-SVM spec allows", () => {
 
 describe("refusals before anything reaches the chain", () => {
   const tampered: [string, () => Promise<string>, string][] = [
+    [
+      "a Memo whose data is not UTF-8 (the Memo program would fail it)",
+      () => buildPayment({ after: [{ programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3, data: new Uint8Array([0xff]) }] }),
+      "payment_invalid_instructions",
+    ],
     ["an amount below the price", () => buildPayment({ amount: price - 1n }), "payment_insufficient"],
     ["an amount above the price", () => buildPayment({ amount: price + 1n }), "payment_amount_mismatch"],
     [

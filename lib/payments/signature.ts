@@ -1,8 +1,8 @@
 import { isSignature } from "@solana/kit";
-import { LEGACY_MEMO_PROGRAM_ADDRESS_V1, LEGACY_MEMO_PROGRAM_ADDRESS_V3 } from "@solana-program/memo";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
+import { MEMO_PROGRAMS, memoTextFromBase58 } from "@/lib/payments/memo";
 
 /**
  * The spec's way of paying: the client sends USDC to `payTo` itself, then
@@ -23,6 +23,8 @@ const Instruction = z.object({
   program: z.string().optional(),
   programId: z.string(),
   parsed: z.unknown().optional(),
+  /** Base58 instruction data, given when the node has no parser for the program. */
+  data: z.string().optional(),
 });
 
 const ParsedTransaction = z
@@ -66,9 +68,6 @@ export interface VerifiedTransfer {
   /** Memo texts, top-level and inner, in order: where a 402's reference travels. */
   memos: string[];
 }
-
-/** The Memo programs RPC nodes parse into text (v1 and v2); the newer one arrives undecoded. */
-const MEMO_PROGRAMS = new Set<string>([LEGACY_MEMO_PROGRAM_ADDRESS_V1, LEGACY_MEMO_PROGRAM_ADDRESS_V3]);
 
 export const paymentRejected = (code: string, message: string) => new ApiError(402, code, message);
 
@@ -116,14 +115,18 @@ export function receivedBy(meta: NonNullable<ParsedTransaction["meta"]>, owner: 
   return total;
 }
 
+/** Nodes parse v1 and v2 memos into text and leave the newest program's data in base58. */
 function memosOf(transaction: ParsedTransaction): string[] {
   const instructions = [
     ...transaction.transaction.message.instructions,
     ...(transaction.meta?.innerInstructions ?? []).flatMap((inner) => inner.instructions),
   ];
-  return instructions
-    .filter((i) => MEMO_PROGRAMS.has(i.programId) && typeof i.parsed === "string")
-    .map((i) => (i.parsed as string).trim());
+  return instructions.flatMap((i) => {
+    if (!MEMO_PROGRAMS.has(i.programId)) return [];
+    const text =
+      typeof i.parsed === "string" ? i.parsed.trim() : i.data === undefined ? null : memoTextFromBase58(i.data);
+    return text === null ? [] : [text];
+  });
 }
 
 function payerOf(transaction: ParsedTransaction): string {

@@ -5,7 +5,6 @@ import {
   parseSetComputeUnitLimitInstruction,
   parseSetComputeUnitPriceInstruction,
 } from "@solana-program/compute-budget";
-import { LEGACY_MEMO_PROGRAM_ADDRESS_V3 } from "@solana-program/memo";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
   AssociatedTokenInstruction,
@@ -45,6 +44,7 @@ import {
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { chainUnavailable } from "@/lib/payments/chain-rpc";
+import { MEMO_PROGRAMS, memoText } from "@/lib/payments/memo";
 import { isBase58Signature } from "@/lib/payments/signature";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
 
@@ -60,8 +60,6 @@ import type { PaymentRequirement } from "@/lib/payments/requirements";
 const TOKEN_2022_PROGRAM_ADDRESS = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
 /** Phantom and Solflare append guard instructions of this program; the spec allows them after the transfer. */
 export const LIGHTHOUSE_PROGRAM_ADDRESS = address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95");
-/** The spec's Memo program (SPL Memo v2); newer x402 clients add one with a random nonce. */
-export const MEMO_PROGRAM_ADDRESS = LEGACY_MEMO_PROGRAM_ADDRESS_V3;
 /** The spec's cap: 5 lamports per compute unit, so a payer cannot make the fee payer buy priority. */
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
 /**
@@ -379,8 +377,11 @@ export async function verifyX402Payment(
 
   const memos: string[] = [];
   for (const [offset, ix] of instructions.slice(next).entries()) {
-    if (ix.programAddress === MEMO_PROGRAM_ADDRESS) memos.push(new TextDecoder().decode(ix.data ?? new Uint8Array()));
-    else if (ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS)
+    if (MEMO_PROGRAMS.has(ix.programAddress)) {
+      const text = memoText(new Uint8Array(ix.data ?? []));
+      if (text === null) throw invalidInstructions(`Instruction ${next + offset} is a Memo whose data is not UTF-8.`);
+      memos.push(text);
+    } else if (ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS)
       throw invalidInstructions(
         `Instruction ${next + offset} calls ${ix.programAddress}; after the transfer only Lighthouse and Memo are allowed.`,
       );
