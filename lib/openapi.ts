@@ -111,8 +111,13 @@ function errorCodes(config: Config): ErrorCode[] {
     e(400, "url_timeout", `Fetching the URL took longer than ${config.urlFetch.timeoutMs / 1000} s.`, "url"),
     e(400, "url_fetch_failed", "The URL answered with an error or the connection failed.", "url"),
     e(400, "too_many_redirects", `More than ${config.urlFetch.maxRedirects} redirects.`, "url"),
-    e(402, "payment_required", "No `X-PAYMENT`: pay as the body says and repeat the request.", "paid"),
-    e(402, "payment_invalid", "A malformed `X-PAYMENT` header.", "paid"),
+    e(
+      402,
+      "payment_required",
+      "No `X-PAYMENT` or `PAYMENT-SIGNATURE`: pay as the body (or the `PAYMENT-REQUIRED` header) says and repeat the request.",
+      "paid",
+    ),
+    e(402, "payment_invalid", "A malformed `X-PAYMENT` or `PAYMENT-SIGNATURE` header.", "paid"),
     e(402, "payment_not_found", "The transaction is not confirmed yet: repeat with the same header.", "paid"),
     e(402, "payment_failed", "The transaction failed on chain; no USDC moved.", "paid"),
     e(
@@ -133,6 +138,7 @@ function errorCodes(config: Config): ErrorCode[] {
     ),
     e(402, "payment_already_used", "The payment already paid for another request.", "paid"),
     e(402, "payment_wrong_network", "x402: the payload is for another network.", "x402"),
+    e(402, "payment_wrong_tier", "x402 v2: the payment accepted another tier's offer.", "x402"),
     e(402, "payment_amount_mismatch", "x402: the transfer is not exactly the price.", "x402"),
     e(
       402,
@@ -212,9 +218,16 @@ const rateLimitHeaders = {
 const retryAfter = { "Retry-After": z.number().int().meta({ description: "Seconds to wait before retrying." }) };
 const paymentResponseHeader = {
   "X-PAYMENT-RESPONSE": z.string().optional().meta({
-    description: "x402 payments only: base64 JSON `{success, transaction, network, payer}` of the settled payment.",
+    description:
+      "x402 v1 payments (in `X-PAYMENT`) only: base64 JSON `{success, transaction, network, payer}` of the settled payment.",
+  }),
+  "PAYMENT-RESPONSE": z.string().optional().meta({
+    description:
+      "x402 v2 payments (in `PAYMENT-SIGNATURE`) only: base64 JSON `{success, transaction, network, payer}`, the network as CAIP-2.",
   }),
 };
+/** Either header pays: the spec's signature or an x402 v1 payload in X-PAYMENT, an x402 v2 payload in PAYMENT-SIGNATURE. */
+const paidSecurity: Record<string, string[]>[] = [{ xPayment: [] }, { paymentSignature: [] }];
 
 /** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
 function errorResponses(catalogue: ErrorCode[], scopes: readonly Scope[]): ZodOpenApiResponsesObject {
@@ -311,7 +324,7 @@ function uploadOperation(
       .filter(Boolean)
       .join("\n\n"),
     "x-chunkwise-tier": tier.id,
-    ...(paid ? { security: [{ xPayment: [] }] } : {}),
+    ...(paid ? { security: paidSecurity } : {}),
     requestBody: {
       required: true,
       content: { "multipart/form-data": { schema: UploadRequestSchema.extend(optionsAsEnforced(config.chunking)) } },
@@ -348,7 +361,7 @@ function urlOperation(config: Config, apiBase: string, catalogue: ErrorCode[]): 
         `${config.urlFetch.maxRedirects} redirects) and chunks it with \`tier\`. The free tier needs no payment; the paid ones answer 402 first, like the upload endpoints.`,
       "The agent flow: send the request without payment, read the 402 body, transfer `maxAmountRequired` USDC to `payTo` with `extra.reference` in a Memo, repeat the same request with `X-PAYMENT: <signature>`, and GET `download_url` when the result was stored.",
     ].join("\n\n"),
-    security: [{}, { xPayment: [] }],
+    security: [{}, ...paidSecurity],
     requestBody: { required: true, ...json(UrlChunkRequestSchema.extend(optionsAsEnforced(config.chunking))) },
     responses: {
       200: {
@@ -571,7 +584,14 @@ function buildDocument(config: Config, apiBase: string): OpenApiDocument {
             in: "header",
             name: "X-PAYMENT",
             description:
-              "Proof of payment for a paid tier, made before the request. Either the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo instruction so it can pay for that request only), or an x402 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options; the same payment with the same request returns the same result again.",
+              "Proof of payment for a paid tier, made before the request. Either the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo instruction so it can pay for that request only), or an x402 v1 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options; the same payment with the same request returns the same result again.",
+          },
+          paymentSignature: {
+            type: "apiKey",
+            in: "header",
+            name: "PAYMENT-SIGNATURE",
+            description:
+              "An x402 v2 `exact` payment payload (base64 JSON, as `@x402/fetch` 2.x sends it) accepting the offer of the 402's `PAYMENT-REQUIRED` header; answered with `PAYMENT-RESPONSE`. The transfer is settled after the work succeeds: work that fails costs nothing.",
           },
         },
       },

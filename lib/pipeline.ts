@@ -14,6 +14,7 @@ import type { Extracted } from "@/lib/extract/types";
 import { startJob } from "@/lib/jobs/runner";
 import { rateLimitHeaders } from "@/lib/quota";
 import { lifetimeText, newResultId } from "@/lib/results";
+import type { PaymentHeader } from "@/lib/payments/gate";
 import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
@@ -31,7 +32,7 @@ export interface ChunkRequest {
   options: ChunkOptionsInput;
   /** Client address, for the free quota. */
   client: string;
-  paymentHeader?: string;
+  payment?: PaymentHeader;
   /** `<origin>/api`, for `download_url` and the 402 `resource`. */
   apiBase: string;
   /** The path that was called, for the 402 `resource`. */
@@ -99,20 +100,24 @@ async function runPaid(
     tier,
     document,
     request: requestKey,
-    header: request.paymentHeader,
+    payment: request.payment,
     resource: `${request.apiBase}${request.resourcePath}`,
+    bodyType: request.input.kind === "url" ? "json" : "form-data",
   });
   if (admission.kind === "replay") return admission.response;
 
-  const { receipt, claim } = admission;
+  const { receipt, claim, settle } = admission;
   const payment = {
     amount: Number(receipt.amount),
     asset: "USDC" as const,
     network: services.config.network,
     transaction: receipt.transaction,
   };
+  let computed: ChunkResponse | undefined;
   try {
     if (tier.mode === "async") {
+      // A job is bought when it is accepted: the money moves first; a failed job releases the payment.
+      await settle();
       const body = await startJob(services, {
         input: request.input,
         options,
@@ -120,21 +125,38 @@ async function runPaid(
         payment,
         paymentRequest: requestKey,
       });
-      // The payment bought the job: a retry with it gets this job again; a failed job releases it.
       const response = { body, headers: receipt.headers };
       await claim.complete(response);
       return response;
     }
-    const doc = await load(services, request.input);
-    const extracted = await extractDocument(doc, services.config.limits);
-    const response = await respond(services, request, { doc, extracted, tier, options, payment }, receipt.headers);
-    await claim.complete(response);
-    return response;
+    // Work that an earlier payment bought but could not settle is answered at once.
+    const kept = await services.payments.computedFor(requestKey);
+    computed = kept
+      ? { body: { ...kept.body, payment }, headers: receipt.headers }
+      : await work(services, request, tier, options, payment, receipt.headers);
+    await settle();
+    await claim.complete(computed);
+    await services.payments.forgetComputed(requestKey);
+    return computed;
   } catch (error) {
-    // The work failed, so the payment bought nothing: free it for a retry.
+    // The work failed or the money did not move, so the payment bought nothing: free it for a retry.
     await claim.release().catch((releaseError: unknown) => console.error("Payment release failed", releaseError));
+    if (computed) await services.payments.keepComputed(requestKey, computed);
     throw error;
   }
+}
+
+async function work(
+  services: Services,
+  request: ChunkRequest,
+  tier: Tier,
+  options: ResolvedOptions,
+  payment: ChunkingResult["payment"],
+  headers: Record<string, string>,
+): Promise<ChunkResponse> {
+  const doc = await load(services, request.input);
+  const extracted = await extractDocument(doc, services.config.limits);
+  return respond(services, request, { doc, extracted, tier, options, payment }, headers);
 }
 
 interface Work {

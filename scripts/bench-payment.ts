@@ -51,23 +51,27 @@ async function main(): Promise<void> {
     const rpc = createSolanaRpc(chain.rpcUrl);
     let n = 0;
     // A different document each run, so no run is a replay of a stored result.
-    const request = (tier: ChunkRequest["tier"], paymentHeader?: string): ChunkRequest => ({
+    const request = (tier: ChunkRequest["tier"], payment?: string): ChunkRequest => ({
       tier,
       input: { kind: "upload", bytes: new TextEncoder().encode(`${DOCUMENT}\nRun ${++n}.`), filename: "bench.md" },
       options: {},
       client: "bench",
-      paymentHeader,
+      payment: payment === undefined ? undefined : { name: "X-PAYMENT", value: payment },
       apiBase: "http://bench/api",
       resourcePath: "/chunk/standard",
     });
-    const admit = (header: string) =>
-      services.payments.admit({
+    // Admission and settlement, without the work between them.
+    const admit = async (header: string) => {
+      const admission = await services.payments.admit({
         tier: TIERS.structure,
         document: `sha256:${++n}`,
         request: `bench-${n}`,
-        header,
+        payment: { name: "X-PAYMENT", value: header },
         resource: "http://bench/api/chunk/standard",
+        bodyType: "form-data",
       });
+      if (admission.kind === "paid") await admission.settle();
+    };
     const timed = async (run: () => Promise<unknown>) => {
       const start = performance.now();
       await run();

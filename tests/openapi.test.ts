@@ -288,7 +288,7 @@ describe("the document", () => {
         expect(Object.keys(op.requestBody.content)).toEqual(["multipart/form-data"]);
         expect(op.requestBody.content["multipart/form-data"].schema.required).toEqual(["file"]);
         if (isPaid(tier)) {
-          expect(op.security).toEqual([{ xPayment: [] }]);
+          expect(op.security).toEqual([{ xPayment: [] }, { paymentSignature: [] }]);
           expect(op.responses["402"]).toBeDefined();
           expect(op.responses["429"]).toBeUndefined();
           expect(op.description).toContain(`$${tier.priceBaseUnits / 1e6} USDC`);
@@ -306,7 +306,7 @@ describe("the document", () => {
       }
     }
     // The URL endpoint takes any tier, so payment is optional there.
-    expect(document.paths["/chunk"].post.security).toEqual([{}, { xPayment: [] }]);
+    expect(document.paths["/chunk"].post.security).toEqual([{}, { xPayment: [] }, { paymentSignature: [] }]);
     expect(document.components.securitySchemes.xPayment).toMatchObject({
       type: "apiKey",
       in: "header",
@@ -358,8 +358,8 @@ describe("the document", () => {
     const thrown = new Map<string, number>();
     for (const [, status, name] of code.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z0-9_]+)"/g))
       thrown.set(name!, Number(status));
-    for (const [, name] of code.matchAll(/badRequest\("([a-z0-9_]+)"/g)) thrown.set(name!, 400);
-    for (const [, name] of code.matchAll(/(?:paymentRejected|refuse)\("([a-z0-9_]+)"/g)) thrown.set(name!, 402);
+    for (const [, name] of code.matchAll(/badRequest\(\s*"([a-z0-9_]+)"/g)) thrown.set(name!, 400);
+    for (const [, name] of code.matchAll(/(?:paymentRejected|refuse)\(\s*"([a-z0-9_]+)"/g)) thrown.set(name!, 402);
     for (const [, status, name] of code.matchAll(/\[\/[^\n]*\/, (\d{3}), "([a-z0-9_]+)"\]/g))
       thrown.set(name!, Number(status));
     expect(thrown.size).toBeGreaterThan(50);

@@ -16,8 +16,17 @@ import {
   LEGACY_MEMO_PROGRAM_ADDRESS_V1,
   LEGACY_MEMO_PROGRAM_ADDRESS_V3,
 } from "@solana-program/memo";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { wrapFetchWithPayment, createSigner, decodeXPaymentResponse } from "x402-fetch";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
+import { wrapFetchWithPayment as wrapFetchWithPaymentV2, x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { loadConfig } from "@/lib/config";
 import { startLocalChain, type LocalChain } from "@/lib/localchain";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
@@ -26,6 +35,7 @@ import { RedisStore } from "@/lib/store";
 import { call, funded, ORIGIN, prose, upload } from "./helpers/api";
 import { type Rpc, createOtherMint, transferToken } from "./helpers/chain";
 import { startReferenceFacilitator } from "./helpers/facilitator";
+import { startRecordingProxy } from "./helpers/rpc-proxy";
 import { type RedisServer, startRedisServer, freePort } from "./helpers/redis-server";
 
 /**
@@ -407,6 +417,185 @@ describe("the x402 path", () => {
     } finally {
       await facilitator.close();
       useServices();
+    }
+  });
+});
+
+describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE", () => {
+  const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+
+  /** `@x402/fetch` 2.x set up as its README says, with the v2 scheme only. */
+  function v2Client(signer: TransactionSigner) {
+    const client = new x402Client();
+    client.register("solana:*", new ExactSvmScheme(signer, { rpcUrl: chain.rpcUrl }));
+    return client;
+  }
+
+  const fetchIn = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+    const headers = Object.fromEntries(
+      new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).entries(),
+    );
+    return call(init?.method ?? (input instanceof Request ? input.method : "GET"), url.pathname, {
+      body: init?.body ?? (input instanceof Request ? await input.blob() : undefined),
+      headers,
+    });
+  }) as typeof fetch;
+
+  async function offerFor(document: string): Promise<{ body: Record<string, any>; required: PaymentRequired }> {
+    const response = await send(document);
+    expect(response.status).toBe(402);
+    const header = response.headers.get("payment-required");
+    expect(header).not.toBeNull();
+    return { body: await json(response), required: decodePaymentRequiredHeader(header!) };
+  }
+
+  it("an unmodified @x402/fetch 2.x client registering only v2 pays and reads PAYMENT-RESPONSE", async () => {
+    const payer = await funded();
+    const before = await usdcBalance(chain.payTo);
+    const payingFetch = wrapFetchWithPaymentV2(fetchIn, v2Client(payer));
+    const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
+      method: "POST",
+      body: upload(newDocument(), "v2.md"),
+    });
+    const result = await json(response);
+    expect(response.status, JSON.stringify(result)).toBe(200);
+    const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+    expect(settlement).toMatchObject({ success: true, network: DEVNET, payer: payer.address });
+    expect(result.payment).toMatchObject({ amount: 2000, transaction: settlement.transaction });
+    expect(response.headers.get("x-payment-response")).toBeNull();
+    expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+  });
+
+  it("every 402 carries the v2 offer beside the v1 body: CAIP-2 network, the reference as extra.memo, bazaar metadata", async () => {
+    const { body, required } = await offerFor(newDocument());
+    expect(required).toMatchObject({
+      x402Version: 2,
+      resource: { url: `${ORIGIN}/api/chunk/standard`, mimeType: "application/json" },
+      accepts: [
+        {
+          scheme: "exact",
+          network: DEVNET,
+          amount: "2000",
+          asset: chain.usdcMint,
+          payTo: chain.payTo,
+          extra: {
+            feePayer: chain.feePayer.address,
+            memo: body.paymentRequirements.extra.reference,
+            tier: "structure",
+          },
+        },
+      ],
+    });
+    expect(validateDiscoveryExtensionSpec(required.extensions!.bazaar as Record<string, unknown>)).toEqual({
+      valid: true,
+    });
+    expect(required.extensions!.bazaar).toMatchObject({
+      info: { input: { type: "http", method: "POST", bodyType: "form-data" } },
+    });
+    // The v1 body is unchanged for the clients that read it.
+    expect(body).toMatchObject({ x402Version: 1, accepts: [{ network: "solana-devnet", maxAmountRequired: "2000" }] });
+  });
+
+  it("browsers may send PAYMENT-SIGNATURE and read PAYMENT-REQUIRED and PAYMENT-RESPONSE", async () => {
+    const preflight = await call("OPTIONS", "/api/chunk/standard");
+    expect(preflight.headers.get("access-control-allow-headers")).toMatch(/payment-signature/);
+    expect(preflight.headers.get("access-control-allow-headers")).toMatch(/x-payment/);
+    const response = await send(newDocument());
+    const exposed = response.headers.get("access-control-expose-headers")!.split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(["payment-required", "payment-response", "x-payment-response"]));
+    expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+
+  const tampered: [string, (accepted: PaymentRequirements, other: string) => PaymentRequirements, string][] = [
+    ["another tier", (a) => ({ ...a, extra: { ...a.extra, tier: "semantic" } }), "payment_wrong_tier"],
+    ["another amount", (a) => ({ ...a, amount: "4000" }), "payment_amount_mismatch"],
+    ["another payee", (a, other) => ({ ...a, payTo: other }), "payment_wrong_recipient"],
+    [
+      "another request's memo",
+      (a, other) => ({ ...a, extra: { ...a.extra, memo: other } }),
+      "payment_reference_mismatch",
+    ],
+  ];
+
+  it.each(tampered)(
+    "a v2 payload accepting %s is refused with its own code and no RPC call",
+    async (_name, tamper, code) => {
+      const proxy = await startRecordingProxy(chain.rpcUrl);
+      useServices({ SOLANA_RPC_URL: proxy.url });
+      try {
+        const document = newDocument();
+        const { required } = await offerFor(document);
+        const payload = await v2Client(await funded()).createPaymentPayload(required);
+        const otherReference = (await ask(newDocument())).paymentRequirements.extra.reference as string;
+        const other = code === "payment_reference_mismatch" ? otherReference : (await generateKeyPairSigner()).address;
+        proxy.methods = [];
+        const response = await send(document, {
+          "PAYMENT-SIGNATURE": encodePaymentSignatureHeader({ ...payload, accepted: tamper(payload.accepted, other) }),
+        });
+        expect(response.status).toBe(402);
+        expect((await json(response)).code).toBe(code);
+        expect(proxy.methods).toEqual([]);
+      } finally {
+        useServices();
+        await proxy.close();
+      }
+    },
+  );
+
+  it("work that fails settles nothing: the payer keeps the money", async () => {
+    const payer = await funded();
+    const broken = () =>
+      call("POST", "/api/chunk/standard", { body: upload(fixture("corrupted.pdf"), "broken.pdf"), headers: {} });
+    const asked = await broken();
+    expect(asked.status).toBe(402);
+    const payload = await v2Client(payer).createPaymentPayload(
+      decodePaymentRequiredHeader(asked.headers.get("payment-required")!),
+    );
+    const header = encodePaymentSignatureHeader(payload);
+    const before = await usdcBalance(payer.address);
+
+    const failed = await call("POST", "/api/chunk/standard", {
+      body: upload(fixture("corrupted.pdf"), "broken.pdf"),
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
+    expect(failed.status).toBe(400);
+    expect(await usdcBalance(payer.address)).toBe(before);
+  });
+
+  it("a settlement that fails after the work is a 402 with the reason, and a new payment is answered from the kept result", async () => {
+    const proxy = await startRecordingProxy(chain.rpcUrl);
+    const services = useServices({ SOLANA_RPC_URL: proxy.url });
+    const lookups = vi.spyOn(services.payments, "computedFor");
+    try {
+      const document = newDocument();
+      const payer = await funded();
+      const first = encodePaymentSignatureHeader(
+        await v2Client(payer).createPaymentPayload((await offerFor(document)).required),
+      );
+      proxy.sends = "refuse";
+      const refused = await send(document, { "PAYMENT-SIGNATURE": first });
+      expect(refused.status).toBe(402);
+      expect((await json(refused)).code).toBe("payment_failed");
+      const [[requestKey]] = lookups.mock.calls as [[string]];
+      expect(await services.payments.computedFor(requestKey)).not.toBeNull();
+      lookups.mockClear();
+
+      proxy.sends = "forward";
+      const before = await usdcBalance(chain.payTo);
+      const second = encodePaymentSignatureHeader(
+        await v2Client(payer).createPaymentPayload((await offerFor(document)).required),
+      );
+      const paid = await send(document, { "PAYMENT-SIGNATURE": second });
+      const result = await json(paid);
+      expect(paid.status, JSON.stringify(result)).toBe(200);
+      expect(result.chunks.length).toBeGreaterThan(0);
+      expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+      expect(await lookups.mock.results[0]?.value).not.toBeNull();
+      expect(await services.payments.computedFor(requestKey)).toBeNull();
+    } finally {
+      useServices();
+      await proxy.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { type Server, createServer } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   type Address,
@@ -49,6 +49,7 @@ import { type LocalChain, startLocalChain } from "@/lib/localchain";
 import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import { startReferenceFacilitator } from "./helpers/facilitator";
+import { type RecordingProxy, startRecordingProxy } from "./helpers/rpc-proxy";
 import {
   LIGHTHOUSE_PROGRAM_ADDRESS,
   cosignX402,
@@ -83,56 +84,6 @@ let payTo: Address;
 let price: bigint;
 
 // ---------------------------------------------------------------- helpers
-
-/** Forwards JSON-RPC to the chain and remembers each method called; can swallow sends to play a lost packet. */
-interface RecordingProxy {
-  url: string;
-  methods: string[];
-  /** What happens to sendTransaction: forwarded, answered "sent" but dropped, or refused with a JSON-RPC error. */
-  sends: "forward" | "drop" | "refuse";
-  close: () => Promise<void>;
-}
-
-async function startRecordingProxy(target: string): Promise<RecordingProxy> {
-  const state = { methods: [] as string[], sends: "forward" as RecordingProxy["sends"] };
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString("utf8");
-    const calls = [JSON.parse(body)].flat() as { id: unknown; method: string }[];
-    state.methods.push(...calls.map((c) => c.method));
-    if (state.sends !== "forward" && calls.length === 1 && calls[0]?.method === "sendTransaction") {
-      const answer =
-        state.sends === "drop"
-          ? { result: "1".repeat(64) }
-          : { error: { code: -32003, message: "Transaction signature verification failure" } };
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", id: calls[0].id, ...answer }));
-      return;
-    }
-    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-    res.writeHead(upstream.status, { "content-type": "application/json" });
-    res.end(await upstream.text());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get methods() {
-      return state.methods;
-    },
-    set methods(value) {
-      state.methods = value;
-    },
-    get sends() {
-      return state.sends;
-    },
-    set sends(value) {
-      state.sends = value;
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 async function faucet(owner: Address): Promise<void> {
   const response = await fetch(chain.rpcUrl, {
@@ -197,7 +148,9 @@ interface PaymentShape {
   amount?: bigint;
   recipient?: Address;
   mint?: Address;
-  /** Between the compute budget and the transfer (the create-ATA slot). */
+  /** Before the compute budget. */
+  first?: Instruction[];
+  /** Between the compute budget and the transfer. */
   before?: Instruction[];
   after?: Instruction[];
   network?: string;
@@ -227,6 +180,7 @@ async function buildPayment(shape: PaymentShape = {}): Promise<string> {
     (m) =>
       appendTransactionMessageInstructions(
         [
+          ...(shape.first ?? []),
           getSetComputeUnitLimitInstruction({ units: shape.units ?? 40_000 }),
           getSetComputeUnitPriceInstruction({ microLamports: shape.microLamports ?? 1n }),
           ...(shape.before ?? []),
@@ -278,7 +232,8 @@ beforeAll(async () => {
     PAY_TO_ADDRESS: chain.payTo,
   });
   requirement = paymentRequirement(config, TIERS.structure, "http://127.0.0.1/api/chunk/structure", { feePayer });
-  const body = paymentRequiredError(requirement, config, { code: "payment_required", message: "pay" }).body as {
+  const body = paymentRequiredError(requirement, config, "form-data", { code: "payment_required", message: "pay" })
+    .body as {
     accepts: PaymentRequirement[];
   };
   const accepted = body.accepts[0]!;
@@ -434,17 +389,16 @@ describe("layouts the current exact-SVM spec allows", () => {
     expect((await balances()).payTo - before.payTo).toBe(price);
   });
 
-  it("an idempotent create of payTo's token account before the transfer is accepted and settled", async () => {
-    const create = getCreateAssociatedTokenIdempotentInstruction({
-      payer,
-      ata: await ata(payTo),
-      owner: payTo,
-      mint: usdc,
-    });
-    const header = await buildPayment({ before: [create] });
-    const before = await balances();
-    await payThrough(header);
-    expect((await balances()).payTo - before.payTo).toBe(price);
+  it("Lighthouse guards anywhere (before the compute budget, between, after) and seven instructions in all pass", async () => {
+    const guard: Instruction = {
+      programAddress: LIGHTHOUSE_PROGRAM_ADDRESS,
+      accounts: [{ address: await ata(payer.address), role: AccountRole.READONLY }],
+      data: new Uint8Array([1, 2, 3]),
+    };
+    const header = await buildPayment({ first: [guard], before: [guard], after: [memo("nonce"), guard] });
+    const verified = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer);
+    expect(verified.memos).toEqual(["nonce"]);
+    expect(proxy.methods).toEqual([]);
   });
 
   it("reads the text of a Memo from every Memo program, @solana-program/memo's default builder's included", async () => {
@@ -516,8 +470,8 @@ describe("refusals before anything reaches the chain", () => {
       "payment_fee_payer_misuse",
     ],
     [
-      "seven instructions",
-      () => buildPayment({ after: [memo("1"), memo("2"), memo("3"), memo("4")] }),
+      "eight instructions",
+      () => buildPayment({ after: [memo("1"), memo("2"), memo("3"), memo("4"), memo("5")] }),
       "payment_invalid_instructions",
     ],
     [
@@ -540,16 +494,14 @@ describe("refusals before anything reaches the chain", () => {
       "payment_invalid_instructions",
     ],
     [
-      "a create-ATA for another owner",
-      async () => {
-        const other = (await generateKeyPairSigner()).address;
-        return buildPayment({
+      "a create of payTo's token account (it must exist already)",
+      async () =>
+        buildPayment({
           before: [
-            getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await ata(other), owner: other, mint: usdc }),
+            getCreateAssociatedTokenIdempotentInstruction({ payer, ata: await ata(payTo), owner: payTo, mint: usdc }),
           ],
-        });
-      },
-      "payment_wrong_recipient",
+        }),
+      "payment_invalid_instructions",
     ],
     ["the wrong network", () => buildPayment({ network: "solana" }), "payment_wrong_network"],
     [

@@ -5,11 +5,20 @@ import { readJson } from "@/lib/http/json-body";
 import { readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
+import type { PaymentHeader } from "@/lib/payments/gate";
 import { runChunkRequest } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";
 import { TIERS, TIER_IDS, type TierId } from "@/lib/tiers";
 
 /** Request parsing for the chunking routes: HTTP in, one `runChunkRequest` call, HTTP out. */
+
+/** x402 v2 clients pay in PAYMENT-SIGNATURE; the spec's signature and x402 v1 payloads come in X-PAYMENT. */
+function paymentHeader(headers: Headers): PaymentHeader | undefined {
+  const v2 = headers.get("payment-signature");
+  if (v2 !== null) return { name: "PAYMENT-SIGNATURE", value: v2 };
+  const v1 = headers.get("x-payment");
+  return v1 === null ? undefined : { name: "X-PAYMENT", value: v1 };
+}
 
 const ENDPOINT_TIERS = new Map<string, TierId>(
   TIER_IDS.flatMap((id) => TIERS[id].endpoints.map((path) => [path.replace("/chunk/", ""), id] as const)),
@@ -36,7 +45,7 @@ export async function handleUpload(services: Services, request: Request, endpoin
     input: { kind: "upload", bytes: upload.bytes, filename: upload.filename, contentType: upload.contentType },
     options: options.data,
     client: clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders }),
-    paymentHeader: request.headers.get("x-payment") ?? undefined,
+    payment: paymentHeader(request.headers),
     apiBase: apiBase(request, services.config),
     resourcePath: `/chunk/${endpoint}`,
   });
@@ -57,7 +66,7 @@ export async function handleUrl(services: Services, request: Request): Promise<R
     input: { kind: "url", url },
     options,
     client: clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders }),
-    paymentHeader: request.headers.get("x-payment") ?? undefined,
+    payment: paymentHeader(request.headers),
     apiBase: apiBase(request, services.config),
     resourcePath: "/chunk",
   });

@@ -4,9 +4,9 @@ import { ApiError, STATUS_NAMES } from "@/lib/errors";
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "content-type, x-payment",
+  "access-control-allow-headers": "content-type, x-payment, payment-signature",
   "access-control-expose-headers":
-    "x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
+    "payment-required, payment-response, x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
 };
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {

@@ -1,8 +1,8 @@
-import { createKeyPairSignerFromBytes, getBase58Decoder, getBase58Encoder } from "@solana/kit";
+import { createKeyPairSignerFromBytes, createSolanaRpc, getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
-import { type Claim, PaymentLedger, type StoredResponse } from "@/lib/payments/ledger";
+import { type Claim, PaymentLedger, type StoredResponse, StoredResponseSchema } from "@/lib/payments/ledger";
 import { PaymentReferences } from "@/lib/payments/references";
 import {
   type PaymentRequirement,
@@ -17,20 +17,38 @@ import {
   parseX402Header,
   paymentResponseHeader,
   settleX402,
+  simulateX402,
   verifyX402Payment,
   type X402Payment,
 } from "@/lib/payments/x402";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
+import {
+  type BodyType,
+  type PaymentPayloadV2,
+  asVerifiable,
+  checkAccepted,
+  offerV2,
+  parsePaymentSignatureHeader,
+  paymentResponseHeaderV2,
+} from "@/lib/payments/x402-v2";
 import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
 
 /**
  * Admission of paid requests: no header is a 402 with fresh requirements;
  * a base58 signature is judged on chain (the spec's way); an x402 payload
- * is verified, co-signed and settled by us (the x402 way). Either way the
- * payment is claimed in the ledger before any work, under its on-chain
- * signature, so one transfer can never pay twice whichever way it arrives.
+ * (v1 in X-PAYMENT, v2 in PAYMENT-SIGNATURE) is verified, co-signed and
+ * simulated, and settled only once the work is done (the x402 way). Either
+ * way the payment is claimed in the ledger before any work, under its
+ * on-chain signature, so one transfer can never pay twice whichever way it
+ * arrives.
  */
+
+/** The header a payment came in: it decides how it is read and how the receipt is named. */
+export interface PaymentHeader {
+  name: "X-PAYMENT" | "PAYMENT-SIGNATURE";
+  value: string;
+}
 
 export interface PaidRequest {
   tier: Tier;
@@ -38,9 +56,11 @@ export interface PaidRequest {
   document: string;
   /** Tier, document and options: the same payment with the same request gets the same answer again. */
   request: string;
-  header?: string;
+  payment?: PaymentHeader;
   /** Full URL of the endpoint, for the requirement's `resource`. */
   resource: string;
+  /** How the endpoint takes its input, for the 402's discovery metadata. */
+  bodyType: BodyType;
 }
 
 export interface Receipt {
@@ -51,7 +71,18 @@ export interface Receipt {
   headers: Record<string, string>;
 }
 
-export type Admission = { kind: "replay"; response: StoredResponse } | { kind: "paid"; receipt: Receipt; claim: Claim };
+export type Admission =
+  | { kind: "replay"; response: StoredResponse }
+  | {
+      kind: "paid";
+      receipt: Receipt;
+      claim: Claim;
+      /** Moves the money, once the work has succeeded; a no-op when the client paid before asking. A refusal is the full 402. */
+      settle: () => Promise<void>;
+    };
+
+const settled = async () => {};
+const computedKey = (request: string) => `computed:${request}`;
 
 export class PaymentGate {
   readonly #config: Config;
@@ -84,26 +115,55 @@ export class PaymentGate {
   }
 
   async admit(request: PaidRequest): Promise<Admission> {
-    try {
-      if (!request.header) {
+    return this.#withPaymentRequired(request, async () => {
+      const { payment } = request;
+      if (!payment)
         throw paymentRejected(
           "payment_required",
           `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo (with extra.reference as a Memo), then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
         );
-      }
-      const x402 = parseX402Header(request.header);
+      if (payment.name === "PAYMENT-SIGNATURE")
+        return this.#admitV2(parsePaymentSignatureHeader(payment.value), request);
+      const x402 = parseX402Header(payment.value);
       return x402
-        ? await this.#admitX402(x402, request)
-        : await this.#admitSignature(parseSignature(request.header), request);
+        ? await this.#admitX402(x402, request, { version: 1 })
+        : await this.#admitSignature(parseSignature(payment.value), request);
+    });
+  }
+
+  /** Refusals get the full 402 body and the v2 header, with a fresh reference to pay with. */
+  async #withPaymentRequired<T>(request: PaidRequest, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
     } catch (error) {
-      // Refusals get the full 402 body, with a fresh reference to pay with.
       if (error instanceof ApiError && error.status === 402 && !error.body)
-        throw paymentRequiredError(await this.#requirement(request, true), this.#config, {
+        throw paymentRequiredError(await this.#requirement(request, true), this.#config, request.bodyType, {
           code: error.code,
           message: error.message,
         });
       throw error;
     }
+  }
+
+  /** A v2 payment must accept exactly what this request offers; its memo must be the reference issued for it. */
+  async #admitV2(payment: PaymentPayloadV2, request: PaidRequest): Promise<Admission> {
+    checkAccepted(payment.accepted, offerV2(await this.#requirement(request, false), this.#config.network));
+    const { memo } = payment.accepted.extra;
+    if (memo === undefined) {
+      if (this.#config.payments.requireReference)
+        throw paymentRejected(
+          "payment_reference_required",
+          "This server accepts only payments carrying the 402 answer's extra.memo.",
+        );
+    } else {
+      const bound = await this.#references.find([memo]);
+      if (!bound || bound.tier !== request.tier.id || bound.document !== request.document)
+        throw paymentRejected(
+          "payment_reference_mismatch",
+          "The payment's extra.memo is not the reference issued for this request (another document, URL or tier, or expired): pay the offer of this request's 402.",
+        );
+    }
+    return this.#admitX402(asVerifiable(payment), request, { version: 2, memo });
   }
 
   async #requirement(request: PaidRequest, withReference: boolean): Promise<PaymentRequirement> {
@@ -113,6 +173,30 @@ export class PaymentGate {
       ...(feePayer ? { feePayer } : {}),
       ...(reference ? { reference } : {}),
     });
+  }
+
+  /**
+   * A result computed for a payment that then failed to settle, kept for the
+   * payment window so that a new payment for the same request is answered at
+   * once. Only answers given inline are kept: a stored result names the
+   * transaction that failed.
+   */
+  async keepComputed(request: string, response: StoredResponse): Promise<void> {
+    if ("download_url" in response.body) return;
+    await this.#store.set(computedKey(request), JSON.stringify(response), {
+      ttlMs: this.#config.payments.maxAgeSeconds * 1000,
+    });
+  }
+
+  async computedFor(request: string): Promise<StoredResponse | null> {
+    const stored = await this.#store.get(computedKey(request));
+    if (stored === null) return null;
+    const parsed = StoredResponseSchema.safeParse(JSON.parse(stored));
+    return parsed.success ? parsed.data : null;
+  }
+
+  async forgetComputed(request: string): Promise<void> {
+    await this.#store.del(computedKey(request));
   }
 
   /** Makes a payment usable again after the async work it bought has failed (see PaymentLedger.releaseDone). */
@@ -153,7 +237,11 @@ export class PaymentGate {
     });
   }
 
-  async #admitX402(payment: X402Payment, request: PaidRequest): Promise<Admission> {
+  async #admitX402(
+    payment: X402Payment,
+    request: PaidRequest,
+    how: { version: 1 | 2; memo?: string },
+  ): Promise<Admission> {
     const { facilitator, feePayerSecretKey } = this.#config.payments;
     const feePayer = await this.feePayer();
     if (!feePayer)
@@ -163,7 +251,17 @@ export class PaymentGate {
       );
     const requirement = await this.#requirement(request, false);
     // Our own rules first, even with a facilitator: a refused payload never leaves this process.
-    const verified = await verifyX402Payment(payment, requirement, feePayer);
+    const verified = await verifyX402Payment(
+      payment,
+      requirement,
+      feePayer,
+      createSolanaRpc(this.#config.payments.rpcUrl),
+    );
+    if (how.memo !== undefined && !verified.memos.includes(how.memo))
+      throw paymentRejected(
+        "payment_reference_mismatch",
+        "The transaction carries no Memo with the accepted extra.memo, the reference this payment is bound by.",
+      );
     if (facilitator)
       return this.#admitThroughFacilitator(
         new X402FacilitatorClient(facilitator.url),
@@ -171,23 +269,28 @@ export class PaymentGate {
         requirement,
         verified,
         request,
+        how.version,
       );
     const cosigned = await cosignX402(verified, feePayerSecretKey!);
 
     const bought = await this.#ledger.replay(cosigned.signature, request.request);
     if (bought) return { kind: "replay", response: bought };
-    const admission = await this.#claim(cosigned.signature, request, this.#x402Receipt(cosigned.signature, verified));
-    if (admission.kind === "paid") {
-      try {
-        await settleX402(this.#config.payments.rpcUrl, cosigned, {
-          confirmTimeoutMs: Math.max(this.#config.payments.confirmTimeoutMs, 30_000),
-        });
-      } catch (error) {
-        await admission.claim.release();
-        throw error;
-      }
-    }
-    return admission;
+    const { rpcUrl, confirmTimeoutMs } = this.#config.payments;
+    // Would it go through? Asked before any work, so a payment that cannot settle buys no work.
+    await simulateX402(rpcUrl, cosigned);
+    const admission = await this.#claim(
+      cosigned.signature,
+      request,
+      this.#x402Receipt(cosigned.signature, verified, how.version),
+    );
+    if (admission.kind === "replay") return admission;
+    return {
+      ...admission,
+      settle: () =>
+        this.#withPaymentRequired(request, () =>
+          settleX402(rpcUrl, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) }),
+        ),
+    };
   }
 
   /**
@@ -202,6 +305,7 @@ export class PaymentGate {
     requirement: PaymentRequirement,
     verified: VerifiedX402,
     request: PaidRequest,
+    version: 1 | 2,
   ): Promise<Admission> {
     const settledKey = `x402-settled:${payerSignature(verified)}`;
     let transaction = await this.#store.get(settledKey);
@@ -224,18 +328,21 @@ export class PaymentGate {
     }
     const bought = await this.#ledger.replay(transaction, request.request);
     if (bought) return { kind: "replay", response: bought };
-    return this.#claim(transaction, request, this.#x402Receipt(transaction, verified));
+    return this.#claim(transaction, request, this.#x402Receipt(transaction, verified, version));
   }
 
-  #x402Receipt(transaction: string, verified: VerifiedX402): Receipt {
-    const network = x402Network(this.#config.network);
+  #x402Receipt(transaction: string, verified: VerifiedX402, version: 1 | 2): Receipt {
+    const receipt = { signature: transaction, payer: verified.payer };
     return {
       transaction,
       amount: verified.amount,
       payer: verified.payer,
-      headers: {
-        "X-PAYMENT-RESPONSE": paymentResponseHeader({ signature: transaction, network, payer: verified.payer }),
-      },
+      headers:
+        version === 2
+          ? { "PAYMENT-RESPONSE": paymentResponseHeaderV2({ ...receipt, network: this.#config.network }) }
+          : {
+              "X-PAYMENT-RESPONSE": paymentResponseHeader({ ...receipt, network: x402Network(this.#config.network) }),
+            },
     };
   }
 
@@ -243,7 +350,7 @@ export class PaymentGate {
     const claimed = await this.#ledger.claim(paymentId, request.request);
     return "response" in claimed
       ? { kind: "replay", response: claimed.response }
-      : { kind: "paid", receipt, claim: claimed.claim };
+      : { kind: "paid", receipt, claim: claimed.claim, settle: settled };
   }
 }
 

@@ -11,17 +11,18 @@ import type { Store } from "@/lib/store/types";
  * which the same payment and the same request get again instead of a refusal.
  */
 
-export interface StoredResponse {
-  body: Record<string, unknown>;
-  headers: Record<string, string>;
-}
+export const StoredResponseSchema = z.object({
+  body: z.record(z.string(), z.unknown()),
+  headers: z.record(z.string(), z.string()),
+});
+export type StoredResponse = z.infer<typeof StoredResponseSchema>;
 
 const Entry = z.discriminatedUnion("state", [
   z.object({ state: z.literal("claimed"), request: z.string(), token: z.string() }),
   z.object({
     state: z.literal("done"),
     request: z.string(),
-    response: z.object({ body: z.record(z.string(), z.unknown()), headers: z.record(z.string(), z.string()) }),
+    response: StoredResponseSchema,
   }),
 ]);
 type Entry = z.infer<typeof Entry>;

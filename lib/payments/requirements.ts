@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { PaymentRequirementSchema } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
+import { type BodyType, paymentRequiredHeader, paymentRequiredV2 } from "@/lib/payments/x402-v2";
 import { type Tier, priceUsd } from "@/lib/tiers";
 
 /**
@@ -35,12 +36,16 @@ export function paymentRequirement(
   };
 }
 
+/** The 402: the v1 body every client here reads, and the v2 `PAYMENT-REQUIRED` header `@x402/fetch` 2.x reads first. */
 export function paymentRequiredError(
   requirement: PaymentRequirement,
   config: Config,
+  bodyType: BodyType,
   reason: { code: string; message: string },
 ): ApiError {
+  const v2 = paymentRequiredV2(requirement, config.network, bodyType, reason.message);
   return new ApiError(402, reason.code, reason.message, {
+    headers: { "PAYMENT-REQUIRED": paymentRequiredHeader(v2) },
     body: {
       error: "Payment Required",
       code: reason.code,

@@ -6,20 +6,16 @@ import {
   parseSetComputeUnitPriceInstruction,
 } from "@solana-program/compute-budget";
 import {
-  ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
-  AssociatedTokenInstruction,
   TOKEN_PROGRAM_ADDRESS,
   TokenInstruction,
   findAssociatedTokenPda,
-  identifyAssociatedTokenInstruction,
   identifyTokenInstruction,
-  parseCreateAssociatedTokenIdempotentInstruction,
-  parseCreateAssociatedTokenInstruction,
   parseTransferCheckedInstruction,
 } from "@solana-program/token";
 import {
   type Address,
   type Base64EncodedWireTransaction,
+  type GetMultipleAccountsApi,
   type Rpc,
   type Signature,
   type SolanaRpcApi,
@@ -29,6 +25,7 @@ import {
   createKeyPairFromBytes,
   createSolanaRpc,
   decompileTransactionMessage,
+  decompileTransactionMessageFetchingLookupTables,
   getAddressFromPublicKey,
   getBase58Encoder,
   getBase64EncodedWireTransaction,
@@ -71,23 +68,24 @@ export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
 export const MAX_COMPUTE_UNIT_LIMIT = 200_000;
 export const MAX_PRIORITY_FEE_LAMPORTS = 50_000n;
 const MIN_INSTRUCTIONS = 3;
-const MAX_INSTRUCTIONS = 6;
+const MAX_INSTRUCTIONS = 7;
 
 /** Solana's packet limit is 1232 bytes, 1644 characters of base64. */
 const MAX_TRANSACTION_BASE64 = 1644;
 const MAX_HEADER_CHARS = 8192;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+/** The partially signed transaction both x402 versions carry in `payload.transaction`. */
+export const X402TransactionSchema = z
+  .string()
+  .max(MAX_TRANSACTION_BASE64, "The transaction is larger than a Solana transaction can be.")
+  .regex(BASE64, "The transaction must be base64.");
+
 const X402PaymentSchema = z.object({
   x402Version: z.literal(1, { error: "x402Version must be 1." }),
   scheme: z.literal("exact", { error: "Only the exact scheme is accepted." }),
   network: z.string().min(1).max(64),
-  payload: z.object({
-    transaction: z
-      .string()
-      .max(MAX_TRANSACTION_BASE64, "The transaction is larger than a Solana transaction can be.")
-      .regex(BASE64, "The transaction must be base64."),
-  }),
+  payload: z.object({ transaction: X402TransactionSchema }),
 });
 
 /** The decoded X-PAYMENT header of an x402 client. */
@@ -246,33 +244,6 @@ function parseTransfer(instruction: Instruction | undefined) {
   }
 }
 
-/** The optional create-ATA before the transfer: only payTo's account for the asset, and it must be the transfer's destination. */
-function checkCreateAta(instruction: Instruction, expected: { owner: Address; mint: Address; ata: Address }): void {
-  const ix = withAccountsAndData(instruction, "create-ATA");
-  let parsed: ReturnType<typeof parseCreateAssociatedTokenInstruction>;
-  try {
-    const kind = identifyAssociatedTokenInstruction(ix.data);
-    if (kind === AssociatedTokenInstruction.CreateAssociatedToken) parsed = parseCreateAssociatedTokenInstruction(ix);
-    else if (kind === AssociatedTokenInstruction.CreateAssociatedTokenIdempotent)
-      parsed = parseCreateAssociatedTokenIdempotentInstruction(ix);
-    else throw new Error("not a create instruction");
-  } catch (cause) {
-    throw new ApiError(
-      402,
-      "payment_invalid_instructions",
-      "The associated-token instruction must create payTo's token account.",
-      { cause },
-    );
-  }
-  if (parsed.accounts.mint.address !== expected.mint)
-    throw refuse("payment_wrong_asset", "The create-ATA instruction is for another mint than the asset asked for.");
-  if (parsed.accounts.owner.address !== expected.owner || parsed.accounts.ata.address !== expected.ata)
-    throw refuse(
-      "payment_wrong_recipient",
-      "The create-ATA instruction creates an account other than payTo's token account.",
-    );
-}
-
 async function checkSignatures(transaction: Transaction, feePayer: Address): Promise<void> {
   for (const [signer, signature] of Object.entries(transaction.signatures)) {
     if (signer === feePayer) continue;
@@ -283,20 +254,43 @@ async function checkSignatures(transaction: Transaction, feePayer: Address): Pro
   }
 }
 
+type CompiledMessage = ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
+
+/** The instructions with every account resolved: accounts behind lookup tables are read from the chain first, so the fee-payer check sees them. */
+async function decompile(
+  compiled: CompiledMessage,
+  lookupTables: Rpc<GetMultipleAccountsApi> | undefined,
+): Promise<readonly Instruction[]> {
+  const usesLookupTables = "addressTableLookups" in compiled && (compiled.addressTableLookups?.length ?? 0) > 0;
+  if (usesLookupTables && !lookupTables)
+    throw invalidInstructions("Address lookup tables cannot be resolved here without the chain.");
+  try {
+    return usesLookupTables
+      ? (await decompileTransactionMessageFetchingLookupTables(compiled, lookupTables!)).instructions
+      : decompileTransactionMessage(compiled).instructions;
+  } catch (cause) {
+    // A fetch that failed is the chain being unreachable; what kit refuses is the payload's fault.
+    if (usesLookupTables && !isSolanaError(cause)) throw chainUnavailable(describeCause(cause), cause);
+    throw new ApiError(402, "payment_invalid", "The transaction message could not be decompiled.", { cause });
+  }
+}
+
 /**
  * Checks an x402 payload against the requirement by the current exact-SVM
- * rules, without touching the network: 3 to 6 instructions (compute unit
- * limit, compute unit price within the cap, an optional create-ATA for
- * payTo, TransferChecked of exactly the price of the asset to payTo's
- * associated token account, then only Lighthouse or Memo), the fee payer
- * being the transaction's fee payer and in no instruction's accounts, and
- * every other signature present and valid. Account existence and balances are
- * left to the simulation before sending.
+ * rules: 3 to 7 instructions; Lighthouse guards (which wallets add) anywhere;
+ * the others exactly compute unit limit, compute unit price within the caps,
+ * TransferChecked of exactly the price of the asset to payTo's existing
+ * associated token account (creating it is no longer allowed), then only
+ * Memos. The fee payer must be the transaction's fee payer and in no
+ * instruction's accounts (lookup tables resolved first), and every other
+ * signature present and valid. Nothing reaches the network unless the
+ * transaction uses lookup tables; balances are left to the simulation.
  */
 export async function verifyX402Payment(
   payment: X402Payment,
   requirement: PaymentRequirement,
   feePayer: string,
+  lookupTables?: Rpc<GetMultipleAccountsApi>,
 ): Promise<VerifiedX402> {
   if (!acceptedNetworks(requirement.network).includes(payment.network))
     throw refuse(
@@ -312,21 +306,13 @@ export async function verifyX402Payment(
   } catch (cause) {
     throw new ApiError(402, "payment_invalid", "The transaction message could not be decoded.", { cause });
   }
-  // Accounts behind a lookup table cannot be checked against the fee payer without the chain; x402 clients do not use them.
-  if ("addressTableLookups" in compiled && compiled.addressTableLookups && compiled.addressTableLookups.length > 0)
-    throw invalidInstructions("Address lookup tables are not accepted in an x402 payment.");
   if (compiled.staticAccounts[0] !== feePayerAddress)
     throw refuse(
       "payment_fee_payer_misuse",
       `The transaction's fee payer must be ${feePayerAddress} (extra.feePayer).`,
     );
 
-  let instructions: readonly Instruction[];
-  try {
-    instructions = decompileTransactionMessage(compiled).instructions;
-  } catch (cause) {
-    throw new ApiError(402, "payment_invalid", "The transaction message could not be decompiled.", { cause });
-  }
+  const instructions = await decompile(compiled, lookupTables);
   if (instructions.length < MIN_INSTRUCTIONS || instructions.length > MAX_INSTRUCTIONS)
     throw invalidInstructions(
       `The transaction has ${instructions.length} instructions; an x402 exact payment has ${MIN_INSTRUCTIONS} to ${MAX_INSTRUCTIONS}.`,
@@ -340,14 +326,13 @@ export async function verifyX402Payment(
       );
   });
 
-  checkComputeBudget(instructions[0], instructions[1]);
+  // Guards only assert account state, so they may sit anywhere; the rest has a fixed order.
+  const layout = instructions.filter((ix) => ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS);
+  checkComputeBudget(layout[0], layout[1]);
 
   const mint = address(requirement.asset);
   const payTo = address(requirement.payTo);
-  let next = 2;
-  const createAta =
-    instructions[next]?.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS ? instructions[next++] : undefined;
-  const transfer = parseTransfer(instructions[next++]);
+  const transfer = parseTransfer(layout[2]);
   if (transfer.accounts.mint.address !== mint)
     throw refuse(
       "payment_wrong_asset",
@@ -363,7 +348,6 @@ export async function verifyX402Payment(
       "payment_wrong_recipient",
       `The transfer goes to ${transfer.accounts.destination.address}, not to payTo's token account ${payToTokenAccount}.`,
     );
-  if (createAta) checkCreateAta(createAta, { owner: payTo, mint, ata: payToTokenAccount });
 
   const price = BigInt(requirement.maxAmountRequired);
   const amount = transfer.data.amount;
@@ -375,17 +359,15 @@ export async function verifyX402Payment(
       `The transfer is ${amount} base units; the exact scheme pays exactly ${price}.`,
     );
 
-  const memos: string[] = [];
-  for (const [offset, ix] of instructions.slice(next).entries()) {
-    if (MEMO_PROGRAMS.has(ix.programAddress)) {
-      const text = memoText(new Uint8Array(ix.data ?? []));
-      if (text === null) throw invalidInstructions(`Instruction ${next + offset} is a Memo whose data is not UTF-8.`);
-      memos.push(text);
-    } else if (ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS)
+  const memos = layout.slice(3).map((ix) => {
+    if (!MEMO_PROGRAMS.has(ix.programAddress))
       throw invalidInstructions(
-        `Instruction ${next + offset} calls ${ix.programAddress}; after the transfer only Lighthouse and Memo are allowed.`,
+        `An instruction after the transfer calls ${ix.programAddress}; only Memo and Lighthouse are allowed there.`,
       );
-  }
+    const text = memoText(new Uint8Array(ix.data ?? []));
+    if (text === null) throw invalidInstructions("A Memo's data is not UTF-8.");
+    return text;
+  });
 
   await checkSignatures(transaction, feePayerAddress);
 
@@ -547,6 +529,40 @@ async function awaitConfirmation(chain: ChainClient, signature: Signature, timeo
   );
 }
 
+/** Refuses, as a 402, a transaction whose simulation fails; the chain unchanged. */
+async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<"ok" | "landed"> {
+  const simulation = await chain.simulate(wire);
+  if (simulation.err === "BlockhashNotFound")
+    throw refuse(
+      "payment_expired",
+      "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
+    );
+  // Landed already (a concurrent sender): nothing to refuse.
+  if (simulation.err === "AlreadyProcessed") return "landed";
+  if (simulation.err) {
+    const logs = (simulation.logs ?? []).slice(-3).join(" | ");
+    throw refuse(
+      "payment_simulation_failed",
+      `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
+    );
+  }
+  return "ok";
+}
+
+/**
+ * Checks, before the work it pays for, that a co-signed payment would go
+ * through: known on chain already (a retry) or a successful simulation.
+ */
+export async function simulateX402(
+  rpcUrl: string,
+  cosigned: CosignedX402,
+  options: Pick<SettleOptions, "requestTimeoutMs"> = {},
+): Promise<void> {
+  const chain = new ChainClient(createSolanaRpc(rpcUrl), options.requestTimeoutMs ?? 10_000);
+  if (await chain.status(cosigned.signature as Signature)) return;
+  await simulateOrRefuse(chain, cosigned.wireTransaction as Base64EncodedWireTransaction);
+}
+
 /**
  * Sends a co-signed payment and waits until it is confirmed. Simulates first
  * and sends nothing when the simulation fails. A payment already on chain (a
@@ -561,22 +577,8 @@ export async function settleX402(rpcUrl: string, cosigned: CosignedX402, options
 
   const known = await chain.status(signature);
   if (known) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
-
-  const simulation = await chain.simulate(wire);
-  if (simulation.err === "BlockhashNotFound")
-    throw refuse(
-      "payment_expired",
-      "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
-    );
-  // Landed between the status check and the simulation: wait for it like any retry.
-  if (simulation.err === "AlreadyProcessed") return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
-  if (simulation.err) {
-    const logs = (simulation.logs ?? []).slice(-3).join(" | ");
-    throw refuse(
-      "payment_simulation_failed",
-      `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
-    );
-  }
+  if ((await simulateOrRefuse(chain, wire)) === "landed")
+    return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
 
   const sent = await chain.send(wire);
   if (!sent.accepted) {

@@ -1,0 +1,192 @@
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import { z } from "zod";
+import { UploadRequestSchema, UrlChunkRequestSchema } from "@/lib/api-schema";
+import type { Network } from "@/lib/config";
+import { ApiError } from "@/lib/errors";
+import type { PaymentRequirement } from "@/lib/payments/requirements";
+import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402";
+
+/**
+ * x402 version 2 beside version 1: the same `exact` payment on Solana, with
+ * the offer in a `PAYMENT-REQUIRED` header, the payment in
+ * `PAYMENT-SIGNATURE` and the receipt in `PAYMENT-RESPONSE`, networks named
+ * by CAIP-2. Header encoding is `@x402/core`'s; the checks are ours, because
+ * our fee payer settles payments itself and binds them to one request.
+ */
+
+/** CAIP-2 ids with the truncated genesis hash, as `@x402/svm` expects; the local chain mirrors devnet, as it does for v1 clients. */
+const CAIP2: Record<Network, `${string}:${string}`> = {
+  solana: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+  "solana-devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+  "solana-localnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+};
+
+export const caip2Network = (network: Network) => CAIP2[network];
+
+/** The v1 name of a CAIP-2 id (what verification compares); an unknown id stays as it is and is refused there. */
+const v1Network = (caip2: string) =>
+  caip2 === CAIP2.solana ? "solana" : caip2 === CAIP2["solana-devnet"] ? "solana-devnet" : caip2;
+
+export type BodyType = "form-data" | "json";
+
+/** The requirement as v2 clients read it: `amount`, a CAIP-2 network, and the one-time reference as `extra.memo`, which their Memo instruction carries. */
+export function offerV2(requirement: PaymentRequirement, network: Network): PaymentRequirements {
+  const { reference, ...extra } = requirement.extra;
+  return {
+    scheme: "exact",
+    network: caip2Network(network),
+    amount: requirement.maxAmountRequired,
+    asset: requirement.asset,
+    payTo: requirement.payTo,
+    maxTimeoutSeconds: requirement.maxTimeoutSeconds,
+    extra: { ...extra, ...(reference ? { memo: reference } : {}) },
+  };
+}
+
+const EXAMPLE_OUTPUT = {
+  success: true,
+  chunks: [{ id: "chunk_0", text: "# Title\n\nFirst paragraph…", tokens: 112, metadata: { chunk_index: 0 } }],
+  total_chunks: 1,
+};
+
+/** Bazaar discovery metadata for one paid endpoint: catalogues list the service from it. */
+function bazaar(bodyType: BodyType): Record<string, unknown> {
+  const schema = bodyType === "json" ? UrlChunkRequestSchema : UploadRequestSchema;
+  // `method` is left out of the input type for servers that fill it per route; ours is fixed, so it is given here.
+  const declaration = {
+    method: "POST" as const,
+    bodyType,
+    input:
+      bodyType === "json"
+        ? { url: "https://example.com/paper.pdf", tier: "structure", max_tokens: 512 }
+        : { file: "<document bytes>", max_tokens: 512 },
+    inputSchema: z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }),
+    output: { example: EXAMPLE_OUTPUT },
+  };
+  return declareDiscoveryExtension(declaration);
+}
+
+export function paymentRequiredV2(
+  requirement: PaymentRequirement,
+  network: Network,
+  bodyType: BodyType,
+  error: string,
+): PaymentRequired {
+  return {
+    x402Version: 2,
+    error,
+    resource: { url: requirement.resource, description: requirement.description, mimeType: requirement.mimeType },
+    accepts: [offerV2(requirement, network)],
+    extensions: bazaar(bodyType),
+  };
+}
+
+export const paymentRequiredHeader = (paymentRequired: PaymentRequired) => encodePaymentRequiredHeader(paymentRequired);
+
+const MAX_HEADER_CHARS = 16_384;
+
+const AcceptedSchema = z.object({
+  scheme: z.literal("exact", { error: "Only the exact scheme is accepted." }),
+  network: z.string().min(1).max(64),
+  amount: z.string().regex(/^\d{1,20}$/),
+  asset: z.string().min(1).max(64),
+  payTo: z.string().min(1).max(64),
+  maxTimeoutSeconds: z.number().int().nonnegative(),
+  extra: z.looseObject({
+    feePayer: z.string().max(64).optional(),
+    tier: z.string().max(32).optional(),
+    memo: z.string().max(256).optional(),
+  }),
+});
+
+const PaymentPayloadV2Schema = z.object({
+  x402Version: z.literal(2, { error: "x402Version must be 2 in PAYMENT-SIGNATURE." }),
+  accepted: AcceptedSchema,
+  payload: z.object({ transaction: X402TransactionSchema }),
+});
+
+export type PaymentPayloadV2 = z.infer<typeof PaymentPayloadV2Schema>;
+export type AcceptedV2 = PaymentPayloadV2["accepted"];
+
+const refuse = (code: string, message: string) => new ApiError(402, code, message);
+
+/** The decoded `PAYMENT-SIGNATURE` header; 402 `payment_invalid` when it is not a v2 exact payload. */
+export function parsePaymentSignatureHeader(header: string): PaymentPayloadV2 {
+  if (header.length > MAX_HEADER_CHARS)
+    throw refuse("payment_invalid", `The PAYMENT-SIGNATURE header is longer than ${MAX_HEADER_CHARS} characters.`);
+  let decoded: unknown;
+  try {
+    decoded = decodePaymentSignatureHeader(header.trim());
+  } catch {
+    throw refuse("payment_invalid", "PAYMENT-SIGNATURE must be base64 JSON: an x402 version 2 payment payload.");
+  }
+  const parsed = PaymentPayloadV2Schema.safeParse(decoded);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw refuse(
+      "payment_invalid",
+      `PAYMENT-SIGNATURE is not a valid x402 v2 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Whether the client accepted what this request offers: the one offer we
+ * made, field by field, each refusal with its own code. The memo is checked
+ * by the caller against the references it issued.
+ */
+export function checkAccepted(accepted: AcceptedV2, offer: PaymentRequirements): void {
+  if (accepted.network !== offer.network)
+    throw refuse(
+      "payment_wrong_network",
+      `The payment is for ${accepted.network}; this service takes ${offer.network}.`,
+    );
+  if (accepted.extra.tier !== undefined && accepted.extra.tier !== offer.extra.tier)
+    throw refuse(
+      "payment_wrong_tier",
+      `The payment accepted the offer of the ${accepted.extra.tier} tier; this request is for the ${String(offer.extra.tier)} tier.`,
+    );
+  if (BigInt(accepted.amount) < BigInt(offer.amount))
+    throw refuse(
+      "payment_insufficient",
+      `The payment accepted ${accepted.amount} base units; the price is ${offer.amount}.`,
+    );
+  if (accepted.amount !== offer.amount)
+    throw refuse(
+      "payment_amount_mismatch",
+      `The payment accepted ${accepted.amount} base units; the exact scheme pays exactly ${offer.amount}.`,
+    );
+  if (accepted.asset !== offer.asset)
+    throw refuse("payment_wrong_asset", `The payment is in ${accepted.asset}; the asset asked for is ${offer.asset}.`);
+  if (accepted.payTo !== offer.payTo)
+    throw refuse("payment_wrong_recipient", `The payment goes to ${accepted.payTo}, not to payTo ${offer.payTo}.`);
+  if (accepted.extra.feePayer !== offer.extra.feePayer)
+    throw refuse(
+      "payment_fee_payer_misuse",
+      `The payment names fee payer ${String(accepted.extra.feePayer)}; this service's is ${String(offer.extra.feePayer)}.`,
+    );
+}
+
+/** The transaction in the form verification reads (a v1 payment, its network by v1 name). */
+export const asVerifiable = (payment: PaymentPayloadV2): X402Payment => ({
+  x402Version: 1,
+  scheme: "exact",
+  network: v1Network(payment.accepted.network),
+  payload: payment.payload,
+});
+
+export function paymentResponseHeaderV2(receipt: { signature: string; network: Network; payer: string }): string {
+  return encodePaymentResponseHeader({
+    success: true,
+    transaction: receipt.signature,
+    network: caip2Network(receipt.network),
+    payer: receipt.payer,
+  });
+}
