@@ -532,6 +532,36 @@ describe("free quota", () => {
     expect(other.status).toBe(200);
   });
 
+  it("counts an IPv6 client by its /64: rotating addresses within it gets no more pages", async () => {
+    useServices({ FREE_PAGES_PER_DAY: "3" });
+    for (const page of [1, 2, 3]) {
+      const ok = await call("POST", "/api/chunk/free", {
+        body: upload(`Page ${page}.`, "a.txt"),
+        client: `2001:db8:aa:1::${page}`,
+      });
+      expect(ok.status).toBe(200);
+    }
+    const rotated = await call("POST", "/api/chunk/free", {
+      body: upload("One more.", "a.txt"),
+      client: "2001:db8:aa:1:ffff:ffff:ffff:ffff",
+    });
+    expect(rotated.status).toBe(429);
+    // The next /64 is another client.
+    const neighbour = await call("POST", "/api/chunk/free", {
+      body: upload("Hello.", "a.txt"),
+      client: "2001:db8:aa:2::1",
+    });
+    expect(neighbour.status).toBe(200);
+  });
+
+  it("counts an IPv4-mapped IPv6 address as its IPv4 address", async () => {
+    useServices({ FREE_PAGES_PER_DAY: "1" });
+    const ipv4 = newClient();
+    expect((await call("POST", "/api/chunk/free", { body: upload("Hi.", "a.txt"), client: ipv4 })).status).toBe(200);
+    const mapped = await call("POST", "/api/chunk/free", { body: upload("Hi.", "a.txt"), client: `::ffff:${ipv4}` });
+    expect(mapped.status).toBe(429);
+  });
+
   it("GET /api/quota reports the caller's pages left without taking any, and follows what uploads take", async () => {
     useServices({ FREE_PAGES_PER_DAY: "5" });
     const client = newClient();
