@@ -56,6 +56,7 @@ const EnvSchema = z.object({
   X402_FACILITATOR_FEE_PAYER: optionalString,
   PAYMENT_MAX_AGE_SECONDS: int(10, 30 * 24 * 3600).default(3600),
   PAYMENT_REQUIRE_REFERENCE: bool.default(false),
+  PAYMENT_MAX_OUTSTANDING_REFERENCES: int(1, 10_000).default(20),
   PAYMENT_CONFIRM_TIMEOUT_MS: int(0, 120_000).default(8000),
 
   FREE_PAGES_PER_DAY: int(0, 1_000_000).default(100),
@@ -122,6 +123,8 @@ export interface Config {
     maxAgeSeconds: number;
     /** Refuse transfers that do not carry the 402's `extra.reference` in a Memo. */
     requireReference: boolean;
+    /** One-time references a client may hold unpaid within a payment window: bounds what unpaid requests write. */
+    maxOutstandingReferences: number;
     /** How long the signature path polls for a transaction not yet visible at `confirmed`. */
     confirmTimeoutMs: number;
   };
@@ -259,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       maxAgeSeconds: e.PAYMENT_MAX_AGE_SECONDS,
       requireReference: e.PAYMENT_REQUIRE_REFERENCE,
+      maxOutstandingReferences: e.PAYMENT_MAX_OUTSTANDING_REFERENCES,
       confirmTimeoutMs: e.PAYMENT_CONFIRM_TIMEOUT_MS,
     },
     freePagesPerDay: e.FREE_PAGES_PER_DAY,

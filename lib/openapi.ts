@@ -181,6 +181,12 @@ function errorCodes(config: Config): ErrorCode[] {
       `The free tier's ${config.freePagesPerDay} pages of the UTC day are used up; \`Retry-After\` says when they renew.`,
       "free",
     ),
+    e(
+      429,
+      "too_many_unpaid_requests",
+      `The client holds ${config.payments.maxOutstandingReferences} unpaid 402s for other documents: pay one, or wait \`Retry-After\`.`,
+      "paid",
+    ),
     e(500, "internal_error", "A fault on our side; nothing was charged.", "any"),
     e(500, "extraction_failed", "The document reader failed on our side.", "document"),
     e(500, "fee_payer_misconfigured", "x402: the server's fee payer cannot pay fees.", "x402"),

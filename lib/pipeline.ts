@@ -97,6 +97,7 @@ async function runPaid(
     .update(JSON.stringify([tier.id, document, options]))
     .digest("hex");
   const admission = await services.payments.admit({
+    client: request.client,
     tier,
     document,
     request: requestKey,

@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     // Admission and settlement, without the work between them.
     const admit = async (header: string) => {
       const admission = await services.payments.admit({
+        client: "bench",
         tier: TIERS.structure,
         document: `sha256:${++n}`,
         request: `bench-${n}`,

@@ -290,7 +290,9 @@ describe("the document", () => {
         if (isPaid(tier)) {
           expect(op.security).toEqual([{ xPayment: [] }, { paymentSignature: [] }]);
           expect(op.responses["402"]).toBeDefined();
-          expect(op.responses["429"]).toBeUndefined();
+          expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
+            "too_many_unpaid_requests",
+          ]);
           expect(op.description).toContain(`$${tier.priceBaseUnits / 1e6} USDC`);
         } else {
           expect(op.security).toBeUndefined();

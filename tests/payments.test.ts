@@ -16,7 +16,7 @@ import {
   LEGACY_MEMO_PROGRAM_ADDRESS_V1,
   LEGACY_MEMO_PROGRAM_ADDRESS_V3,
 } from "@solana-program/memo";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { wrapFetchWithPayment, createSigner, decodeXPaymentResponse } from "x402-fetch";
 import {
   decodePaymentRequiredHeader,
@@ -32,7 +32,7 @@ import { startLocalChain, type LocalChain } from "@/lib/localchain";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
-import { call, funded, ORIGIN, prose, upload } from "./helpers/api";
+import { call as callAs, funded, ORIGIN, prose, upload } from "./helpers/api";
 import { type Rpc, createOtherMint, transferToken } from "./helpers/chain";
 import { startReferenceFacilitator } from "./helpers/facilitator";
 import { startRecordingProxy } from "./helpers/rpc-proxy";
@@ -79,6 +79,15 @@ afterAll(async () => {
   await store?.close();
   await redis?.stop();
 });
+
+// Each test asks as its own client: unpaid references are counted per client.
+let clientCounter = 0;
+let client = "";
+beforeEach(() => {
+  client = `198.51.100.${++clientCounter}`;
+});
+const call = (method: string, path: string, init: Parameters<typeof callAs>[2] = {}) =>
+  callAs(method, path, { client, ...init });
 
 let documentCounter = 0;
 /** A distinct small document per call, so each test's requests are its own. */
@@ -285,6 +294,25 @@ describe("the signature path (the spec's agent flow)", () => {
     expect(otherTier.status).toBe(402);
 
     expect((await send(documentA, { "X-PAYMENT": signature })).status).toBe(200);
+  });
+
+  it("a client past its allowance of unpaid references can still pay the 402s it holds, and paying frees one", async () => {
+    useServices({ PAYMENT_MAX_OUTSTANDING_REFERENCES: "3" });
+    try {
+      const documentA = newDocument();
+      const reference = (await ask(documentA)).paymentRequirements.extra.reference;
+      await ask(newDocument());
+      await ask(newDocument());
+      const over = await send(newDocument());
+      expect(over.status).toBe(429);
+      expect((await json(over)).code).toBe("too_many_unpaid_requests");
+
+      const paid = await send(documentA, { "X-PAYMENT": await pay(await funded(), { reference }) });
+      expect(paid.status).toBe(200);
+      expect((await send(newDocument())).status).toBe(402);
+    } finally {
+      useServices();
+    }
   });
 
   it("refuses memo-less payments when configured strict", async () => {

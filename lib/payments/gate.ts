@@ -51,6 +51,8 @@ export interface PaymentHeader {
 }
 
 export interface PaidRequest {
+  /** Who asks (lib/http/client-address.ts): unpaid references are counted per client. */
+  client: string;
   tier: Tier;
   /** What a reference binds to: `sha256:<hex>` of the uploaded bytes, or `url:<url>`. */
   document: string;
@@ -100,7 +102,7 @@ export class PaymentGate {
     this.#store = store;
     this.#ledgerTtlMs = windowMs + 24 * 3600 * 1000;
     this.#ledger = new PaymentLedger(store, this.#ledgerTtlMs);
-    this.#references = new PaymentReferences(store, windowMs);
+    this.#references = new PaymentReferences(store, windowMs, config.payments.maxOutstandingReferences);
   }
 
   /** The x402 fee payer: the facilitator's, or ours derived once from its secret key; undefined when x402 settlement is not configured. */
@@ -167,12 +169,29 @@ export class PaymentGate {
   }
 
   async #requirement(request: PaidRequest, withReference: boolean): Promise<PaymentRequirement> {
-    const reference = withReference ? await this.#references.issue(request.tier.id, request.document) : undefined;
+    const reference = withReference ? await this.#reference(request) : undefined;
     const feePayer = await this.feePayer();
     return paymentRequirement(this.#config, request.tier, request.resource, {
       ...(feePayer ? { feePayer } : {}),
       ...(reference ? { reference } : {}),
     });
+  }
+
+  /**
+   * The reference a 402 carries. A client over its allowance of unpaid
+   * references is refused with 429 when it sent no payment; a refused
+   * payment still gets its 402 (with the reason), without a new reference.
+   */
+  async #reference(request: PaidRequest): Promise<string | undefined> {
+    const issued = await this.#references.issue(request.client, request.tier.id, request.document);
+    if ("reference" in issued) return issued.reference;
+    if (request.payment) return undefined;
+    throw new ApiError(
+      429,
+      "too_many_unpaid_requests",
+      `This client holds ${this.#config.payments.maxOutstandingReferences} unpaid payment references for other documents already: pay one of the 402 answers you have, or retry after ${issued.retryAfterSeconds} s.`,
+      { headers: { "Retry-After": String(issued.retryAfterSeconds) } },
+    );
   }
 
   /**
@@ -348,9 +367,15 @@ export class PaymentGate {
 
   async #claim(paymentId: string, request: PaidRequest, receipt: Receipt): Promise<Admission> {
     const claimed = await this.#ledger.claim(paymentId, request.request);
-    return "response" in claimed
-      ? { kind: "replay", response: claimed.response }
-      : { kind: "paid", receipt, claim: claimed.claim, settle: settled };
+    if ("response" in claimed) return { kind: "replay", response: claimed.response };
+    const claim: Claim = {
+      ...claimed.claim,
+      complete: async (response) => {
+        await claimed.claim.complete(response);
+        await this.#references.paid(request.client, request.tier.id, request.document);
+      },
+    };
+    return { kind: "paid", receipt, claim, settle: settled };
   }
 }
 

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { getBase58Decoder } from "@solana/kit";
 import { z } from "zod";
 import type { Store } from "@/lib/store/types";
@@ -7,28 +7,70 @@ import type { TierId } from "@/lib/tiers";
 /**
  * One-time payment references. A signature is public once it is on chain,
  * so anyone watching `payTo` could present someone else's payment first.
- * Each 402 therefore carries a fresh reference bound to the tier and the
- * document (its hash) or URL; a transfer whose Memo carries it can pay for
- * that request and no other.
+ * Each 402 therefore carries a reference bound to the tier and the document
+ * (its hash) or URL; a transfer whose Memo carries it can pay for that
+ * request and no other.
+ *
+ * Unpaid requests must not grow the store: a client asking again for the
+ * same tier and document gets the reference it already holds, and a client
+ * holds at most `maxPerClient` unpaid references per payment window (a paid
+ * request's reference is used up and stops counting). A reference once
+ * handed out stays valid until it is paid or expires, so a client that pays
+ * after its 402 is never refused for it.
  */
 
 const Binding = z.object({ tier: z.string(), document: z.string() });
 type Binding = z.infer<typeof Binding>;
 
 const key = (reference: string) => `payref:${reference}`;
+const hash = (...parts: string[]) => createHash("sha256").update(parts.join("\n")).digest("hex");
+/** The reference a client holds for a tier and document. */
+const heldKey = (client: string, tier: string, document: string) => `payref-held:${hash(client, tier, document)}`;
+/** How many references a client was given in the current window. */
+const countKey = (client: string) => `payref-count:${hash(client)}`;
 /** Base58 of 32 random bytes: looks like (and is as unguessable as) a Solana address, fits a Memo. */
 const REFERENCE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+export type Issued = { reference: string } | { limited: true; retryAfterSeconds: number };
 
 export class PaymentReferences {
   constructor(
     private readonly store: Store,
     private readonly ttlMs: number,
+    private readonly maxPerClient: number,
   ) {}
 
-  async issue(tier: TierId, document: string): Promise<string> {
+  async issue(client: string, tier: TierId, document: string): Promise<Issued> {
+    const held = await this.store.get(heldKey(client, tier, document));
+    if (held !== null && (await this.store.get(key(held))) !== null) return { reference: held };
+
+    const count = countKey(client);
+    if ((await this.store.incrBy(count, 1, { ttlMs: this.ttlMs })) > this.maxPerClient) {
+      // Refused: the count stays the number of references handed out.
+      await this.store.incrBy(count, -1, { ttlMs: this.ttlMs });
+      const leftMs = (await this.store.ttlMs(count)) ?? this.ttlMs;
+      return { limited: true, retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)) };
+    }
     const reference = getBase58Decoder().decode(randomBytes(32));
     await this.store.set(key(reference), JSON.stringify({ tier, document } satisfies Binding), { ttlMs: this.ttlMs });
-    return reference;
+    await this.store.set(heldKey(client, tier, document), reference, { ttlMs: this.ttlMs });
+    return { reference };
+  }
+
+  /**
+   * A request was paid for and answered: the client's reference for it is
+   * used up and no longer counts against it. Not earlier: until the answer
+   * is given, a failed work releases the payment and the reference must keep
+   * binding it to its document.
+   */
+  async paid(client: string, tier: TierId, document: string): Promise<void> {
+    const held = heldKey(client, tier, document);
+    const reference = await this.store.get(held);
+    if (reference === null || !(await this.store.delIfEquals(held, reference))) return;
+    await this.store.del(key(reference));
+    const count = countKey(client);
+    // A count whose window has ended is gone; decrementing would create it below zero.
+    if ((await this.store.ttlMs(count)) !== null) await this.store.incrBy(count, -1, { ttlMs: this.ttlMs });
   }
 
   /** The binding of the first memo that is one of our references, or null when no memo is. */
