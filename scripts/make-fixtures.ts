@@ -20,7 +20,7 @@ import {
   TextRun,
 } from "docx";
 import { strFromU8, strToU8, unzipSync, zipSync, zlibSync } from "fflate";
-import { PDFDocument, PDFHexString, PDFName, PDFNumber, rgb, StandardFonts } from "pdf-lib";
+import { degrees, PDFDocument, PDFHexString, PDFName, PDFNumber, rgb, StandardFonts } from "pdf-lib";
 
 const OUT = path.join(process.cwd(), "tests/fixtures");
 const FIXED_DATE = new Date("2025-01-01T00:00:00Z");
@@ -77,6 +77,30 @@ async function makeMultipagePdf(): Promise<Uint8Array> {
       }
       y -= 12;
     }
+  }
+  return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * Four pages carrying the same two lines and nothing else, as a notice or a
+ * form printed once per page; `rotated` draws them turned 90 degrees, as a
+ * landscape form set on portrait pages. Neither may lose its text to the
+ * running-header removal.
+ */
+async function makeRepeatedPagesPdf(rotated: boolean): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setCreationDate(FIXED_DATE);
+  doc.setModificationDate(FIXED_DATE);
+  doc.setProducer("chunkwise scripts/make-fixtures.ts");
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const notice = ["Notice of the annual general meeting of the estuary society", "All members are invited to attend."];
+  for (let i = 0; i < 4; i++) {
+    const p = doc.addPage([595, 842]);
+    notice.forEach((text, k) =>
+      rotated
+        ? p.drawText(text, { x: 60 + k * 16, y: 80, size: 12, font, rotate: degrees(90) })
+        : p.drawText(text, { x: 60, y: 790 - k * 16, size: 12, font }),
+    );
   }
   return doc.save({ useObjectStreams: false });
 }
@@ -642,6 +666,8 @@ async function main() {
     "corrupted.pdf": corruptedPdf(),
     "garbled.pdf": garble(multipage),
     "no-text.pdf": await makeNoTextPdf(),
+    "repeated-pages.pdf": await makeRepeatedPagesPdf(false),
+    "repeated-rotated-pages.pdf": await makeRepeatedPagesPdf(true),
     "encrypted.pdf": await makeEncryptedPdf(),
     "structured.pdf": await makeStructuredPdf(),
     "report.docx": await makeDocx(),

@@ -503,6 +503,19 @@ describe("paid tiers answer 402 with payment requirements", () => {
   });
 });
 
+describe("PDFs whose pages repeat", () => {
+  it("chunks a PDF of four pages carrying the same notice instead of answering no_text", async () => {
+    const response = await call("POST", "/api/chunk/free", {
+      body: upload(fixture("repeated-pages.pdf"), "notice.pdf"),
+      client: newClient(),
+    });
+    const result = await body(response);
+    expect(response.status, JSON.stringify(result)).toBe(200);
+    const text = (result.chunks as { text: string }[]).map((c) => c.text).join("\n");
+    expect(text.match(/All members are invited to attend\./g)).toHaveLength(4);
+  });
+});
+
 describe("free quota", () => {
   it("allows the daily pages, then answers 429 with Retry-After and rate-limit headers; others are unaffected", async () => {
     useServices({ FREE_PAGES_PER_DAY: "5" });

@@ -215,6 +215,20 @@ describe("PDF", () => {
     await expectRefused(extract(fixture("encrypted.pdf"), {}, LIMITS), 400, "encrypted_pdf");
   });
 
+  it.each(["repeated-pages.pdf", "repeated-rotated-pages.pdf"])(
+    "keeps every page's text when the pages repeat the same lines (%s)",
+    async (name) => {
+      const extracted = await extract(fixture(name), {}, LIMITS);
+      expect(extracted.pageCount).toBe(4);
+      expect(extracted.pages).toHaveLength(4);
+      for (const range of extracted.pages!) {
+        const text = extracted.text.slice(range.start, range.end);
+        expect(text).toContain("Notice of the annual general meeting of the estuary society");
+        expect(text).toContain("All members are invited to attend.");
+      }
+    },
+  );
+
   it("refuses a PDF without text with 400 no_text, saying OCR is not supported", async () => {
     const error = await expectRefused(extract(fixture("no-text.pdf"), {}, LIMITS), 400, "no_text");
     expect(error.message).toMatch(/OCR is not supported/);

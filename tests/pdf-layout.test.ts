@@ -399,6 +399,43 @@ describe("running headers, footers and page numbers", () => {
     expect(out[3]).toContain("\n\n12");
   });
 
+  it.each([
+    ["at the top", 810],
+    ["at the bottom", 42],
+  ])("keeps the text of pages that carry only the same two lines %s (a notice printed per page)", (_, y) => {
+    const notice = ["Notice of the annual general meeting", "All members are invited to attend."];
+    const out = layoutPages(Array.from({ length: 4 }, () => page(lines(y, notice))));
+    out.forEach((text) => expect(text).toBe(notice.join(" ")));
+  });
+
+  it("still drops a running header from the pages that have a body, and keeps it where it is all there is", () => {
+    const out = layoutPages(
+      pages(
+        4,
+        () => ["Annual report of the estuary survey 2024"],
+        () => [],
+      ).map((p, i) => (i === 3 ? page(lines(810, ["Annual report of the estuary survey 2024"], { size: 9 })) : p)),
+    );
+    out.slice(0, 3).forEach((text) => expect(text).not.toContain("Annual report"));
+    expect(out[3]).toBe("Annual report of the estuary survey 2024");
+  });
+
+  it("never takes rotated text repeated on every page for a running line", () => {
+    const stamp: PdfTextItem = { ...line("CONFIDENTIAL DRAFT", 800, { size: 9 }), upright: false };
+    const out = layoutPages(
+      pages(
+        4,
+        () => [],
+        () => ["Page footer"],
+        () => [stamp],
+      ),
+    );
+    out.forEach((text) => {
+      expect(text).toContain("CONFIDENTIAL DRAFT");
+      expect(text).not.toContain("Page footer");
+    });
+  });
+
   it("keeps a large heading that opens several pages, even with a number in it", () => {
     const out = layoutPages(
       pages(

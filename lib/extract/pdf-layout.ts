@@ -303,12 +303,15 @@ interface EdgeLine {
  * - page numbers ("3", "Page 3 of 10", "- 3 -") that repeat or equal the page's number;
  * - lines carrying the printed page number ("Chapter 2: Rivers 14"), found as
  *   the offset between printed numbers and page positions that most pages share.
- * A line alone on its page and unlike a page number stays, whatever it looks like.
+ * A line alone on its page and unlike a page number stays, whatever it looks like,
+ * and a page whose every line would go keeps them all: removal never takes a
+ * page's only text.
  */
 function dropRunningLines(lined: Line[][], pages: PdfPageContent[], body: BodyStyle): Line[][] {
   const edges: EdgeLine[] = lined.flatMap((lines, page) =>
     edgeLines(lines, pages[page]!.box)
-      .filter((edge) => edge.line.size <= body.size * RUNNING_MAX_SIZE)
+      // Rotated text (a margin note, a stamp) has no place in a band of horizontal lines: it is never taken for one.
+      .filter((edge) => edge.line.upright && edge.line.size <= body.size * RUNNING_MAX_SIZE)
       .map((edge) => ({
         page,
         line: edge.line,
@@ -340,7 +343,11 @@ function dropRunningLines(lined: Line[][], pages: PdfPageContent[], body: BodySt
     const carriesNumber = offset !== undefined && edge.outermost && edgeNumbers(edge.line.text).includes(printed);
     if (isRunning(seen) || isPageNumber(edge, seen, printed) || carriesNumber) dropped.add(edge.line);
   }
-  return lined.map((lines) => lines.filter((line) => !dropped.has(line)));
+  return lined.map((lines) => {
+    const left = lines.filter((line) => !dropped.has(line));
+    // A page made only of repeated lines (a notice, a form printed per page) has nothing else to say: keep it whole.
+    return left.length > 0 ? left : lines;
+  });
 }
 
 /** The lines nearest each edge, ranked from the edge inwards: a running line keeps its rank from page to page. */
