@@ -51,6 +51,23 @@ export const UploadRequestSchema = ChunkOptionsSchema.extend({
   }),
 });
 
+/** The arguments of the MCP tool `chunk_document`: one of `url`, `text` or `file_base64`, and the options of the HTTP API. */
+export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
+  url: z.string().min(1).max(4096).optional().meta({ description: "The document's http(s) URL." }),
+  text: z.string().optional().meta({ description: "The document itself, as text (Markdown, HTML or plain)." }),
+  file_base64: z.string().optional().meta({ description: "The document's bytes in base64 (PDF, DOCX, ...)." }),
+  filename: z
+    .string()
+    .max(255)
+    .optional()
+    .meta({ description: "The document's name; its extension tells Markdown from plain text." }),
+  tier: z
+    .enum(TIER_IDS)
+    .default("structure")
+    .meta({ description: 'Which tier chunks it; the paid ones are paid through x402 (`_meta["x402/payment"]`).' }),
+});
+export type ChunkDocumentArgs = z.infer<typeof ChunkDocumentArgsSchema>;
+
 /** Turns a zod failure into one readable sentence for the 400 message. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");

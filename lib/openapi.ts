@@ -449,6 +449,22 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
       },
       "/health",
     ),
+    "/mcp": {
+      post: {
+        operationId: "mcp",
+        tags: [TAGS.service],
+        summary: "MCP server (Streamable HTTP)",
+        description:
+          'JSON-RPC for MCP clients, stateless: tools `chunk_document`, `list_tiers`, `get_job`, `get_result`. Paid tiers through x402\'s MCP transport: an unpaid call is a tool error carrying the v2 `PaymentRequired`; call again with the payment payload in `_meta["x402/payment"]`. Point an MCP client at this URL.',
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: z.looseObject({ jsonrpc: z.literal("2.0"), method: z.string() }) } },
+        },
+        responses: {
+          200: { description: "The JSON-RPC answer.", ...json(z.looseObject({ jsonrpc: z.literal("2.0") })) },
+        },
+      },
+    },
     "/quota": get(
       {
         operationId: "getFreeQuota",

@@ -15,6 +15,7 @@ import { startJob } from "@/lib/jobs/runner";
 import { rateLimitHeaders } from "@/lib/quota";
 import { lifetimeText, newResultId } from "@/lib/results";
 import type { PaymentHeader } from "@/lib/payments/gate";
+import type { ResourceKind } from "@/lib/payments/x402-v2";
 import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
@@ -37,6 +38,8 @@ export interface ChunkRequest {
   apiBase: string;
   /** The path that was called, for the 402 `resource`. */
   resourcePath: string;
+  /** How it was called, for the 402's discovery metadata; by default the HTTP endpoint of the input's kind. */
+  resourceKind?: ResourceKind;
 }
 
 export interface ChunkResponse {
@@ -103,7 +106,7 @@ async function runPaid(
     request: requestKey,
     payment: request.payment,
     resource: `${request.apiBase}${request.resourcePath}`,
-    bodyType: request.input.kind === "url" ? "json" : "form-data",
+    resourceKind: request.resourceKind ?? (request.input.kind === "url" ? "json" : "form-data"),
   });
   if (admission.kind === "replay") return admission.response;
 

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
         request: `bench-${n}`,
         payment: { name: "X-PAYMENT", value: header },
         resource: "http://bench/api/chunk/standard",
-        bodyType: "form-data",
+        resourceKind: "form-data",
       });
       if (admission.kind === "paid") await admission.settle();
     };

@@ -30,7 +30,7 @@ const unpaid = (client: string, document: number): PaidRequest => ({
   document: `sha256:${document}`,
   request: `request-${document}`,
   resource: "http://chunkwise.test/api/chunk/structure",
-  bodyType: "form-data",
+  resourceKind: "form-data",
 });
 
 async function refusal(gate: PaymentGate, request: PaidRequest): Promise<ApiError> {

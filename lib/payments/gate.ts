@@ -23,7 +23,7 @@ import {
 } from "@/lib/payments/x402";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import {
-  type BodyType,
+  type ResourceKind,
   type PaymentPayloadV2,
   asVerifiable,
   checkAccepted,
@@ -62,7 +62,7 @@ export interface PaidRequest {
   /** Full URL of the endpoint, for the requirement's `resource`. */
   resource: string;
   /** How the endpoint takes its input, for the 402's discovery metadata. */
-  bodyType: BodyType;
+  resourceKind: ResourceKind;
 }
 
 export interface Receipt {
@@ -139,7 +139,7 @@ export class PaymentGate {
       return await fn();
     } catch (error) {
       if (error instanceof ApiError && error.status === 402 && !error.body)
-        throw paymentRequiredError(await this.#requirement(request, true), this.#config, request.bodyType, {
+        throw paymentRequiredError(await this.#requirement(request, true), this.#config, request.resourceKind, {
           code: error.code,
           message: error.message,
         });

@@ -58,16 +58,16 @@ export class PaymentReferences {
   }
 
   /**
-   * A request was paid for and answered: the client's reference for it is
-   * used up and no longer counts against it. Not earlier: until the answer
-   * is given, a failed work releases the payment and the reference must keep
-   * binding it to its document.
+   * A request was paid for and answered: the client's reference for it stops
+   * counting against it. The binding itself stays until it expires, so the
+   * payment keeps answering that request alone (a replay of the same payload,
+   * a retry after failed work) and nothing else. Paid references are bought,
+   * not free, so they cannot grow the store for nothing.
    */
   async paid(client: string, tier: TierId, document: string): Promise<void> {
     const held = heldKey(client, tier, document);
     const reference = await this.store.get(held);
     if (reference === null || !(await this.store.delIfEquals(held, reference))) return;
-    await this.store.del(key(reference));
     const count = countKey(client);
     // A count whose window has ended is gone; decrementing would create it below zero.
     if ((await this.store.ttlMs(count)) !== null) await this.store.incrBy(count, -1, { ttlMs: this.ttlMs });

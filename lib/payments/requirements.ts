@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { PaymentRequirementSchema } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
-import { type BodyType, paymentRequiredHeader, paymentRequiredV2 } from "@/lib/payments/x402-v2";
+import { type ResourceKind, paymentRequiredHeader, paymentRequiredV2 } from "@/lib/payments/x402-v2";
 import { type Tier, priceUsd } from "@/lib/tiers";
 
 /**
@@ -40,10 +40,10 @@ export function paymentRequirement(
 export function paymentRequiredError(
   requirement: PaymentRequirement,
   config: Config,
-  bodyType: BodyType,
+  kind: ResourceKind,
   reason: { code: string; message: string },
 ): ApiError {
-  const v2 = paymentRequiredV2(requirement, config.network, bodyType, reason.message);
+  const v2 = paymentRequiredV2(requirement, config.network, kind, reason.message);
   return new ApiError(402, reason.code, reason.message, {
     headers: { "PAYMENT-REQUIRED": paymentRequiredHeader(v2) },
     body: {

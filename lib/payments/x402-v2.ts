@@ -6,7 +6,7 @@ import {
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { z } from "zod";
-import { UploadRequestSchema, UrlChunkRequestSchema } from "@/lib/api-schema";
+import { ChunkDocumentArgsSchema, UploadRequestSchema, UrlChunkRequestSchema } from "@/lib/api-schema";
 import type { Network } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
@@ -33,7 +33,8 @@ export const caip2Network = (network: Network) => CAIP2[network];
 const v1Network = (caip2: string) =>
   caip2 === CAIP2.solana ? "solana" : caip2 === CAIP2["solana-devnet"] ? "solana-devnet" : caip2;
 
-export type BodyType = "form-data" | "json";
+/** How a paid resource is called: an upload endpoint, the JSON (URL) endpoint, or the MCP tool. */
+export type ResourceKind = "form-data" | "json" | "mcp";
 
 /** The requirement as v2 clients read it: `amount`, a CAIP-2 network, and the one-time reference as `extra.memo`, which their Memo instruction carries. */
 export function offerV2(requirement: PaymentRequirement, network: Network): PaymentRequirements {
@@ -55,15 +56,24 @@ const EXAMPLE_OUTPUT = {
   total_chunks: 1,
 };
 
-/** Bazaar discovery metadata for one paid endpoint: catalogues list the service from it. */
-function bazaar(bodyType: BodyType): Record<string, unknown> {
-  const schema = bodyType === "json" ? UrlChunkRequestSchema : UploadRequestSchema;
+/** Bazaar discovery metadata for one paid endpoint or tool: catalogues list the service from it. */
+function bazaar(kind: ResourceKind): Record<string, unknown> {
+  if (kind === "mcp")
+    return declareDiscoveryExtension({
+      toolName: "chunk_document",
+      description: "Split a document (URL, text or base64 file) into chunks for retrieval.",
+      transport: "streamable-http",
+      inputSchema: z.toJSONSchema(ChunkDocumentArgsSchema, { io: "input" }),
+      example: { url: "https://example.com/paper.pdf", tier: "structure", max_tokens: 512 },
+      output: { example: EXAMPLE_OUTPUT },
+    });
+  const schema = kind === "json" ? UrlChunkRequestSchema : UploadRequestSchema;
   // `method` is left out of the input type for servers that fill it per route; ours is fixed, so it is given here.
   const declaration = {
     method: "POST" as const,
-    bodyType,
+    bodyType: kind,
     input:
-      bodyType === "json"
+      kind === "json"
         ? { url: "https://example.com/paper.pdf", tier: "structure", max_tokens: 512 }
         : { file: "<document bytes>", max_tokens: 512 },
     inputSchema: z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }),
@@ -75,7 +85,7 @@ function bazaar(bodyType: BodyType): Record<string, unknown> {
 export function paymentRequiredV2(
   requirement: PaymentRequirement,
   network: Network,
-  bodyType: BodyType,
+  kind: ResourceKind,
   error: string,
 ): PaymentRequired {
   return {
@@ -83,7 +93,7 @@ export function paymentRequiredV2(
     error,
     resource: { url: requirement.resource, description: requirement.description, mimeType: requirement.mimeType },
     accepts: [offerV2(requirement, network)],
-    extensions: bazaar(bodyType),
+    extensions: bazaar(kind),
   };
 }
 

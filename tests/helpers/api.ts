@@ -7,6 +7,7 @@ import * as fallback from "@/app/api/[...path]/route";
 import * as faucet from "@/app/api/dev/faucet/route";
 import * as jobStatus from "@/app/api/job/[id]/status/route";
 import * as jobResult from "@/app/api/job/[id]/result/route";
+import * as mcp from "@/app/api/mcp/route";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
 
@@ -39,6 +40,7 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (api !== "api") throw new Error(`not an API path: ${path}`);
   if (!first) return { module: root, params: {} };
   if (first === "health" && !second) return { module: health, params: {} };
+  if (first === "mcp" && !second) return { module: mcp, params: {} };
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };

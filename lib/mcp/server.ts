@@ -1,0 +1,165 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { z } from "zod";
+import { apiInfo } from "@/lib/api-info";
+import { type ChunkDocumentArgs, ChunkDocumentArgsSchema, JobIdSchema } from "@/lib/api-schema";
+import { ApiError, badRequest, STATUS_NAMES } from "@/lib/errors";
+import { jobResult, jobStatus } from "@/lib/jobs/runner";
+import type { PaymentHeader } from "@/lib/payments/gate";
+import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
+import type { Services } from "@/lib/services";
+import packageJson from "@/package.json";
+
+/**
+ * The MCP server at `/api/mcp`: the chunking API as tools for agents in MCP
+ * clients. Stateless (one server per HTTP request), so it runs as a
+ * serverless function. Paid tiers follow x402's MCP transport: an unpaid
+ * call answers `isError` with the v2 `PaymentRequired` as structured
+ * content; the client calls again with the payment in
+ * `_meta["x402/payment"]` and gets the settlement in
+ * `_meta["x402/payment-response"]`. Everything goes through the same
+ * pipeline, quota, payment rules and ledger as HTTP.
+ */
+
+export interface McpCaller {
+  /** The client key (lib/http/client-address.ts), for the free quota and unpaid references. */
+  client: string;
+  /** `<origin>/api`. */
+  apiBase: string;
+}
+
+const PAYMENT_META = "x402/payment";
+const PAYMENT_RESPONSE_META = "x402/payment-response";
+
+const asText = (value: unknown) => JSON.stringify(value, null, 2);
+
+const success = (body: Record<string, unknown>, meta?: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text: asText(body) }],
+  structuredContent: body,
+  ...(meta ? { _meta: meta } : {}),
+});
+
+/** An ApiError as a tool error: a 402 carries the v2 `PaymentRequired`, anything else the API's error body. */
+function failure(error: unknown): CallToolResult {
+  if (!(error instanceof ApiError)) throw error;
+  const required = error.status === 402 ? error.headers?.["PAYMENT-REQUIRED"] : undefined;
+  const body = required
+    ? decodePaymentRequiredHeader(required)
+    : { success: false, error: STATUS_NAMES[error.status], code: error.code, message: error.message };
+  return { isError: true, content: [{ type: "text", text: asText(body) }], structuredContent: body };
+}
+
+const MAX_BASE64_CHARS = (bytes: number) => Math.ceil(bytes / 3) * 4 + 4;
+
+function documentInput(args: ChunkDocumentArgs, maxUploadBytes: number): DocumentInput {
+  const given = [args.url, args.text, args.file_base64].filter((v) => v !== undefined).length;
+  if (given !== 1) throw badRequest("invalid_request", "Give exactly one of url, text or file_base64.");
+  if (args.url !== undefined) return { kind: "url", url: args.url };
+  if (args.text !== undefined)
+    return { kind: "upload", bytes: new TextEncoder().encode(args.text), filename: args.filename ?? "document.md" };
+  const base64 = args.file_base64!;
+  if (base64.length > MAX_BASE64_CHARS(maxUploadBytes))
+    throw new ApiError(413, "file_too_large", `The file is over ${maxUploadBytes} bytes.`);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw badRequest("invalid_request", "file_base64 is not base64.");
+  if (!args.filename) throw badRequest("invalid_request", "file_base64 needs its filename.");
+  return { kind: "upload", bytes: new Uint8Array(Buffer.from(base64, "base64")), filename: args.filename };
+}
+
+/** The x402 payload an MCP client puts in `_meta`, as the header the HTTP path reads. */
+function paymentOf(meta: Record<string, unknown> | undefined): PaymentHeader | undefined {
+  const payload = meta?.[PAYMENT_META];
+  if (payload === undefined) return undefined;
+  if (typeof payload !== "object" || payload === null)
+    throw new ApiError(402, "payment_invalid", `_meta["${PAYMENT_META}"] must be an x402 v2 payment payload object.`);
+  return {
+    name: "PAYMENT-SIGNATURE",
+    value: encodePaymentSignatureHeader(payload as Parameters<typeof encodePaymentSignatureHeader>[0]),
+  };
+}
+
+export function createMcpServer(services: Services, caller: McpCaller): McpServer {
+  const server = new McpServer({ name: "chunkwise", version: packageJson.version });
+
+  server.registerTool(
+    "chunk_document",
+    {
+      title: "Chunk a document",
+      description:
+        "Split a document (a URL, text, or a base64 file: PDF, DOCX, HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (async job). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements.",
+      inputSchema: ChunkDocumentArgsSchema,
+    },
+    async (args, extra) => {
+      try {
+        const { url: _url, text: _text, file_base64: _file, filename: _name, tier, ...options } = args;
+        const { body, headers } = await runChunkRequest(services, {
+          tier,
+          input: documentInput(args, services.config.limits.maxUploadBytes),
+          options,
+          client: caller.client,
+          payment: paymentOf(extra._meta),
+          apiBase: caller.apiBase,
+          resourcePath: "/mcp",
+          resourceKind: "mcp",
+        });
+        const settlement = headers["PAYMENT-RESPONSE"];
+        return success(
+          body,
+          settlement
+            ? { [PAYMENT_RESPONSE_META]: JSON.parse(Buffer.from(settlement, "base64").toString("utf8")) as unknown }
+            : undefined,
+        );
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "list_tiers",
+    {
+      title: "List the tiers",
+      description: "The tiers with their method, price in USDC, mode and whether this server can run them now.",
+      inputSchema: z.object({}),
+    },
+    async () => {
+      const info = apiInfo(services.config, caller.apiBase, { feePayer: await services.payments.feePayer() });
+      return success({ tiers: info.tiers, payment: info.payment });
+    },
+  );
+
+  const jobArgs = z.object({ job_id: JobIdSchema });
+  server.registerTool(
+    "get_job",
+    {
+      title: "An ai-pro job's status",
+      description: "Status and progress of an ai-pro job started by chunk_document; poll every second or two.",
+      inputSchema: jobArgs,
+    },
+    async ({ job_id }) => {
+      try {
+        return success({ ...(await jobStatus(services, job_id)) });
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "get_result",
+    {
+      title: "An ai-pro job's result",
+      description: "The chunks of a completed ai-pro job.",
+      inputSchema: jobArgs,
+    },
+    async ({ job_id }) => {
+      try {
+        return success(await jobResult(services, job_id));
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  );
+
+  return server;
+}

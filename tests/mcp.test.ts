@@ -1,0 +1,168 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createSolanaRpc } from "@solana/kit";
+import type { PaymentRequired } from "@x402/core/types";
+import { x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
+import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
+import { createServices, setServices } from "@/lib/services";
+import { call, funded, ORIGIN, prose } from "./helpers/api";
+
+/**
+ * The MCP server at /api/mcp through the official MCP SDK client, its HTTP
+ * requests dispatched to the route handler in process; paid calls go
+ * through x402's MCP transport on the local chain.
+ */
+
+let chain: LocalChain;
+let client: Client;
+let clientCounter = 0;
+
+function useServices(env: Record<string, string> = {}) {
+  setServices(
+    createServices(
+      loadConfig({
+        SOLANA_RPC_URL: chain.rpcUrl,
+        PAY_TO_ADDRESS: chain.payTo,
+        FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
+        PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
+        ...env,
+      }),
+    ),
+  );
+}
+
+/** A connected SDK client whose requests come from one client address. */
+async function connect(address = `198.51.100.${++clientCounter}`): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), {
+    fetch: async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers, client: address });
+    },
+  });
+  const sdk = new Client({ name: "chunkwise-test", version: "1.0.0" });
+  await sdk.connect(transport);
+  return sdk;
+}
+
+const chunk = (sdk: Client, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  sdk.callTool({
+    name: "chunk_document",
+    arguments: args,
+    ...(meta ? { _meta: meta } : {}),
+  }) as Promise<CallToolResult>;
+
+const usdc = async (owner: string) =>
+  BigInt(
+    (
+      await createSolanaRpc(chain.rpcUrl)
+        .getTokenAccountBalance(await associatedTokenAccount(owner, chain.usdcMint))
+        .send()
+    ).value.amount,
+  );
+
+beforeAll(async () => {
+  chain = await startLocalChain({ port: 0 });
+  useServices();
+  client = await connect();
+}, 30_000);
+
+afterAll(async () => {
+  await client?.close();
+  setServices(undefined);
+  await chain?.close();
+});
+
+describe("the MCP server", () => {
+  it("lists its tools with their input schemas", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["chunk_document", "get_job", "get_result", "list_tiers"]);
+    const chunkTool = tools.find((t) => t.name === "chunk_document")!;
+    expect(Object.keys(chunkTool.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["url", "text", "file_base64", "filename", "tier", "max_tokens"]),
+    );
+  });
+
+  it("chunks text on the free tier and counts the caller's free pages as HTTP does", async () => {
+    useServices({ FREE_PAGES_PER_DAY: "2" });
+    try {
+      const sdk = await connect();
+      const text = `# Rivers\n\n${prose(1)}`;
+      const result = await chunk(sdk, { text, tier: "free", max_tokens: 128 });
+      expect(result.isError).toBeFalsy();
+      const body = result.structuredContent as { success: boolean; chunks: { text: string }[]; total_chunks: number };
+      expect(body.success).toBe(true);
+      expect(body.chunks.length).toBe(body.total_chunks);
+      expect(body.chunks.map((c) => c.text).join(" ")).toContain("Rivers");
+      expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(body);
+
+      expect((await chunk(sdk, { text: "Second page.", tier: "free" })).isError).toBeFalsy();
+      const over = await chunk(sdk, { text: "Third page.", tier: "free" });
+      expect(over.isError).toBe(true);
+      expect(over.structuredContent).toMatchObject({ code: "free_quota_exceeded" });
+      await sdk.close();
+    } finally {
+      useServices();
+    }
+  });
+
+  it("answers a clear tool error for bad arguments and an unknown job", async () => {
+    const both = await chunk(client, { text: "a", url: "https://example.com/a.pdf", tier: "free" });
+    expect(both.isError).toBe(true);
+    expect(both.structuredContent).toMatchObject({ code: "invalid_request" });
+    const job = (await client.callTool({
+      name: "get_job",
+      arguments: { job_id: "ai-pro_000000000000" },
+    })) as CallToolResult;
+    expect(job.isError).toBe(true);
+    expect(job.structuredContent).toMatchObject({ code: "expired_or_unknown" });
+  });
+
+  it("lists the tiers with prices from the tier table", async () => {
+    const result = (await client.callTool({ name: "list_tiers", arguments: {} })) as CallToolResult;
+    const { tiers } = result.structuredContent as { tiers: { id: string; price_base_units: number }[] };
+    expect(tiers.find((t) => t.id === "structure")?.price_base_units).toBe(2000);
+  });
+
+  it("refuses an unpaid structure call with the x402 PaymentRequired, takes the payment in _meta, and refuses it replayed", async () => {
+    const payer = await funded();
+    const args = { text: `# Paid\n\n${prose(1, 77)}`, tier: "structure" };
+    const unpaid = await chunk(client, args);
+    expect(unpaid.isError).toBe(true);
+    const required = unpaid.structuredContent as PaymentRequired;
+    expect(required).toMatchObject({
+      x402Version: 2,
+      accepts: [{ scheme: "exact", amount: "2000", payTo: chain.payTo }],
+    });
+    expect(JSON.parse((unpaid.content[0] as { text: string }).text)).toEqual(required);
+    expect(required.extensions?.bazaar).toMatchObject({ info: { input: { type: "mcp", toolName: "chunk_document" } } });
+
+    const x402 = new x402Client();
+    x402.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: chain.rpcUrl }));
+    const payment = await x402.createPaymentPayload(required);
+    const before = await usdc(chain.payTo);
+    const paid = await chunk(client, args, { "x402/payment": payment });
+    expect(paid.isError, JSON.stringify(paid.structuredContent)).toBeFalsy();
+    expect((paid.structuredContent as { chunks: unknown[] }).chunks.length).toBeGreaterThan(0);
+    const settlement = paid._meta?.["x402/payment-response"] as {
+      success: boolean;
+      transaction: string;
+      payer: string;
+    };
+    expect(settlement).toMatchObject({ success: true, payer: payer.address });
+    expect(await usdc(chain.payTo)).toBe(before + 2000n);
+
+    // Replayed for the same call it answers the same result again; for another document it is refused.
+    const again = await chunk(client, args, { "x402/payment": payment });
+    expect(again.structuredContent).toEqual(paid.structuredContent);
+    const replay = await chunk(client, { ...args, text: "# Another\n\nSomething else." }, { "x402/payment": payment });
+    expect(replay.isError).toBe(true);
+    expect((replay.structuredContent as PaymentRequired).error).toMatch(/reference issued for this request/);
+    expect(await usdc(chain.payTo)).toBe(before + 2000n);
+  });
+});
