@@ -68,6 +68,45 @@ export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
 });
 export type ChunkDocumentArgs = z.infer<typeof ChunkDocumentArgsSchema>;
 
+const PaymentOptionSchema = z
+  .object({
+    scheme: z.literal("exact"),
+    network: z.string().meta({ description: "CAIP-2 id, as x402 v2 names it." }),
+    network_v1: z.string().meta({ description: "The name x402 v1 clients use (`solana`, `solana-devnet`)." }),
+    amount: z.string().regex(/^\d+$/).meta({ description: "USDC base units (6 decimals)." }),
+    price_usd: z.string(),
+    asset: z.string().meta({ description: "The USDC mint." }),
+    payTo: z.string(),
+    maxTimeoutSeconds: z.number().int().positive(),
+    extra: z.object({ name: z.literal("USDC"), decimals: z.literal(6), feePayer: z.string().optional() }),
+  })
+  .meta({ id: "PaymentOption" });
+
+/** `GET /.well-known/x402`: the paid resources, for agent catalogues and crawlers. */
+export const X402DiscoverySchema = z
+  .object({
+    x402Version: z.literal(2),
+    service: z.object({ name: z.string(), description: z.string(), openapi: z.url(), llms_txt: z.url(), mcp: z.url() }),
+    resources: z.array(
+      z.object({
+        resource: z.string().meta({ description: "The URL, or for the MCP tool the MCP endpoint." }),
+        type: z.enum(["http", "mcp"]),
+        method: z.literal("POST"),
+        tier: z.enum(TIER_IDS),
+        description: z.string(),
+        mimeType: z.literal("application/json"),
+        input: z.object({
+          body: z.enum(["multipart/form-data", "application/json", "mcp-tool"]),
+          tool: z.string().optional(),
+          schema: z.record(z.string(), z.unknown()),
+        }),
+        accepts: z.array(PaymentOptionSchema),
+      }),
+    ),
+  })
+  .meta({ id: "X402Discovery" });
+export type X402Discovery = z.infer<typeof X402DiscoverySchema>;
+
 /** Turns a zod failure into one readable sentence for the 400 message. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { paymentOption } from "@/lib/discovery";
 import {
   type ZodOpenApiOperationObject,
   type ZodOpenApiPathsObject,
@@ -330,6 +331,7 @@ function uploadOperation(
       .filter(Boolean)
       .join("\n\n"),
     "x-chunkwise-tier": tier.id,
+    ...(paid ? { "x-payment-info": paymentInfo(config, [tier]) } : {}),
     ...(paid ? { security: paidSecurity } : {}),
     requestBody: {
       required: true,
@@ -357,9 +359,32 @@ function uploadOperation(
   };
 }
 
+/**
+ * `x-payment-info` of a paid operation, as agent catalogues read it: the
+ * x402 `exact` offer of each tier it serves (the 402 adds the per-request
+ * reference and the fee payer).
+ */
+function paymentInfo(config: Config, tiers: Tier[]) {
+  const [first] = tiers.map((tier) => paymentOption(config, tier, undefined));
+  return {
+    scheme: "exact",
+    protocols: ["x402"],
+    network: first!.network,
+    network_v1: first!.network_v1,
+    asset: first!.asset,
+    payTo: first!.payTo,
+    price: Object.fromEntries(
+      tiers.map((tier) => [tier.id, { amount: String(tier.priceBaseUnits), usd: priceUsd(tier), currency: "USDC" }]),
+    ),
+  };
+}
+
+const paidTierList = () => TIER_IDS.map((id) => TIERS[id]).filter(isPaid);
+
 function urlOperation(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpenApiOperationObject {
   return {
     operationId: "chunkUrl",
+    "x-payment-info": paymentInfo(config, paidTierList()),
     tags: [TAGS.chunking],
     summary: "Chunk a document at a URL (any tier)",
     description: [
@@ -452,6 +477,7 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
     "/mcp": {
       post: {
         operationId: "mcp",
+        "x-payment-info": paymentInfo(config, paidTierList()),
         tags: [TAGS.service],
         summary: "MCP server (Streamable HTTP)",
         description:

@@ -95,6 +95,23 @@ describe("npm start with no environment", () => {
     expect(await page.text()).toContain("Chunkwise");
   });
 
+  it("serves the discovery documents and the MCP endpoint from the build", async () => {
+    const wellKnown = await fetch(`${base}/.well-known/x402`);
+    expect(wellKnown.status).toBe(200);
+    expect(((await wellKnown.json()) as { resources: unknown[] }).resources.length).toBeGreaterThan(0);
+    const llms = await fetch(`${base}/llms.txt`);
+    expect(llms.status).toBe(200);
+    expect(await llms.text()).toMatch(/^# Chunkwise/);
+    const mcp = await fetch(`${base}/api/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(mcp.status).toBe(200);
+    const tools = (await mcp.json()) as { result: { tools: { name: string }[] } };
+    expect(tools.result.tools.map((t) => t.name)).toContain("chunk_document");
+  });
+
   it("chunks text, PDF, DOCX and HTML uploads, refuses a corrupted PDF with 400, and answers unknown API paths with JSON", async () => {
     const response = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(prose(1), "a.txt") });
     expect(response.status).toBe(200);
