@@ -60,7 +60,7 @@ describe("/docs", () => {
       for (const tag of doc.tags ?? [])
         await page.getByRole("heading", { level: 2, name: tag.name, exact: true }).waitFor();
 
-      // Examples written for this server: curl first, then the agent's 402 flow and x402-fetch.
+      // Examples written for this server: curl first, then the agent's 402 flow, x402 (v2 and v1) and MCP.
       const examples = page.getByRole("tablist", { name: "Examples" });
       const panel = page.getByRole("tabpanel").filter({ visible: true }).first();
       expect(await examples.getByRole("tab", { selected: true }).innerText()).toBe("curl");
@@ -69,8 +69,11 @@ describe("/docs", () => {
       expect(curl).toContain(`${app.base}/api`);
       await examples.getByRole("tab", { name: "Agent flow" }).click();
       await panel.getByText("X-PAYMENT", { exact: false }).first().waitFor();
-      await examples.getByRole("tab", { name: "x402-fetch" }).click();
+      await examples.getByRole("tab", { name: "x402" }).click();
+      await panel.getByText("@x402/fetch", { exact: false }).first().waitFor();
       await panel.getByText("x402-fetch", { exact: false }).first().waitFor();
+      await examples.getByRole("tab", { name: "MCP" }).click();
+      await panel.getByText(`${app.base}/api/mcp`, { exact: false }).first().waitFor();
       await examples.getByRole("tab", { name: "curl" }).click();
 
       await screenshot(page, "docs");

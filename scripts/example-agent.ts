@@ -1,7 +1,9 @@
 /**
  * The spec's agent flow, end to end:
- *   npm run example:agent -- <document url> [--tier structure] [--api http://localhost:3000/api]
+ *   npm run example:agent -- <document url> [--tier structure] [--api http://localhost:3000/api] [--pay signature|x402]
  *
+ * With `--pay x402` an unmodified `@x402/fetch` 2.x client (the v2 scheme
+ * only) answers the 402 itself; by default the script walks the spec's flow:
  * 1. POST /api/chunk {url, tier} without payment and read the 402's paymentRequirements.
  * 2. Transfer maxAmountRequired USDC to payTo, with extra.reference in a Memo.
  * 3. Repeat the same request with X-PAYMENT: <signature> (retrying while the
@@ -22,6 +24,8 @@ import {
   type Signature,
   type TransactionSigner,
 } from "@solana/kit";
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { z } from "zod";
 import { signUsdcTransfer } from "@/lib/payments/usdc-transfer";
 
@@ -77,12 +81,17 @@ async function main(): Promise<number> {
     options: {
       tier: { type: "string", default: "structure" },
       api: { type: "string", default: process.env.CHUNKWISE_API ?? "http://localhost:3000/api" },
+      pay: { type: "string", default: "signature" },
     },
   });
+  if (values.pay !== "signature" && values.pay !== "x402") {
+    console.error("--pay takes signature (the spec's flow) or x402 (@x402/fetch 2.x).");
+    return 2;
+  }
   const documentUrl = positionals[0];
   if (!documentUrl) {
     console.error(
-      "usage: npm run example:agent -- <document url> [--tier structure|semantic|ai|ai-pro] [--api http://localhost:3000/api]",
+      "usage: npm run example:agent -- <document url> [--tier structure|semantic|ai|ai-pro] [--api http://localhost:3000/api] [--pay signature|x402]",
     );
     return 2;
   }
@@ -93,6 +102,8 @@ async function main(): Promise<number> {
       headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify({ url: documentUrl, tier: values.tier }),
     });
+
+  if (values.pay === "x402") return payWithX402(api, request);
 
   // 1. Ask, and read the price.
   const first = await request();
@@ -138,14 +149,40 @@ async function main(): Promise<number> {
   }
   log(`paid request answered ${paid.status} with ${result.total_chunks} chunks`);
 
-  // 4. Large results are stored; fetch them.
-  if (result.download_url) {
-    const stored = await fetch(result.download_url);
-    console.log(JSON.stringify(await stored.json(), null, 2));
-  } else {
-    console.log(JSON.stringify(result, null, 2));
-  }
+  return printResult(result);
+}
+
+/** 4. Large results are stored; fetch them. */
+async function printResult(result: { download_url?: string }): Promise<number> {
+  const full: unknown = result.download_url ? await (await fetch(result.download_url)).json() : result;
+  console.log(JSON.stringify(full, null, 2));
   return 0;
+}
+
+/** The same request paid by `@x402/fetch` 2.x, which reads the 402's PAYMENT-REQUIRED header and pays in PAYMENT-SIGNATURE. */
+async function payWithX402(
+  api: string,
+  request: (headers?: Record<string, string>) => Promise<Response>,
+): Promise<number> {
+  const info = ApiInfo.parse(await (await fetch(api)).json());
+  const rpcUrl = process.env.SOLANA_RPC_URL ?? info.localnet?.rpc_url;
+  if (!rpcUrl) throw new Error("Set SOLANA_RPC_URL to an RPC endpoint of the service's network.");
+  const client = new x402Client();
+  client.register("solana:*", new ExactSvmScheme(await payer(info), { rpcUrl }));
+  const paying = wrapFetchWithPayment((input, init) => {
+    // The wrapper repeats the request with its payment header; ours builds the body afresh each time.
+    const headers = Object.fromEntries(new Headers(init?.headers ?? (input instanceof Request ? input.headers : {})));
+    return request(headers);
+  }, client);
+  const paid = await paying(`${api}/chunk`, { method: "POST" });
+  const result = (await paid.json()) as { download_url?: string; total_chunks?: number };
+  if (!paid.ok) {
+    console.log(JSON.stringify(result, null, 2));
+    return 1;
+  }
+  const receipt = decodePaymentResponseHeader(paid.headers.get("payment-response")!);
+  log(`paid ${receipt.transaction} through x402 v2; answered ${paid.status} with ${result.total_chunks} chunks`);
+  return printResult(result);
 }
 
 main().then(

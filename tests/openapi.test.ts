@@ -47,7 +47,7 @@ import { TIERS, TIER_IDS, isPaid } from "@/lib/tiers";
 import packageJson from "@/package.json";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import type * as web from "@/web/api-client";
-import { agentExample, x402Example } from "@/web/docs-examples";
+import { agentExample, mcpExample, x402Example, x402V2Example } from "@/web/docs-examples";
 import { ORIGIN, call, prose, upload } from "./helpers/api";
 import { type Rpc, transferToken } from "./helpers/chain";
 
@@ -862,6 +862,29 @@ describe("the docs page's examples", () => {
     expect(result.stdout).toMatch(/^\d+ chunks, paid in [1-9A-HJ-NP-Za-km-z]{64,88}\n$/);
     expect((await usdcOf(chain.payTo)) - before).toBe(BigInt(TIERS.structure.priceBaseUnits));
   }, 90_000);
+
+  it.each([
+    ["@x402/fetch 2.x (v2 only) pays for an upload", x402V2Example, "v2.mts"],
+    ["an MCP SDK client is offered the payment, pays it in _meta and gets the chunks", mcpExample, "mcp.mts"],
+  ])(
+    "%s, as the docs show it",
+    async (_name, example, file) => {
+      const info = ApiInfoSchema.parse(
+        await (await call("GET", "/api", { headers: { host: new URL(base).host } })).json(),
+      );
+      const { code } = example({
+        apiBase: `${base}/api`,
+        rpcUrl: info.payment.rpc_url,
+        faucetUrl: info.localnet?.faucet_url,
+      });
+      const before = await usdcOf(chain.payTo);
+      const result = await run(file, code);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^\d+ chunks, paid in [1-9A-HJ-NP-Za-km-z]{64,88}\n$/);
+      expect((await usdcOf(chain.payTo)) - before).toBe(BigInt(TIERS.structure.priceBaseUnits));
+    },
+    90_000,
+  );
 });
 
 // ---------------------------------------------------------------------------

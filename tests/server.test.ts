@@ -169,7 +169,7 @@ describe("a second instance with its own local chain, and the agent example payi
     await new Promise((resolve) => documents?.close(resolve));
   });
 
-  it("runs beside the first on LOCAL_CHAIN_PORT, and `npm run example:agent` pays for a URL and gets chunks", async () => {
+  it("runs beside the first on LOCAL_CHAIN_PORT, and `npm run example:agent` pays for a URL and gets chunks, by signature and by x402 v2", async () => {
     const chainPort = await freePort();
     // Only loopback documents exist in tests, so this instance may fetch private addresses.
     second = await startServer({ LOCAL_CHAIN_PORT: String(chainPort), URL_FETCH_ALLOW_PRIVATE: "true" });
@@ -202,6 +202,22 @@ describe("a second instance with its own local chain, and the agent example payi
     };
     expect(result).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000 } });
     expect(agent.stderr).toContain(result.payment.transaction);
+
+    // The same script paying through an unmodified @x402/fetch 2.x client.
+    const x402 = await run(process.execPath, [
+      "--import",
+      "tsx",
+      "scripts/example-agent.ts",
+      docUrl,
+      "--api",
+      `${second.base}/api`,
+      "--pay",
+      "x402",
+    ]);
+    expect(x402.status, `${x402.stderr}\n${x402.stdout}`).toBe(0);
+    const paidByX402 = JSON.parse(x402.stdout) as typeof result;
+    expect(paidByX402).toMatchObject({ success: true, tier: "structure", payment: { amount: 2000 } });
+    expect(x402.stderr).toContain(`paid ${paidByX402.payment.transaction} through x402 v2`);
   }, 90_000);
 });
 

@@ -208,3 +208,84 @@ const receipt = decodeXPaymentResponse(response.headers.get("x-payment-response"
 console.log(result.total_chunks, "chunks, paid in", receipt.transaction);`,
   };
 }
+
+/** The wallet lines of the v2 and MCP examples: a funded test wallet in local mode, else one's own. */
+function kitWallet(faucetUrl: string | undefined): { imports: string; code: string } {
+  return faucetUrl
+    ? {
+        imports: 'import { generateKeyPairSigner } from "@solana/kit";',
+        code: `// Local mode: a fresh test wallet funded by the faucet.
+const wallet = await generateKeyPairSigner();
+await fetch("${faucetUrl}", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: wallet.address }) });`,
+      }
+    : {
+        imports: 'import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";',
+        code: `// A wallet holding USDC: base58 of its 64-byte secret key. The service pays the network fee.
+const wallet = await createKeyPairSignerFromBytes(getBase58Encoder().encode(process.env.SOLANA_SECRET_KEY!));`,
+      };
+}
+
+/** Paying with the current x402 client, version 2 only: it reads the 402's `PAYMENT-REQUIRED` header. */
+export function x402V2Example({ apiBase, rpcUrl, faucetUrl }: ExampleContext): Example {
+  const wallet = kitWallet(faucetUrl);
+  return {
+    id: "x402-v2",
+    title: "@x402/fetch (x402 v2)",
+    intro:
+      "The current x402 client: it reads the offer in the 402's `PAYMENT-REQUIRED` header, pays in `PAYMENT-SIGNATURE`, and the answer carries `PAYMENT-RESPONSE`. The transfer settles only once the chunks are made. `npm i @x402/fetch @x402/svm @solana/kit`.",
+    language: "ts",
+    code: `import { readFile } from "node:fs/promises";
+${wallet.imports}
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+
+const API = "${apiBase}";
+${wallet.code}
+
+const client = new x402Client();
+client.register("solana:*", new ExactSvmScheme(wallet, { rpcUrl: "${rpcUrl ?? "https://api.mainnet-beta.solana.com"}" }));
+const fetchWithPayment = wrapFetchWithPayment(fetch, client);
+
+const form = new FormData();
+form.set("file", new Blob([await readFile("report.pdf")]), "report.pdf");
+const response = await fetchWithPayment(\`\${API}/chunk/structure\`, { method: "POST", body: form });
+const result = await response.json();
+if (!response.ok) throw new Error(\`\${response.status} \${result.code}: \${result.message}\`);
+const receipt = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+console.log(result.total_chunks, "chunks, paid in", receipt.transaction);`,
+  };
+}
+
+/** An agent's MCP client calling the paid tool through x402's MCP transport. */
+export function mcpExample({ apiBase, rpcUrl, faucetUrl }: ExampleContext): Example {
+  const wallet = kitWallet(faucetUrl);
+  return {
+    id: "mcp",
+    title: "MCP",
+    intro: `MCP clients add \`${apiBase}/mcp\` as a server (Streamable HTTP). In code, with the official SDK: a paid call first answers the x402 offer as a tool error; pay it and call again with the payment in \`_meta["x402/payment"]\`. \`npm i @modelcontextprotocol/sdk @x402/fetch @x402/svm @solana/kit\`.`,
+    language: "ts",
+    code: `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+${wallet.imports}
+import { x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+
+${wallet.code}
+
+const mcp = new Client({ name: "my-agent", version: "1.0.0" });
+await mcp.connect(new StreamableHTTPClientTransport(new URL("${apiBase}/mcp")));
+const args = { text: "# Notes\\n\\nRivers slow down where they meet the sea and drop their sand.", tier: "structure" };
+
+const offer = await mcp.callTool({ name: "chunk_document", arguments: args });
+if (!offer.isError) throw new Error("expected the payment offer");
+const x402 = new x402Client();
+x402.register("solana:*", new ExactSvmScheme(wallet, { rpcUrl: "${rpcUrl ?? "https://api.mainnet-beta.solana.com"}" }));
+const payment = await x402.createPaymentPayload(offer.structuredContent as never);
+
+const paid = await mcp.callTool({ name: "chunk_document", arguments: args, _meta: { "x402/payment": payment } });
+if (paid.isError) throw new Error(JSON.stringify(paid.structuredContent));
+const settlement = paid._meta?.["x402/payment-response"] as { transaction: string };
+console.log((paid.structuredContent as { total_chunks: number }).total_chunks, "chunks, paid in", settlement.transaction);
+await mcp.close();`,
+  };
+}
