@@ -495,6 +495,32 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
     expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
   });
 
+  it("a v2 payment settles through the reference facilitator when one is configured", async () => {
+    const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
+    useServices({
+      FEE_PAYER_SECRET_KEY: "",
+      X402_FACILITATOR_URL: facilitator.url,
+      X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
+    });
+    try {
+      const before = await usdcBalance(chain.payTo);
+      const payingFetch = wrapFetchWithPaymentV2(fetchIn, v2Client(await funded()));
+      const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
+        method: "POST",
+        body: upload(newDocument(), "v2.md"),
+      });
+      const result = await json(response);
+      expect(response.status, JSON.stringify(result)).toBe(200);
+      expect(facilitator.requests).toEqual(["/verify", "/settle"]);
+      const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+      expect(result.payment.transaction).toBe(settlement.transaction);
+      expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+    } finally {
+      await facilitator.close();
+      useServices();
+    }
+  });
+
   it("every 402 carries the v2 offer beside the v1 body: CAIP-2 network, the reference as extra.memo, bazaar metadata", async () => {
     const { body, required } = await offerFor(newDocument());
     expect(required).toMatchObject({

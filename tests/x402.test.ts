@@ -48,6 +48,10 @@ import { ApiError } from "@/lib/errors";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
 import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
+import { offerV2 } from "@/lib/payments/x402-v2";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { startReferenceFacilitator } from "./helpers/facilitator";
 import { type RecordingProxy, startRecordingProxy } from "./helpers/rpc-proxy";
 import {
@@ -598,31 +602,40 @@ describe("settlement", () => {
   });
 });
 
-describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's reference one", () => {
+describe("a remote facilitator (X402_FACILITATOR_URL), here x402's reference one (@x402/core + @x402/svm, v2)", () => {
   let facilitator: Awaited<ReturnType<typeof startReferenceFacilitator>>;
   let client: X402FacilitatorClient;
+  let offer: PaymentRequirements;
+  /** A payload laid out by buildPayment, handed over as a v2 payment accepting the offer. */
+  const asV2 = async (header: string | Promise<string>): Promise<PaymentPayload> => ({
+    x402Version: 2,
+    accepted: offer,
+    payload: decodeHeader(await header).payload,
+  });
 
   beforeAll(async () => {
     facilitator = await startReferenceFacilitator(chain.rpcUrl, feePayerSecret);
     client = new X402FacilitatorClient(facilitator.url, { timeoutMs: 30_000 });
+    offer = offerV2(requirement, "solana-localnet");
   });
   afterAll(async () => {
     await facilitator?.close();
   });
 
-  it("verifies and settles an x402 client's payment, and payTo receives the price", async () => {
-    const header = await createPaymentHeader(payer, 1, advertised, { svmConfig: { rpcUrl: chain.rpcUrl } });
-    const payment = parseX402Header(header)!;
+  it("verifies and settles an @x402/fetch 2.x client's payment, and payTo receives the price", async () => {
+    const x402 = new x402Client();
+    x402.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: chain.rpcUrl }));
+    const payment = await x402.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: requirement.resource },
+      accepts: [offer],
+    });
     const before = await balances();
 
-    expect(await client.verify(payment, requirement)).toEqual({ payer: payer.address });
-    const settled = await client.settle(payment, requirement);
+    expect(await client.verify(payment, offer)).toEqual({ payer: payer.address });
+    const settled = await client.settle(payment, offer);
 
-    expect(settled).toEqual({
-      signature: await wouldBeSignature(header),
-      payer: payer.address,
-      network: "solana-devnet",
-    });
+    expect(settled).toMatchObject({ payer: payer.address, network: offer.network });
     expect((await statusOf(settled.signature))?.err).toBeNull();
     expect((await balances()).payTo - before.payTo).toBe(price);
   });
@@ -632,14 +645,16 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's referen
       [await buildPayment({ amount: price + 1n }), "payment_amount_mismatch"],
       [await buildPayment({ recipient: (await generateKeyPairSigner()).address }), "payment_wrong_recipient"],
       [
-        await buildPayment({ after: [memo("1.2.0 allows exactly three instructions")] }),
+        await buildPayment({
+          after: [{ programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([2, 0, 0, 0]) }],
+        }),
         "payment_invalid_instructions",
       ],
     ];
     const before = await balances();
     for (const [header, code] of cases) {
-      await expectRefusal(client.verify(parseX402Header(header)!, requirement), 402, code);
-      await expectRefusal(client.settle(parseX402Header(header)!, requirement), 402, code);
+      await expectRefusal(client.verify(await asV2(header), offer), 402, code);
+      await expectRefusal(client.settle(await asV2(header), offer), 402, code);
       expect(await statusOf(await wouldBeSignature(header))).toBeNull();
     }
     expect(await balances()).toEqual(before);
@@ -647,8 +662,12 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's referen
 
   it("refuses a payment for another network without asking the facilitator", async () => {
     const unreachable = new X402FacilitatorClient("http://127.0.0.1:9", { timeoutMs: 1000 });
+    const payment = await asV2(buildPayment());
     await expectRefusal(
-      unreachable.verify(parseX402Header(await buildPayment({ network: "solana" }))!, requirement),
+      unreachable.verify(
+        { ...payment, accepted: { ...offer, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" } },
+        offer,
+      ),
       402,
       "payment_wrong_network",
     );
@@ -660,10 +679,6 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402 1.2.0's referen
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const unreachable = new X402FacilitatorClient(`http://127.0.0.1:${port}`, { timeoutMs: 5000 });
-    await expectRefusal(
-      unreachable.verify(parseX402Header(await buildPayment())!, requirement),
-      503,
-      "facilitator_unavailable",
-    );
+    await expectRefusal(unreachable.verify(await asV2(buildPayment()), offer), 503, "facilitator_unavailable");
   });
 });

@@ -21,6 +21,7 @@ import {
   verifyX402Payment,
   type X402Payment,
 } from "@/lib/payments/x402";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import {
   type ResourceKind,
@@ -165,7 +166,7 @@ export class PaymentGate {
           "The payment's extra.memo is not the reference issued for this request (another document, URL or tier, or expired): pay the offer of this request's 402.",
         );
     }
-    return this.#admitX402(asVerifiable(payment), request, { version: 2, memo });
+    return this.#admitX402(asVerifiable(payment), request, { version: 2, memo, v2: payment });
   }
 
   async #requirement(request: PaidRequest, withReference: boolean): Promise<PaymentRequirement> {
@@ -259,7 +260,7 @@ export class PaymentGate {
   async #admitX402(
     payment: X402Payment,
     request: PaidRequest,
-    how: { version: 1 | 2; memo?: string },
+    how: { version: 1 | 2; memo?: string; v2?: PaymentPayloadV2 },
   ): Promise<Admission> {
     const { facilitator, feePayerSecretKey } = this.#config.payments;
     const feePayer = await this.feePayer();
@@ -281,15 +282,19 @@ export class PaymentGate {
         "payment_reference_mismatch",
         "The transaction carries no Memo with the accepted extra.memo, the reference this payment is bound by.",
       );
-    if (facilitator)
+    if (facilitator) {
+      // The facilitator speaks v2: a v1 payment is the same transaction accepting the same offer.
+      const offer = offerV2(requirement, this.#config.network);
+      const v2 = how.v2 ?? { x402Version: 2, accepted: offer, payload: payment.payload };
       return this.#admitThroughFacilitator(
         new X402FacilitatorClient(facilitator.url),
-        payment,
-        requirement,
+        v2,
+        how.v2 ? how.v2.accepted : offer,
         verified,
         request,
         how.version,
       );
+    }
     const cosigned = await cosignX402(verified, feePayerSecretKey!);
 
     const bought = await this.#ledger.replay(cosigned.signature, request.request);
@@ -320,8 +325,8 @@ export class PaymentGate {
    */
   async #admitThroughFacilitator(
     client: X402FacilitatorClient,
-    payment: X402Payment,
-    requirement: PaymentRequirement,
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
     verified: VerifiedX402,
     request: PaidRequest,
     version: 1 | 2,
@@ -329,7 +334,7 @@ export class PaymentGate {
     const settledKey = `x402-settled:${payerSignature(verified)}`;
     let transaction = await this.#store.get(settledKey);
     if (!transaction) {
-      await client.verify(payment, requirement);
+      await client.verify(payment, requirements);
       const lock = `x402-settling:${payerSignature(verified)}`;
       if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 })))
         throw new ApiError(
@@ -339,7 +344,7 @@ export class PaymentGate {
           { headers: { "Retry-After": "2" } },
         );
       try {
-        transaction = (await client.settle(payment, requirement)).signature;
+        transaction = (await client.settle(payment, requirements)).signature;
         await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
       } finally {
         await this.#store.del(lock);

@@ -1,14 +1,15 @@
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
-import type { PaymentRequirement } from "@/lib/payments/requirements";
-import { type X402Payment, acceptedNetworks } from "@/lib/payments/x402";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 
 /**
  * A remote x402 facilitator (`X402_FACILITATOR_URL`) instead of settling
- * ourselves: POST /verify and /settle with `{x402Version, paymentPayload,
- * paymentRequirements}`, as x402's own `useFacilitator` does. Its reason
- * codes become this service's codes, so a client sees the same refusals
- * either way.
+ * ourselves: POST /verify and /settle with `{x402Version: 2, paymentPayload,
+ * paymentRequirements}`, as x402's `HTTPFacilitatorClient` does. Payments
+ * that came as x402 v1 are handed over in v2 form (the same transaction
+ * accepting the same offer), so the facilitator speaks one version. Its
+ * reason codes become this service's codes, so a client sees the same
+ * refusals either way.
  */
 
 const VerifyResponseSchema = z.object({
@@ -77,19 +78,14 @@ export class X402FacilitatorClient {
     private readonly options: { timeoutMs: number } = { timeoutMs: 30_000 },
   ) {}
 
-  /** The requirement as the client paid it: x402 v1 names the local chain `solana-devnet`. */
-  private body(payment: X402Payment, requirement: PaymentRequirement) {
-    if (!acceptedNetworks(requirement.network).includes(payment.network))
+  private body(payment: PaymentPayload, requirements: PaymentRequirements) {
+    if (payment.accepted.network !== requirements.network)
       throw new ApiError(
         402,
         "payment_wrong_network",
-        `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`,
+        `The payment is for ${payment.accepted.network}; this service takes ${requirements.network}.`,
       );
-    return {
-      x402Version: payment.x402Version,
-      paymentPayload: payment,
-      paymentRequirements: { ...requirement, network: payment.network },
-    };
+    return { x402Version: 2, paymentPayload: payment, paymentRequirements: requirements };
   }
 
   private async post(path: string, body: unknown): Promise<unknown> {
@@ -109,8 +105,8 @@ export class X402FacilitatorClient {
   }
 
   /** Resolves with the payer when the facilitator accepts the payment; a refusal is a 402 with this service's code. */
-  async verify(payment: X402Payment, requirement: PaymentRequirement): Promise<{ payer: string }> {
-    const parsed = VerifyResponseSchema.safeParse(await this.post("/verify", this.body(payment, requirement)));
+  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<{ payer: string }> {
+    const parsed = VerifyResponseSchema.safeParse(await this.post("/verify", this.body(payment, requirements)));
     if (!parsed.success) throw unavailable(parsed.error);
     const answer = parsed.data;
     if (!answer.isValid) throw refusal(answer.invalidReason, answer.invalidMessage, "payment_invalid");
@@ -119,8 +115,8 @@ export class X402FacilitatorClient {
   }
 
   /** Has the facilitator co-sign, send and confirm the payment. */
-  async settle(payment: X402Payment, requirement: PaymentRequirement): Promise<FacilitatorSettlement> {
-    const parsed = SettleResponseSchema.safeParse(await this.post("/settle", this.body(payment, requirement)));
+  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorSettlement> {
+    const parsed = SettleResponseSchema.safeParse(await this.post("/settle", this.body(payment, requirements)));
     if (!parsed.success) throw unavailable(parsed.error);
     const answer = parsed.data;
     if (!answer.success) throw refusal(answer.errorReason, answer.errorMessage, "payment_failed");

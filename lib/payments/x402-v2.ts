@@ -103,7 +103,7 @@ const MAX_HEADER_CHARS = 16_384;
 
 const AcceptedSchema = z.object({
   scheme: z.literal("exact", { error: "Only the exact scheme is accepted." }),
-  network: z.string().min(1).max(64),
+  network: z.templateLiteral([z.string().min(1).max(32), ":", z.string().min(1).max(64)]),
   amount: z.string().regex(/^\d{1,20}$/),
   asset: z.string().min(1).max(64),
   payTo: z.string().min(1).max(64),
