@@ -47,6 +47,7 @@ import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
 import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
+import { orRefuse } from "@/lib/payments/refusal";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import { offerV2 } from "@/lib/payments/x402-v2";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -129,7 +130,7 @@ const decodeHeader = (header: string) =>
 async function payThrough(header: string, options: { rpcUrl?: string; confirmTimeoutMs?: number } = {}) {
   const payment = parseX402Header(header);
   if (!payment) throw new Error("not an x402 header");
-  const verified = await verifyX402Payment(payment, requirement, feePayer);
+  const verified = orRefuse(await verifyX402Payment(payment, requirement, feePayer));
   const cosigned = await cosignX402(verified, feePayerSecret);
   await settleX402(options.rpcUrl ?? proxy.url, cosigned, { confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000 });
   return { verified, cosigned };
@@ -301,7 +302,10 @@ describe("parseX402Header", () => {
       network: "solana-devnet",
       payload: { transaction: Buffer.from("hello").toString("base64") },
     });
-    await expectRefusal(verifyX402Payment(parseX402Header(header)!, requirement, feePayer), 402, "payment_invalid");
+    expect(await verifyX402Payment(parseX402Header(header)!, requirement, feePayer)).toMatchObject({
+      ok: false,
+      refusal: { code: "payment_invalid" },
+    });
   });
 });
 
@@ -400,7 +404,7 @@ describe("layouts the current exact-SVM spec allows", () => {
       data: new Uint8Array([1, 2, 3]),
     };
     const header = await buildPayment({ first: [guard], before: [guard], after: [memo("nonce"), guard] });
-    const verified = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer);
+    const verified = orRefuse(await verifyX402Payment(parseX402Header(header)!, requirement, feePayer));
     expect(verified.memos).toEqual(["nonce"]);
     expect(proxy.methods).toEqual([]);
   });
@@ -413,7 +417,7 @@ describe("layouts the current exact-SVM spec allows", () => {
         getAddMemoInstruction({ memo: "v2 ✓" }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 }),
       ],
     });
-    const verified = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer);
+    const verified = orRefuse(await verifyX402Payment(parseX402Header(header)!, requirement, feePayer));
     expect(verified.memos).toEqual(["newest", "v1", "v2 ✓"]);
   });
 
@@ -424,7 +428,7 @@ describe("layouts the current exact-SVM spec allows", () => {
       data: new Uint8Array([1, 2, 3]),
     };
     const header = await buildPayment({ after: [guard, guard, memo("nonce")] });
-    const verified = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer);
+    const verified = orRefuse(await verifyX402Payment(parseX402Header(header)!, requirement, feePayer));
     expect(verified.memos).toEqual(["nonce"]);
     expect(proxy.methods).toEqual([]);
   });
@@ -593,7 +597,7 @@ describe("settlement", () => {
 
   it("a fee payer key that is not extra.feePayer is a configuration error, not a payment error", async () => {
     const header = await buildPayment();
-    const verified = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer);
+    const verified = orRefuse(await verifyX402Payment(parseX402Header(header)!, requirement, feePayer));
     const seed = crypto.getRandomValues(new Uint8Array(32));
     const strangerKeys = await createKeyPairFromPrivateKeyBytes(seed, true);
     const publicKey = new Uint8Array(await crypto.subtle.exportKey("raw", strangerKeys.publicKey));

@@ -22,6 +22,7 @@ import {
   type X402Payment,
 } from "@/lib/payments/x402";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { orRefuse } from "@/lib/payments/refusal";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
 import {
   type ResourceKind,
@@ -150,7 +151,7 @@ export class PaymentGate {
 
   /** A v2 payment must accept exactly what this request offers; its memo must be the reference issued for it. */
   async #admitV2(payment: PaymentPayloadV2, request: PaidRequest): Promise<Admission> {
-    checkAccepted(payment.accepted, offerV2(await this.#requirement(request, false), this.#config.network));
+    orRefuse(checkAccepted(payment.accepted, offerV2(await this.#requirement(request, false), this.#config.network)));
     const { memo } = payment.accepted.extra;
     if (memo === undefined) {
       if (this.#config.payments.requireReference)
@@ -230,13 +231,14 @@ export class PaymentGate {
 
     const price = BigInt(request.tier.priceBaseUnits);
     const { payments, payTo, usdcMint } = this.#config;
-    const transfer = await verifySignaturePayment(this.#rpc, signature, {
+    const verdict = await verifySignaturePayment(this.#rpc, signature, {
       payTo,
       mint: usdcMint,
       price,
       maxAgeSeconds: payments.maxAgeSeconds,
       confirmTimeoutMs: payments.confirmTimeoutMs,
     });
+    const transfer = orRefuse(verdict);
     const bound = await this.#references.find(transfer.memos);
     if (bound && (bound.tier !== request.tier.id || bound.document !== request.document))
       throw paymentRejected(
@@ -271,11 +273,8 @@ export class PaymentGate {
       );
     const requirement = await this.#requirement(request, false);
     // Our own rules first, even with a facilitator: a refused payload never leaves this process.
-    const verified = await verifyX402Payment(
-      payment,
-      requirement,
-      feePayer,
-      createSolanaRpc(this.#config.payments.rpcUrl),
+    const verified = orRefuse(
+      await verifyX402Payment(payment, requirement, feePayer, createSolanaRpc(this.#config.payments.rpcUrl)),
     );
     if (how.memo !== undefined && !verified.memos.includes(how.memo))
       throw paymentRejected(

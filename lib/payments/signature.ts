@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
 import { MEMO_PROGRAMS, memoTextFromBase58 } from "@/lib/payments/memo";
+import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 
 /**
  * The spec's way of paying: the client sends USDC to `payTo` itself, then
@@ -134,25 +135,23 @@ function payerOf(transaction: ParsedTransaction): string {
   return typeof first === "string" ? first : (first?.pubkey ?? "");
 }
 
+/** Judges a transfer by what the chain recorded; a refusal is a value with its reason code. */
 export async function verifySignaturePayment(
   rpc: ChainRpc,
   signature: string,
   expected: ExpectedPayment,
   now = Date.now(),
-): Promise<VerifiedTransfer> {
+): Promise<Verdict<VerifiedTransfer>> {
   const transaction = await findTransaction(rpc, signature, expected.confirmTimeoutMs);
   if (!transaction?.meta)
-    throw paymentRejected(
+    return refuse(
       "payment_not_found",
       "No confirmed transaction with this signature yet. If you just sent it, retry the same request with the same X-PAYMENT in a few seconds.",
     );
   if (transaction.meta.err !== null && transaction.meta.err !== undefined)
-    throw paymentRejected(
-      "payment_failed",
-      "This transaction failed on chain, so nothing was paid. Send a new transfer.",
-    );
+    return refuse("payment_failed", "This transaction failed on chain, so nothing was paid. Send a new transfer.");
   if (transaction.blockTime === null || now / 1000 - transaction.blockTime > expected.maxAgeSeconds)
-    throw paymentRejected(
+    return refuse(
       "payment_expired",
       `This transaction is older than ${expected.maxAgeSeconds} seconds; payments must be used soon after they are made. Send a new transfer.`,
     );
@@ -160,19 +159,16 @@ export async function verifySignaturePayment(
   const amount = receivedBy(transaction.meta, expected.payTo, expected.mint);
   if (amount < expected.price) {
     if (amount > 0n)
-      throw paymentRejected(
+      return refuse(
         "payment_insufficient",
         `This transaction paid ${amount} USDC base units; the price is ${expected.price}. Send a new transfer of the full price.`,
       );
     if (receivedBy(transaction.meta, expected.payTo, null) > 0n)
-      throw paymentRejected(
-        "payment_wrong_asset",
-        `This transaction sent another token; pay in USDC (mint ${expected.mint}).`,
-      );
-    throw paymentRejected(
+      return refuse("payment_wrong_asset", `This transaction sent another token; pay in USDC (mint ${expected.mint}).`);
+    return refuse(
       "payment_wrong_recipient",
       `This transaction sent no USDC to ${expected.payTo}, the payTo address of the 402 answer.`,
     );
   }
-  return { signature, amount, payer: payerOf(transaction), memos: memosOf(transaction) };
+  return accept({ signature, amount, payer: payerOf(transaction), memos: memosOf(transaction) });
 }

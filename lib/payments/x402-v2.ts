@@ -8,7 +8,7 @@ import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { z } from "zod";
 import { ChunkDocumentArgsSchema, UploadRequestSchema, UrlChunkRequestSchema } from "@/lib/api-schema";
 import type { Network } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import { accept, refusalError, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
 import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402";
 
@@ -124,64 +124,69 @@ const PaymentPayloadV2Schema = z.object({
 export type PaymentPayloadV2 = z.infer<typeof PaymentPayloadV2Schema>;
 export type AcceptedV2 = PaymentPayloadV2["accepted"];
 
-const refuse = (code: string, message: string) => new ApiError(402, code, message);
-
 /** The decoded `PAYMENT-SIGNATURE` header; 402 `payment_invalid` when it is not a v2 exact payload. */
 export function parsePaymentSignatureHeader(header: string): PaymentPayloadV2 {
   if (header.length > MAX_HEADER_CHARS)
-    throw refuse("payment_invalid", `The PAYMENT-SIGNATURE header is longer than ${MAX_HEADER_CHARS} characters.`);
+    throw refusalError({
+      code: "payment_invalid",
+      message: `The PAYMENT-SIGNATURE header is longer than ${MAX_HEADER_CHARS} characters.`,
+    });
   let decoded: unknown;
   try {
     decoded = decodePaymentSignatureHeader(header.trim());
   } catch {
-    throw refuse("payment_invalid", "PAYMENT-SIGNATURE must be base64 JSON: an x402 version 2 payment payload.");
+    throw refusalError({
+      code: "payment_invalid",
+      message: "PAYMENT-SIGNATURE must be base64 JSON: an x402 version 2 payment payload.",
+    });
   }
   const parsed = PaymentPayloadV2Schema.safeParse(decoded);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse(
-      "payment_invalid",
-      `PAYMENT-SIGNATURE is not a valid x402 v2 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
-    );
+    throw refusalError({
+      code: "payment_invalid",
+      message: `PAYMENT-SIGNATURE is not a valid x402 v2 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
+    });
   }
   return parsed.data;
 }
 
 /**
  * Whether the client accepted what this request offers: the one offer we
- * made, field by field, each refusal with its own code. The memo is checked
- * by the caller against the references it issued.
+ * made, field by field, each refusal with its own code (a value, not an
+ * error). The memo is checked by the caller against the references it issued.
  */
-export function checkAccepted(accepted: AcceptedV2, offer: PaymentRequirements): void {
+export function checkAccepted(accepted: AcceptedV2, offer: PaymentRequirements): Verdict<AcceptedV2> {
   if (accepted.network !== offer.network)
-    throw refuse(
+    return refuse(
       "payment_wrong_network",
       `The payment is for ${accepted.network}; this service takes ${offer.network}.`,
     );
   if (accepted.extra.tier !== undefined && accepted.extra.tier !== offer.extra.tier)
-    throw refuse(
+    return refuse(
       "payment_wrong_tier",
       `The payment accepted the offer of the ${accepted.extra.tier} tier; this request is for the ${String(offer.extra.tier)} tier.`,
     );
   if (BigInt(accepted.amount) < BigInt(offer.amount))
-    throw refuse(
+    return refuse(
       "payment_insufficient",
       `The payment accepted ${accepted.amount} base units; the price is ${offer.amount}.`,
     );
   if (accepted.amount !== offer.amount)
-    throw refuse(
+    return refuse(
       "payment_amount_mismatch",
       `The payment accepted ${accepted.amount} base units; the exact scheme pays exactly ${offer.amount}.`,
     );
   if (accepted.asset !== offer.asset)
-    throw refuse("payment_wrong_asset", `The payment is in ${accepted.asset}; the asset asked for is ${offer.asset}.`);
+    return refuse("payment_wrong_asset", `The payment is in ${accepted.asset}; the asset asked for is ${offer.asset}.`);
   if (accepted.payTo !== offer.payTo)
-    throw refuse("payment_wrong_recipient", `The payment goes to ${accepted.payTo}, not to payTo ${offer.payTo}.`);
+    return refuse("payment_wrong_recipient", `The payment goes to ${accepted.payTo}, not to payTo ${offer.payTo}.`);
   if (accepted.extra.feePayer !== offer.extra.feePayer)
-    throw refuse(
+    return refuse(
       "payment_fee_payer_misuse",
       `The payment names fee payer ${String(accepted.extra.feePayer)}; this service's is ${String(offer.extra.feePayer)}.`,
     );
+  return accept(accepted);
 }
 
 /** The transaction in the form verification reads (a v1 payment, its network by v1 name). */

@@ -41,6 +41,7 @@ import {
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { chainUnavailable } from "@/lib/payments/chain-rpc";
+import { accept, refusalError, refuse, type Verdict } from "@/lib/payments/refusal";
 import { MEMO_PROGRAMS, memoText } from "@/lib/payments/memo";
 import { isBase58Signature } from "@/lib/payments/signature";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
@@ -114,8 +115,8 @@ export interface CosignedX402 {
   wireTransaction: string;
 }
 
-const refuse = (code: string, message: string) => new ApiError(402, code, message);
-const invalidInstructions = (message: string) => refuse("payment_invalid_instructions", message);
+/** A refusal raised where no verdict is returned (reading the header, settling): the gate completes its 402. */
+const refusedError = (code: string, message: string) => refusalError({ code, message });
 
 /**
  * `null` when the header is not an x402 payload (the signature path then
@@ -129,14 +130,14 @@ export function parseX402Header(header: string): X402Payment | null {
   // Base64 JSON opens with "{" (maybe after whitespace); a look at the head is enough to tell it from anything else.
   if (!Buffer.from(value.slice(0, 16), "base64").toString("utf8").trimStart().startsWith("{")) return null;
   if (value.length > MAX_HEADER_CHARS)
-    throw refuse("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
+    throw refusedError("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
   const text = Buffer.from(value, "base64").toString("utf8");
 
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw refuse(
+    throw refusedError(
       "payment_invalid",
       "X-PAYMENT is base64 but not JSON: send an x402 payload or a base58 transaction signature.",
     );
@@ -144,7 +145,7 @@ export function parseX402Header(header: string): X402Payment | null {
   const parsed = X402PaymentSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refuse(
+    throw refusedError(
       "payment_invalid",
       `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
     );
@@ -157,20 +158,15 @@ export function acceptedNetworks(required: string): string[] {
   return required === "solana-localnet" ? ["solana-localnet", "solana-devnet"] : [required];
 }
 
-function decodeTransaction(base64: string): Transaction {
+function decodeTransaction(base64: string): Verdict<Transaction> {
   try {
     const bytes = getBase64Encoder().encode(base64);
     const [transaction, end] = getTransactionDecoder().read(bytes, 0);
-    if (end !== bytes.length) throw new Error("trailing bytes");
-    return transaction;
-  } catch (cause) {
-    throw new ApiError(
-      402,
-      "payment_invalid",
-      "The payload's transaction could not be decoded as a Solana transaction.",
-      { cause },
-    );
+    if (end === bytes.length) return accept(transaction);
+  } catch {
+    // Not a transaction: refused below, like trailing bytes.
   }
+  return refuse("payment_invalid", "The payload's transaction could not be decoded as a Solana transaction.");
 }
 
 type Instruction = ReturnType<typeof decompileTransactionMessage>["instructions"][number];
@@ -178,15 +174,15 @@ type AccountsInstruction = Instruction & {
   accounts: NonNullable<Instruction["accounts"]>;
   data: NonNullable<Instruction["data"]>;
 };
+type Refused = ReturnType<typeof refuse>;
 
-function withAccountsAndData(instruction: Instruction, what: string): AccountsInstruction {
-  if (!instruction.accounts || !instruction.data)
-    throw invalidInstructions(`The ${what} instruction lacks accounts or data.`);
-  return instruction as AccountsInstruction;
-}
+const invalidInstructions = (message: string) => refuse("payment_invalid_instructions", message);
 
-function checkComputeBudget(limit: Instruction | undefined, price: Instruction | undefined): void {
-  const isBudget = (ix: Instruction | undefined, kind: ComputeBudgetInstruction) => {
+const hasAccountsAndData = (instruction: Instruction): instruction is AccountsInstruction =>
+  instruction.accounts !== undefined && instruction.data !== undefined;
+
+function checkComputeBudget(limit: Instruction | undefined, price: Instruction | undefined): Refused | undefined {
+  const isBudget = (ix: Instruction | undefined, kind: ComputeBudgetInstruction): ix is AccountsInstruction => {
     if (!ix || ix.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || !ix.data) return false;
     try {
       return identifyComputeBudgetInstruction(ix.data) === kind;
@@ -195,63 +191,67 @@ function checkComputeBudget(limit: Instruction | undefined, price: Instruction |
     }
   };
   if (!isBudget(limit, ComputeBudgetInstruction.SetComputeUnitLimit))
-    throw invalidInstructions("The first instruction must be ComputeBudget SetComputeUnitLimit.");
+    return invalidInstructions("The first instruction must be ComputeBudget SetComputeUnitLimit.");
   if (!isBudget(price, ComputeBudgetInstruction.SetComputeUnitPrice))
-    throw invalidInstructions("The second instruction must be ComputeBudget SetComputeUnitPrice.");
+    return invalidInstructions("The second instruction must be ComputeBudget SetComputeUnitPrice.");
   let microLamports: bigint;
   let units: number;
   try {
-    units = parseSetComputeUnitLimitInstruction(limit as AccountsInstruction).data.units;
-    microLamports = parseSetComputeUnitPriceInstruction(price as AccountsInstruction).data.microLamports;
-  } catch (cause) {
-    throw new ApiError(402, "payment_invalid_instructions", "A compute budget instruction is malformed.", { cause });
+    units = parseSetComputeUnitLimitInstruction(limit).data.units;
+    microLamports = parseSetComputeUnitPriceInstruction(price).data.microLamports;
+  } catch {
+    return invalidInstructions("A compute budget instruction is malformed.");
   }
   if (microLamports > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS)
-    throw invalidInstructions(
+    return invalidInstructions(
       `The compute unit price ${microLamports} µlamports is above the cap of ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}.`,
     );
   if (units > MAX_COMPUTE_UNIT_LIMIT)
-    throw invalidInstructions(
+    return invalidInstructions(
       `The compute unit limit ${units} is above this service's cap of ${MAX_COMPUTE_UNIT_LIMIT}.`,
     );
   if ((BigInt(units) * microLamports) / 1_000_000n > MAX_PRIORITY_FEE_LAMPORTS)
-    throw invalidInstructions(
+    return invalidInstructions(
       `The priority fee (limit × price) is above this service's cap of ${MAX_PRIORITY_FEE_LAMPORTS} lamports.`,
     );
+  return undefined;
 }
 
 const isTokenProgram = (program: Address) =>
   program === TOKEN_PROGRAM_ADDRESS || program === TOKEN_2022_PROGRAM_ADDRESS;
 
-function parseTransfer(instruction: Instruction | undefined) {
+type Transfer = ReturnType<typeof parseTransferCheckedInstruction>;
+
+function parseTransfer(instruction: Instruction | undefined): Verdict<Transfer> {
   if (!instruction || !isTokenProgram(instruction.programAddress))
-    throw invalidInstructions(
-      "The transfer must be a TransferChecked of the token program, right after the compute budget (and an optional create-ATA).",
+    return invalidInstructions(
+      "The transfer must be a TransferChecked of the token program, right after the compute budget.",
     );
-  const ix = withAccountsAndData(instruction, "transfer");
+  if (!hasAccountsAndData(instruction)) return invalidInstructions("The transfer instruction lacks accounts or data.");
   let kind: TokenInstruction;
   try {
-    kind = identifyTokenInstruction(ix.data);
+    kind = identifyTokenInstruction(instruction.data);
   } catch {
-    throw invalidInstructions("The token instruction is not recognised.");
+    return invalidInstructions("The token instruction is not recognised.");
   }
   if (kind !== TokenInstruction.TransferChecked)
-    throw invalidInstructions("The token instruction must be TransferChecked.");
+    return invalidInstructions("The token instruction must be TransferChecked.");
   try {
-    return parseTransferCheckedInstruction(ix);
-  } catch (cause) {
-    throw new ApiError(402, "payment_invalid_instructions", "The TransferChecked instruction is malformed.", { cause });
+    return accept(parseTransferCheckedInstruction(instruction));
+  } catch {
+    return invalidInstructions("The TransferChecked instruction is malformed.");
   }
 }
 
-async function checkSignatures(transaction: Transaction, feePayer: Address): Promise<void> {
+async function checkSignatures(transaction: Transaction, feePayer: Address): Promise<Refused | undefined> {
   for (const [signer, signature] of Object.entries(transaction.signatures)) {
     if (signer === feePayer) continue;
-    if (!signature) throw refuse("payment_invalid_signature", `The transaction lacks the signature of ${signer}.`);
+    if (!signature) return refuse("payment_invalid_signature", `The transaction lacks the signature of ${signer}.`);
     const key = await getPublicKeyFromAddress(address(signer));
     if (!(await verifySignature(key, signature, transaction.messageBytes)))
-      throw refuse("payment_invalid_signature", `The signature of ${signer} does not match the transaction.`);
+      return refuse("payment_invalid_signature", `The signature of ${signer} does not match the transaction.`);
   }
+  return undefined;
 }
 
 type CompiledMessage = ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
@@ -260,18 +260,20 @@ type CompiledMessage = ReturnType<ReturnType<typeof getCompiledTransactionMessag
 async function decompile(
   compiled: CompiledMessage,
   lookupTables: Rpc<GetMultipleAccountsApi> | undefined,
-): Promise<readonly Instruction[]> {
+): Promise<Verdict<readonly Instruction[]>> {
   const usesLookupTables = "addressTableLookups" in compiled && (compiled.addressTableLookups?.length ?? 0) > 0;
   if (usesLookupTables && !lookupTables)
-    throw invalidInstructions("Address lookup tables cannot be resolved here without the chain.");
+    return invalidInstructions("Address lookup tables cannot be resolved here without the chain.");
   try {
-    return usesLookupTables
-      ? (await decompileTransactionMessageFetchingLookupTables(compiled, lookupTables!)).instructions
-      : decompileTransactionMessage(compiled).instructions;
+    return accept(
+      usesLookupTables
+        ? (await decompileTransactionMessageFetchingLookupTables(compiled, lookupTables!)).instructions
+        : decompileTransactionMessage(compiled).instructions,
+    );
   } catch (cause) {
-    // A fetch that failed is the chain being unreachable; what kit refuses is the payload's fault.
+    // A fetch that failed is the chain being unreachable (a fault); what kit refuses is the payload's.
     if (usesLookupTables && !isSolanaError(cause)) throw chainUnavailable(describeCause(cause), cause);
-    throw new ApiError(402, "payment_invalid", "The transaction message could not be decompiled.", { cause });
+    return refuse("payment_invalid", "The transaction message could not be decompiled.");
   }
 }
 
@@ -285,56 +287,63 @@ async function decompile(
  * instruction's accounts (lookup tables resolved first), and every other
  * signature present and valid. Nothing reaches the network unless the
  * transaction uses lookup tables; balances are left to the simulation.
+ * A refusal is a value with its reason code.
  */
 export async function verifyX402Payment(
   payment: X402Payment,
   requirement: PaymentRequirement,
   feePayer: string,
   lookupTables?: Rpc<GetMultipleAccountsApi>,
-): Promise<VerifiedX402> {
+): Promise<Verdict<VerifiedX402>> {
   if (!acceptedNetworks(requirement.network).includes(payment.network))
-    throw refuse(
+    return refuse(
       "payment_wrong_network",
       `The payment is for ${payment.network}; this service takes ${acceptedNetworks(requirement.network).join(" or ")}.`,
     );
   const feePayerAddress = address(feePayer);
 
-  const transaction = decodeTransaction(payment.payload.transaction);
-  let compiled: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
+  const decoded = decodeTransaction(payment.payload.transaction);
+  if (!decoded.ok) return decoded;
+  const transaction = decoded.value;
+  let compiled: CompiledMessage;
   try {
     compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-  } catch (cause) {
-    throw new ApiError(402, "payment_invalid", "The transaction message could not be decoded.", { cause });
+  } catch {
+    return refuse("payment_invalid", "The transaction message could not be decoded.");
   }
   if (compiled.staticAccounts[0] !== feePayerAddress)
-    throw refuse(
+    return refuse(
       "payment_fee_payer_misuse",
       `The transaction's fee payer must be ${feePayerAddress} (extra.feePayer).`,
     );
 
-  const instructions = await decompile(compiled, lookupTables);
+  const decompiled = await decompile(compiled, lookupTables);
+  if (!decompiled.ok) return decompiled;
+  const instructions = decompiled.value;
   if (instructions.length < MIN_INSTRUCTIONS || instructions.length > MAX_INSTRUCTIONS)
-    throw invalidInstructions(
+    return invalidInstructions(
       `The transaction has ${instructions.length} instructions; an x402 exact payment has ${MIN_INSTRUCTIONS} to ${MAX_INSTRUCTIONS}.`,
     );
   // The fee payer signs whatever it co-signs: no instruction may use its account, whatever the program.
-  instructions.forEach((ix, index) => {
-    if (ix.accounts?.some((account) => account.address === feePayerAddress))
-      throw refuse(
-        "payment_fee_payer_misuse",
-        `Instruction ${index} uses the fee payer's account; the fee payer only pays the fee.`,
-      );
-  });
+  const misuse = instructions.findIndex((ix) => ix.accounts?.some((account) => account.address === feePayerAddress));
+  if (misuse >= 0)
+    return refuse(
+      "payment_fee_payer_misuse",
+      `Instruction ${misuse} uses the fee payer's account; the fee payer only pays the fee.`,
+    );
 
   // Guards only assert account state, so they may sit anywhere; the rest has a fixed order.
   const layout = instructions.filter((ix) => ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS);
-  checkComputeBudget(layout[0], layout[1]);
+  const budget = checkComputeBudget(layout[0], layout[1]);
+  if (budget) return budget;
 
   const mint = address(requirement.asset);
   const payTo = address(requirement.payTo);
-  const transfer = parseTransfer(layout[2]);
+  const parsed = parseTransfer(layout[2]);
+  if (!parsed.ok) return parsed;
+  const transfer = parsed.value;
   if (transfer.accounts.mint.address !== mint)
-    throw refuse(
+    return refuse(
       "payment_wrong_asset",
       `The transfer moves mint ${transfer.accounts.mint.address}; the asset asked for is ${mint}.`,
     );
@@ -344,7 +353,7 @@ export async function verifyX402Payment(
     tokenProgram: transfer.programAddress,
   });
   if (transfer.accounts.destination.address !== payToTokenAccount)
-    throw refuse(
+    return refuse(
       "payment_wrong_recipient",
       `The transfer goes to ${transfer.accounts.destination.address}, not to payTo's token account ${payToTokenAccount}.`,
     );
@@ -352,26 +361,28 @@ export async function verifyX402Payment(
   const price = BigInt(requirement.maxAmountRequired);
   const amount = transfer.data.amount;
   if (amount < price)
-    throw refuse("payment_insufficient", `The transfer is ${amount} base units; the price is ${price}.`);
+    return refuse("payment_insufficient", `The transfer is ${amount} base units; the price is ${price}.`);
   if (amount !== price)
-    throw refuse(
+    return refuse(
       "payment_amount_mismatch",
       `The transfer is ${amount} base units; the exact scheme pays exactly ${price}.`,
     );
 
-  const memos = layout.slice(3).map((ix) => {
+  const memos: string[] = [];
+  for (const ix of layout.slice(3)) {
     if (!MEMO_PROGRAMS.has(ix.programAddress))
-      throw invalidInstructions(
+      return invalidInstructions(
         `An instruction after the transfer calls ${ix.programAddress}; only Memo and Lighthouse are allowed there.`,
       );
     const text = memoText(new Uint8Array(ix.data ?? []));
-    if (text === null) throw invalidInstructions("A Memo's data is not UTF-8.");
-    return text;
-  });
+    if (text === null) return invalidInstructions("A Memo's data is not UTF-8.");
+    memos.push(text);
+  }
 
-  await checkSignatures(transaction, feePayerAddress);
+  const signatures = await checkSignatures(transaction, feePayerAddress);
+  if (signatures) return signatures;
 
-  return {
+  return accept({
     transaction,
     payer: transfer.accounts.authority.address,
     amount,
@@ -381,7 +392,7 @@ export async function verifyX402Payment(
     source: transfer.accounts.source.address,
     destination: transfer.accounts.destination.address,
     memos,
-  };
+  });
 }
 
 /** Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). */
@@ -453,7 +464,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isRpcAnswer = (error: unknown) => isSolanaError(error) && error.context.__code < 0;
 
 function failedOnChain(err: unknown): ApiError {
-  return refuse(
+  return refusedError(
     "payment_failed",
     `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`,
   );
@@ -533,7 +544,7 @@ async function awaitConfirmation(chain: ChainClient, signature: Signature, timeo
 async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<"ok" | "landed"> {
   const simulation = await chain.simulate(wire);
   if (simulation.err === "BlockhashNotFound")
-    throw refuse(
+    throw refusedError(
       "payment_expired",
       "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
     );
@@ -541,7 +552,7 @@ async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTrans
   if (simulation.err === "AlreadyProcessed") return "landed";
   if (simulation.err) {
     const logs = (simulation.logs ?? []).slice(-3).join(" | ");
-    throw refuse(
+    throw refusedError(
       "payment_simulation_failed",
       `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
     );
