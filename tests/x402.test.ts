@@ -9,6 +9,7 @@ import {
   type Signature,
   address,
   appendTransactionMessageInstructions,
+  compressTransactionMessageUsingAddressLookupTables,
   createKeyPairFromBytes,
   createKeyPairFromPrivateKeyBytes,
   createNoopSigner,
@@ -155,6 +156,8 @@ interface PaymentShape {
   mint?: Address;
   /** Before the compute budget. */
   first?: Instruction[];
+  /** Accounts to move behind address lookup tables. */
+  lookupTables?: Record<Address, Address[]>;
   /** Between the compute budget and the transfer. */
   before?: Instruction[];
   after?: Instruction[];
@@ -194,6 +197,7 @@ async function buildPayment(shape: PaymentShape = {}): Promise<string> {
         ],
         m,
       ),
+    (m) => (shape.lookupTables ? compressTransactionMessageUsingAddressLookupTables(m, shape.lookupTables) : m),
   );
   const signed = await partiallySignTransactionMessageWithSigners(message);
   return encodeHeader({
@@ -419,6 +423,22 @@ describe("layouts the current exact-SVM spec allows", () => {
     });
     const verified = orRefuse(await verifyX402Payment(parseX402Header(header)!, requirement, feePayer));
     expect(verified.memos).toEqual(["newest", "v1", "v2 ✓"]);
+  });
+
+  it("resolves accounts behind an address lookup table on the chain before judging them", async () => {
+    const table = (await generateKeyPairSigner()).address;
+    const header = await buildPayment({ lookupTables: { [table]: [await ata(payTo)] } });
+    expect(decodeHeader(header).payload.transaction.length).toBeGreaterThan(0);
+    proxy.methods = [];
+    // No such table on the chain: the accounts cannot be resolved, so the payload cannot be judged.
+    const verdict = await verifyX402Payment(
+      parseX402Header(header)!,
+      requirement,
+      feePayer,
+      createSolanaRpc(proxy.url),
+    );
+    expect(verdict).toMatchObject({ ok: false, refusal: { code: "payment_invalid" } });
+    expect(proxy.methods).toEqual(["getMultipleAccounts"]);
   });
 
   it("Lighthouse guard instructions (Phantom, Solflare) and a Memo pass verification, up to six instructions", async () => {
