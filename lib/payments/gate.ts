@@ -71,7 +71,7 @@ export interface Receipt {
   transaction: string;
   amount: bigint;
   payer: string;
-  /** Headers the paid response carries (X-PAYMENT-RESPONSE on the x402 path). */
+  /** Headers the paid response carries (X-PAYMENT-RESPONSE or PAYMENT-RESPONSE on the x402 path). */
   headers: Record<string, string>;
 }
 
@@ -85,7 +85,8 @@ export type Admission =
       settle: () => Promise<void>;
     };
 
-const settled = async () => {};
+/** The spec's signature path: the client moved the money before asking. */
+const alreadySettled = async () => {};
 const computedKey = (request: string) => `computed:${request}`;
 
 export class PaymentGate {
@@ -130,7 +131,7 @@ export class PaymentGate {
         return this.#admitV2(parsePaymentSignatureHeader(payment.value), request);
       const x402 = parseX402Header(payment.value);
       return x402
-        ? await this.#admitX402(x402, request, { version: 1 })
+        ? await this.#admitX402(x402, request)
         : await this.#admitSignature(parseSignature(payment.value), request);
     });
   }
@@ -167,7 +168,7 @@ export class PaymentGate {
           "The payment's extra.memo is not the reference issued for this request (another document, URL or tier, or expired): pay the offer of this request's 402.",
         );
     }
-    return this.#admitX402(asVerifiable(payment), request, { version: 2, memo, v2: payment });
+    return this.#admitX402(asVerifiable(payment), request, payment);
   }
 
   async #requirement(request: PaidRequest, withReference: boolean): Promise<PaymentRequirement> {
@@ -262,8 +263,11 @@ export class PaymentGate {
   async #admitX402(
     payment: X402Payment,
     request: PaidRequest,
-    how: { version: 1 | 2; memo?: string; v2?: PaymentPayloadV2 },
+    /** The payload as a v2 client sent it, when it came in PAYMENT-SIGNATURE. */
+    v2?: PaymentPayloadV2,
   ): Promise<Admission> {
+    const version = v2 ? 2 : 1;
+    const memo = v2?.accepted.extra.memo;
     const { facilitator, feePayerSecretKey } = this.#config.payments;
     const feePayer = await this.feePayer();
     if (!feePayer)
@@ -276,7 +280,7 @@ export class PaymentGate {
     const verified = orRefuse(
       await verifyX402Payment(payment, requirement, feePayer, createSolanaRpc(this.#config.payments.rpcUrl)),
     );
-    if (how.memo !== undefined && !verified.memos.includes(how.memo))
+    if (memo !== undefined && !verified.memos.includes(memo))
       throw paymentRejected(
         "payment_reference_mismatch",
         "The transaction carries no Memo with the accepted extra.memo, the reference this payment is bound by.",
@@ -284,14 +288,13 @@ export class PaymentGate {
     if (facilitator) {
       // The facilitator speaks v2: a v1 payment is the same transaction accepting the same offer.
       const offer = offerV2(requirement, this.#config.network);
-      const v2 = how.v2 ?? { x402Version: 2, accepted: offer, payload: payment.payload };
       return this.#admitThroughFacilitator(
         new X402FacilitatorClient(facilitator.url),
-        v2,
-        how.v2 ? how.v2.accepted : offer,
+        v2 ?? { x402Version: 2, accepted: offer, payload: payment.payload },
+        v2?.accepted ?? offer,
         verified,
         request,
-        how.version,
+        version,
       );
     }
     const cosigned = await cosignX402(verified, feePayerSecretKey!);
@@ -304,7 +307,7 @@ export class PaymentGate {
     const admission = await this.#claim(
       cosigned.signature,
       request,
-      this.#x402Receipt(cosigned.signature, verified, how.version),
+      this.#x402Receipt(cosigned.signature, verified, version),
     );
     if (admission.kind === "replay") return admission;
     return {
@@ -379,7 +382,7 @@ export class PaymentGate {
         await this.#references.paid(request.client, request.tier.id, request.document);
       },
     };
-    return { kind: "paid", receipt, claim, settle: settled };
+    return { kind: "paid", receipt, claim, settle: alreadySettled };
   }
 }
 
