@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 /**
@@ -65,6 +66,10 @@ const EnvSchema = z.object({
   MAX_CHARS_PER_REQUEST: int(1000, 100_000_000).default(3_000_000),
   MAX_UNPACKED_BYTES: int(1024 * 1024, 4 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
   EXTRACT_TIMEOUT_MS: int(1000, 600_000).default(60_000),
+
+  CPU_THREADS: int(1, 256).optional(),
+  CPU_TASK_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  CPU_WORKER_HEAP_MB: int(16, 16_384).default(1024),
 
   URL_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000),
   URL_FETCH_ALLOW_PRIVATE: bool.default(false),
@@ -135,6 +140,14 @@ export interface Config {
     maxCharsPerRequest: number;
     maxUnpackedBytes: number;
     extractTimeoutMs: number;
+  };
+  /** The worker threads that do the CPU work of requests (lib/cpu/pool.ts). */
+  cpu: {
+    threads: number;
+    /** Per task, from its start on a worker. */
+    taskTimeoutMs: number;
+    /** Heap of each worker. */
+    heapMb: number;
   };
   urlFetch: { timeoutMs: number; maxBytes: number; allowPrivate: boolean; maxRedirects: number };
   trustProxyHeaders: boolean;
@@ -272,6 +285,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxCharsPerRequest: e.MAX_CHARS_PER_REQUEST,
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
+    },
+    cpu: {
+      threads: e.CPU_THREADS ?? availableParallelism(),
+      taskTimeoutMs: e.CPU_TASK_TIMEOUT_MS,
+      heapMb: e.CPU_WORKER_HEAP_MB,
     },
     urlFetch: {
       timeoutMs: e.URL_FETCH_TIMEOUT_MS,

@@ -154,7 +154,7 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     },
     async ({ job_id }) => {
       try {
-        return success(await jobResult(services, job_id));
+        return success(JSON.parse(await jobResult(services, job_id)) as Record<string, unknown>);
       } catch (error) {
         return failure(error);
       }

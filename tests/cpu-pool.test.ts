@@ -1,0 +1,94 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
+import { CpuPool } from "@/lib/cpu/pool";
+import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { createServices, setServices } from "@/lib/services";
+import { MemoryStore } from "@/lib/store/memory";
+import * as quotaRoute from "@/app/api/quota/route";
+import { PEER_HEADER } from "@/lib/http/client-address";
+import { ORIGIN, call, prose, upload } from "./helpers/api";
+
+/**
+ * The CPU pool (lib/cpu/pool.ts) through the route handlers, in process:
+ * real worker threads (piscina), a worker that fails in each way it can.
+ */
+
+const MISBEHAVING_WORKER = join(import.meta.dirname, "helpers", "misbehaving-worker.mjs");
+
+let chain: LocalChain;
+const pools: CpuPool[] = [];
+
+/** Fresh services on a memory store and the local chain, with `pool` doing their CPU work. */
+function servicesFor(pool: CpuPool, env: Record<string, string> = {}) {
+  const config = loadConfig({ SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo, ...env });
+  const services = createServices(config, { store: new MemoryStore(), cpu: pool });
+  setServices(services);
+  return services;
+}
+
+function newPool(settings: { threads: number; taskTimeoutMs?: number; heapMb?: number }, file?: string) {
+  const pool = new CpuPool({ taskTimeoutMs: 60_000, heapMb: 256, ...settings }, file);
+  pools.push(pool);
+  return pool;
+}
+
+let clients = 0;
+const newClient = () => `198.51.100.${++clients}`;
+
+async function remainingPages(client: string): Promise<number> {
+  const response = await quotaRoute.GET(new Request(`${ORIGIN}/api/quota`, { headers: { [PEER_HEADER]: client } }));
+  expect(response.status).toBe(200);
+  const { remaining } = (await response.json()) as { remaining: unknown };
+  expect(remaining).toEqual(expect.any(Number));
+  return remaining as number;
+}
+
+const chunkFree = (text: string, client: string) =>
+  call("POST", "/api/chunk/free", { body: upload(text, "doc.md"), client });
+
+beforeAll(async () => {
+  chain = await startLocalChain({ port: 0 });
+}, 30_000);
+
+afterAll(async () => {
+  setServices(undefined);
+  await Promise.all(pools.map((pool) => pool.close()));
+  await chain?.close();
+});
+
+describe("a worker that fails", () => {
+  let pool: CpuPool;
+  beforeAll(() => {
+    pool = newPool({ threads: 1, taskTimeoutMs: 1000 }, MISBEHAVING_WORKER);
+  });
+
+  it.each([
+    { marker: "THROW", status: 500, code: "processing_failed", replaced: false },
+    { marker: "CRASH", status: 500, code: "processing_failed", replaced: true },
+    { marker: "OOM", status: 400, code: "document_too_complex", replaced: true },
+    { marker: "HANG", status: 400, code: "document_too_complex", replaced: true },
+  ])(
+    "WORKER:$marker answers $status $code, counts no free pages, and the pool serves the next request",
+    async ({ marker, status, code, replaced }) => {
+      servicesFor(pool);
+      const client = newClient();
+      const before = await remainingPages(client);
+      const [worker] = pool.stats().threadIds;
+
+      const response = await chunkFree(`# Notes\n\n${prose(1)}\n\nWORKER:${marker}`, client);
+      expect(response.status).toBe(status);
+      expect(await response.json()).toMatchObject({ success: false, code, message: expect.any(String) });
+      expect(await remainingPages(client)).toBe(before);
+
+      const next = await chunkFree(`# Notes\n\n${prose(1)}`, client);
+      expect(next.status).toBe(200);
+      const stats = pool.stats();
+      expect(stats.threadIds).toHaveLength(1);
+      if (replaced) expect(stats.threadIds[0]).not.toBe(worker);
+      else expect(stats.threadIds[0]).toBe(worker);
+      // Nothing left behind: no task waiting.
+      expect(stats).toMatchObject({ queued: 0 });
+    },
+  );
+});
