@@ -68,6 +68,7 @@ const EnvSchema = z.object({
   EXTRACT_TIMEOUT_MS: int(1000, 600_000).default(60_000),
 
   CPU_THREADS: int(1, 256).optional(),
+  CPU_QUEUE: int(0, 10_000).default(16),
   CPU_TASK_TIMEOUT_MS: int(100, 600_000).default(60_000),
   CPU_WORKER_HEAP_MB: int(16, 16_384).default(1024),
 
@@ -144,6 +145,8 @@ export interface Config {
   /** The worker threads that do the CPU work of requests (lib/cpu/pool.ts). */
   cpu: {
     threads: number;
+    /** Requests admitted beyond one per thread; past that, 503 `busy`. */
+    queue: number;
     /** Per task, from its start on a worker. */
     taskTimeoutMs: number;
     /** Heap of each worker. */
@@ -288,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     cpu: {
       threads: e.CPU_THREADS ?? availableParallelism(),
+      queue: e.CPU_QUEUE,
       taskTimeoutMs: e.CPU_TASK_TIMEOUT_MS,
       heapMb: e.CPU_WORKER_HEAP_MB,
     },

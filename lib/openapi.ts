@@ -202,6 +202,12 @@ function errorCodes(config: Config): ErrorCode[] {
       "document",
     ),
     e(500, "fee_payer_misconfigured", "x402: the server's fee payer cannot pay fees.", "x402"),
+    e(
+      503,
+      "busy",
+      "This instance has as many documents in progress as it takes (`Retry-After`); payment and free pages are untouched.",
+      "document",
+    ),
     e(503, "store_unavailable", "The store is unreachable: retry later.", "store"),
     e(503, "embeddings_unavailable", "The embedding provider failed; the payment was released.", "semantic"),
     e(503, "ai_not_configured", "This server has no model for the tier (asked before any payment).", "aiConfig"),

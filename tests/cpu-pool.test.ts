@@ -1,20 +1,26 @@
 import { join } from "node:path";
+import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";
 import { MemoryStore } from "@/lib/store/memory";
 import * as quotaRoute from "@/app/api/quota/route";
 import { PEER_HEADER } from "@/lib/http/client-address";
-import { ORIGIN, call, prose, upload } from "./helpers/api";
+import { ORIGIN, call, funded, prose, upload } from "./helpers/api";
+import { transferToken } from "./helpers/chain";
 
 /**
  * The CPU pool (lib/cpu/pool.ts) through the route handlers, in process:
- * real worker threads (piscina), a worker that fails in each way it can.
+ * real worker threads (piscina), a worker that fails in each way it can, the
+ * bounded line in front of the pool (503 `busy`) with a real payment on the
+ * local chain.
  */
 
 const MISBEHAVING_WORKER = join(import.meta.dirname, "helpers", "misbehaving-worker.mjs");
+const STRUCTURE_PRICE = 2000n;
 
 let chain: LocalChain;
 const pools: CpuPool[] = [];
@@ -27,7 +33,7 @@ function servicesFor(pool: CpuPool, env: Record<string, string> = {}) {
   return services;
 }
 
-function newPool(settings: { threads: number; taskTimeoutMs?: number; heapMb?: number }, file?: string) {
+function newPool(settings: { threads: number; queue: number; taskTimeoutMs?: number; heapMb?: number }, file?: string) {
   const pool = new CpuPool({ taskTimeoutMs: 60_000, heapMb: 256, ...settings }, file);
   pools.push(pool);
   return pool;
@@ -60,7 +66,7 @@ afterAll(async () => {
 describe("a worker that fails", () => {
   let pool: CpuPool;
   beforeAll(() => {
-    pool = newPool({ threads: 1, taskTimeoutMs: 1000 }, MISBEHAVING_WORKER);
+    pool = newPool({ threads: 1, queue: 4, taskTimeoutMs: 1000 }, MISBEHAVING_WORKER);
   });
 
   it.each([
@@ -87,8 +93,75 @@ describe("a worker that fails", () => {
       expect(stats.threadIds).toHaveLength(1);
       if (replaced) expect(stats.threadIds[0]).not.toBe(worker);
       else expect(stats.threadIds[0]).toBe(worker);
-      // Nothing left behind: no task waiting.
-      expect(stats).toMatchObject({ queued: 0 });
+      // Nothing left behind: no task waiting, no place in the line held.
+      expect(stats).toMatchObject({ queued: 0, admitted: 0 });
     },
   );
+});
+
+describe("503 busy", () => {
+  let pool: CpuPool;
+  beforeAll(() => {
+    // One thread, no waiting room: one request at a time.
+    pool = newPool({ threads: 1, queue: 0 });
+  });
+
+  it("refuses a free request while the line is full, with Retry-After, and counts none of its pages", async () => {
+    servicesFor(pool);
+    const client = newClient();
+    const before = await remainingPages(client);
+    const release = pool.admit();
+    let refused: Response;
+    try {
+      refused = await chunkFree(`# Notes\n\n${prose(2)}`, client);
+    } finally {
+      release();
+    }
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ success: false, error: "Service Unavailable", code: "busy" });
+    expect(await remainingPages(client)).toBe(before);
+
+    const served = await chunkFree(`# Notes\n\n${prose(2)}`, client);
+    expect(served.status).toBe(200);
+    expect(await remainingPages(client)).toBe(before - 2);
+  });
+
+  it("refuses a paid request while the line is full and leaves its payment usable: the same X-PAYMENT is served later", async () => {
+    servicesFor(pool);
+    const document = `# Paid report\n\n${prose(2, 7)}`;
+    const send = (headers: Record<string, string> = {}) =>
+      call("POST", "/api/chunk/structure", { body: upload(document, "report.md"), headers });
+
+    const asked = await send();
+    expect(asked.status).toBe(402);
+    const { paymentRequirements } = (await asked.json()) as { paymentRequirements: { extra: { reference: string } } };
+    const payer = await funded();
+    const signature = await transferToken(createSolanaRpc(chain.rpcUrl), payer, {
+      owner: chain.payTo,
+      mint: chain.usdcMint,
+      amount: STRUCTURE_PRICE,
+      memo: memoInstruction(paymentRequirements.extra.reference),
+    });
+
+    const release = pool.admit();
+    let refused: Response;
+    try {
+      refused = await send({ "x-payment": signature });
+    } finally {
+      release();
+    }
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+    expect(await refused.json()).toMatchObject({ success: false, code: "busy" });
+
+    const served = await send({ "x-payment": signature });
+    expect(served.status).toBe(200);
+    expect(await served.json()).toMatchObject({
+      success: true,
+      tier: "structure",
+      payment: { transaction: signature, amount: Number(STRUCTURE_PRICE) },
+    });
+    expect(pool.stats()).toMatchObject({ queued: 0, admitted: 0 });
+  });
 });

@@ -40,6 +40,14 @@ export interface CpuRunner {
 // nor relocate the worker (the extraction worker does the same). Piscina starts it, from node_modules.
 const WORKER_FILE = path.join(process.cwd(), "workers/cpu-worker.mjs");
 
+export const busy = (capacity: number) =>
+  new ApiError(
+    503,
+    "busy",
+    `This instance is busy: ${capacity} documents are being processed or waiting. Retry in a few seconds; nothing was charged (a payment stays usable, no free pages were counted).`,
+    { headers: { "Retry-After": "2" } },
+  );
+
 const processingFailed = (cause: unknown) =>
   new ApiError(
     500,
@@ -89,13 +97,19 @@ export const inThisThread: CpuRunner = {
 export type CpuSettings = Config["cpu"];
 
 /**
- * A pool of worker threads. A task that throws gets its error back; one whose worker
+ * A pool of worker threads with a bounded line in front of it. `admit` is
+ * asked before a request reads its body or touches payment or quota, so a
+ * refusal (503 `busy`) costs the client nothing and the upload is never
+ * held in memory. A task that throws gets its error back; one whose worker
  * runs out of its heap or passes the time limit loses its worker, which the
  * pool replaces, and gets a 400 `document_too_complex`.
  */
 export class CpuPool implements CpuRunner {
   readonly #pool: Piscina;
   readonly #timeoutMs: number;
+  /** Requests admitted and not yet answered: running on a worker, waiting for one, or doing I/O between tasks. */
+  #admitted = 0;
+  readonly capacity: number;
 
   constructor(settings: CpuSettings, workerFile = WORKER_FILE) {
     this.#pool = new Piscina({
@@ -109,6 +123,29 @@ export class CpuPool implements CpuRunner {
       execArgv: [],
     });
     this.#timeoutMs = settings.taskTimeoutMs;
+    this.capacity = settings.threads + settings.queue;
+  }
+
+  /** A place for one request; the returned function gives it back (once, however often it is called). */
+  admit(): () => void {
+    if (this.#admitted >= this.capacity) throw busy(this.capacity);
+    this.#admitted++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#admitted--;
+    };
+  }
+
+  /** Runs `work` holding a place (503 `busy` when none is free). */
+  async admitted<T>(work: () => Promise<T>): Promise<T> {
+    const release = this.admit();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   async run<Op extends TaskBody["op"]>(
@@ -140,9 +177,13 @@ export class CpuPool implements CpuRunner {
     }
   }
 
-  /** What the pool holds now: its workers' thread ids, tasks waiting. */
-  stats(): { threadIds: number[]; queued: number } {
-    return { threadIds: this.#pool.threads.map((worker) => worker.threadId), queued: this.#pool.queueSize };
+  /** What the pool holds now: its workers' thread ids, tasks waiting, requests admitted. */
+  stats(): { threadIds: number[]; queued: number; admitted: number } {
+    return {
+      threadIds: this.#pool.threads.map((worker) => worker.threadId),
+      queued: this.#pool.queueSize,
+      admitted: this.#admitted,
+    };
   }
 
   close(): Promise<void> {
