@@ -100,6 +100,7 @@ const EnvSchema = z.object({
   AI_TIMEOUT_MS: int(1000, 600_000).default(60_000),
   AI_MAX_RETRIES: int(0, 10).default(3),
   AI_BAD_REPLY_RETRIES: int(0, 5).default(1),
+  AI_MAX_INFLIGHT: int(1, 4096).default(32),
   JOB_LEASE_MS: int(1000, 600_000).default(30_000),
   JOB_MAX_ATTEMPTS: int(1, 10).default(3),
 
@@ -185,6 +186,8 @@ export interface Config {
     maxRetries: number;
     /** Further tries of a call answered with invalid JSON or JSON breaking the schema. */
     badReplyRetries: number;
+    /** Model calls (chat and embeddings) at once in the whole process, whatever the requests' own concurrency. */
+    maxInflight: number;
   };
   jobs: {
     /** A job's worker holds it this long without a sign of life; after that the next poll takes it over. */
@@ -330,6 +333,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.AI_TIMEOUT_MS,
       maxRetries: e.AI_MAX_RETRIES,
       badReplyRetries: e.AI_BAD_REPLY_RETRIES,
+      maxInflight: e.AI_MAX_INFLIGHT,
     },
     jobs: { leaseMs: e.JOB_LEASE_MS, maxAttempts: e.JOB_MAX_ATTEMPTS },
   };

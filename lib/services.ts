@@ -1,5 +1,6 @@
 import { waitUntil } from "@vercel/functions";
 import { createModelClients, type ModelClients } from "@/lib/ai/model-client";
+import pLimit from "p-limit";
 import { type Config, loadConfig } from "@/lib/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
@@ -47,15 +48,17 @@ export function createServices(
 ): Services {
   const store = overrides.store ?? createStore(config.store);
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
+  // One line for all model calls of these services, chat and embeddings, beside each request's own concurrency.
+  const modelCalls = pLimit(config.ai.maxInflight);
   return {
     config,
     store,
     quota: new FreeQuota(store, config.freePagesPerDay),
     results: new ResultStore(store, config.resultTtlSeconds),
-    embedder: overrides.embedder ?? createEmbedder(config.embeddings),
+    embedder: overrides.embedder ?? createEmbedder(config.embeddings, modelCalls),
     chain,
     payments: new PaymentGate(config, store, chain),
-    models: createModelClients(config.ai),
+    models: createModelClients(config.ai, modelCalls),
     jobs: new JobStore(store),
     cpu: overrides.cpu ?? sharedPool(config.cpu),
     schedule: overrides.schedule ?? ((work) => waitUntil(work())),

@@ -248,7 +248,15 @@ class StandinServer {
   }
 
   private async handleV1(route: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.controls.countRequest();
+    const done = this.controls.countRequest();
+    try {
+      await this.answerV1(route, req, res);
+    } finally {
+      done();
+    }
+  }
+
+  private async answerV1(route: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.controls.settings().down) {
       this.controls.countFault("down");
       req.resume();

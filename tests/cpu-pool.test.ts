@@ -1,12 +1,15 @@
 import { join } from "node:path";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requireModel } from "@/lib/ai/model-client";
+import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { loadConfig } from "@/lib/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";
 import { MemoryStore } from "@/lib/store/memory";
+import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import * as quotaRoute from "@/app/api/quota/route";
 import { PEER_HEADER } from "@/lib/http/client-address";
 import { ORIGIN, call, funded, prose, upload } from "./helpers/api";
@@ -16,7 +19,7 @@ import { transferToken } from "./helpers/chain";
  * The CPU pool (lib/cpu/pool.ts) through the route handlers, in process:
  * real worker threads (piscina), a worker that fails in each way it can, the
  * bounded line in front of the pool (503 `busy`) with a real payment on the
- * local chain.
+ * local chain, and the process-wide cap on model calls against the stand-in.
  */
 
 const MISBEHAVING_WORKER = join(import.meta.dirname, "helpers", "misbehaving-worker.mjs");
@@ -163,5 +166,47 @@ describe("503 busy", () => {
       payment: { transaction: signature, amount: Number(STRUCTURE_PRICE) },
     });
     expect(pool.stats()).toMatchObject({ queued: 0, admitted: 0 });
+  });
+});
+
+describe("AI_MAX_INFLIGHT", () => {
+  let standin: ModelStandin;
+  beforeAll(async () => {
+    standin = await startModelStandin({ port: 0, delayMs: 100 });
+  });
+  afterAll(() => standin?.close());
+
+  const ai = (env: Record<string, string>) =>
+    servicesFor(newPool({ threads: 1, queue: 0 }), {
+      AI_BASE_URL: standin.url,
+      AI_MODEL: "standin-small",
+      ...env,
+    });
+  const message = sectionStartsMessage(["About apples.", "About invoices."], 1);
+
+  it("caps the process's chat calls, however many requests make them", async () => {
+    standin.reset();
+    const model = requireModel(ai({ AI_MAX_INFLIGHT: "3" }).models, "ai");
+    await Promise.all(Array.from({ length: 12 }, () => model.ask(SECTION_STARTS_TASK, message)));
+    expect(standin.counters().completions).toBe(12);
+    expect(standin.counters().maxInFlight).toBe(3);
+  });
+
+  it("counts embedding requests against the same cap", async () => {
+    standin.reset();
+    const services = ai({
+      AI_MAX_INFLIGHT: "1",
+      EMBEDDINGS_BASE_URL: standin.url,
+      EMBEDDINGS_MODEL: "standin-embed",
+      EMBEDDINGS_BATCH_SIZE: "1",
+      EMBEDDINGS_CONCURRENCY: "8",
+    });
+    const model = requireModel(services.models, "ai");
+    await Promise.all([
+      model.ask(SECTION_STARTS_TASK, message),
+      services.embedder.embed(["one", "two", "three", "four"]),
+      model.ask(SECTION_STARTS_TASK, message),
+    ]);
+    expect(standin.counters()).toMatchObject({ completions: 2, embeddings: 4, maxInFlight: 1 });
   });
 });
