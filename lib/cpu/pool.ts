@@ -96,6 +96,9 @@ export const inThisThread: CpuRunner = {
 
 export type CpuSettings = Config["cpu"];
 
+/** Weight 110 against the main thread's 1024 (nice 0) under Linux's scheduler. */
+const WORKER_NICE = 10;
+
 /**
  * A pool of worker threads with a bounded line in front of it. `admit` is
  * asked before a request reads its body or touches payment or quota, so a
@@ -121,6 +124,9 @@ export class CpuPool implements CpuRunner {
       resourceLimits: { maxOldGenerationSizeMb: settings.heapMb },
       // The worker loads TypeScript itself (tsx); the parent's loader flags (a test runner's) would only slow it.
       execArgv: [],
+      // Below the main thread (Linux thread priorities, through @napi-rs/nice): when the cores are busy, the
+      // event loop still gets its turn, so small requests and health checks are answered while documents are chunked.
+      niceIncrement: WORKER_NICE,
     });
     this.#timeoutMs = settings.taskTimeoutMs;
     this.capacity = settings.threads + settings.queue;
