@@ -3,6 +3,7 @@ import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireModel } from "@/lib/ai/model-client";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { loadConfig } from "@/lib/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type LocalChain, startLocalChain } from "@/lib/localchain";
@@ -208,5 +209,41 @@ describe("AI_MAX_INFLIGHT", () => {
       model.ask(SECTION_STARTS_TASK, message),
     ]);
     expect(standin.counters()).toMatchObject({ completions: 2, embeddings: 4, maxInFlight: 1 });
+  });
+});
+
+describe("a remote embedder through the pool", () => {
+  let standin: ModelStandin;
+  beforeAll(async () => {
+    standin = await startModelStandin({ port: 0 });
+  });
+  afterAll(() => standin?.close());
+
+  it("answers the worker's requests for embeddings from the main thread, and passes its failure on", async () => {
+    const services = servicesFor(newPool({ threads: 1, queue: 0 }), {
+      EMBEDDINGS_BASE_URL: standin.url,
+      EMBEDDINGS_MODEL: "standin-embed",
+    });
+    const doc = loaded({
+      bytes: new TextEncoder().encode(`# Apples\n\n${prose(2, 3)}\n\n# Invoices\n\n${prose(2, 9)}`),
+      filename: "doc.md",
+    });
+    const extracted = await extractDocument(doc, services.config.limits, services.cpu);
+    const options = resolveOptions({ max_tokens: 128 }, services.config.chunking);
+    const semantic = (cpu?: CpuPool) =>
+      buildResult(doc, extracted, "semantic", options, { embedder: services.embedder, cpu });
+
+    const pooled = await semantic(services.cpu);
+    expect(pooled.metadata.embedder).toBe("openai:standin-embed");
+    expect(pooled.total_chunks).toBeGreaterThan(1);
+    const calls = standin.counters().embeddings;
+    expect(calls).toBeGreaterThan(0);
+    // The same chunks as in this thread, from the same vectors.
+    expect((await semantic()).chunksJson).toBe(pooled.chunksJson);
+    expect(standin.counters().embeddings).toBe(2 * calls);
+
+    standin.control({ down: true });
+    await expect(semantic(services.cpu)).rejects.toMatchObject({ status: 503, code: "embeddings_unavailable" });
+    expect(services.cpu.stats()).toMatchObject({ queued: 0, admitted: 0 });
   });
 });
