@@ -246,4 +246,22 @@ describe("a remote embedder through the pool", () => {
     await expect(semantic(services.cpu)).rejects.toMatchObject({ status: 503, code: "embeddings_unavailable" });
     expect(services.cpu.stats()).toMatchObject({ queued: 0, admitted: 0 });
   });
+  it("stops a task's clock while its worker waits for the embeddings: a slow provider is not a complex document", async () => {
+    standin.reset();
+    // Each embedding request takes 2.5 times the task's whole time limit.
+    const services = servicesFor(newPool({ threads: 1, queue: 0, taskTimeoutMs: 2000 }), {
+      EMBEDDINGS_BASE_URL: standin.url,
+      EMBEDDINGS_MODEL: "standin-embed",
+    });
+    standin.control({ delayMs: 5000 });
+    const doc = loaded({ bytes: new TextEncoder().encode(`# Notes\n\n${prose(1, 5)}`), filename: "notes.md" });
+    const extracted = await extractDocument(doc, services.config.limits, services.cpu);
+    const options = resolveOptions({ max_tokens: 128 }, services.config.chunking);
+    const result = await buildResult(doc, extracted, "semantic", options, {
+      embedder: services.embedder,
+      cpu: services.cpu,
+    });
+    expect(result.total_chunks).toBeGreaterThan(0);
+    expect(standin.counters().embeddings).toBeGreaterThan(0);
+  });
 });

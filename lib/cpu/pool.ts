@@ -56,11 +56,21 @@ const processingFailed = (cause: unknown) =>
     { cause },
   );
 
-/** The main thread's side of a task's port: the worker's start (arms the time limit) and its requests for embeddings. */
-function serve(port: MessagePort, embedder: Embedder | undefined, started: () => void): void {
+/** What the main thread does on a task's messages: the worker started, it waits for embeddings, it has them. */
+interface TaskEvents {
+  started: () => void;
+  waiting: () => void;
+  answered: () => void;
+}
+
+const IGNORED: TaskEvents = { started: () => undefined, waiting: () => undefined, answered: () => undefined };
+
+/** The main thread's side of a task's port: the worker's start and its requests for embeddings. */
+function serve(port: MessagePort, embedder: Embedder | undefined, events: TaskEvents): void {
   port.on("message", (message: ToMain) => {
-    if (message.type === "started") return started();
-    void embed(port, embedder, message.id, message.texts);
+    if (message.type === "started") return events.started();
+    events.waiting();
+    void embed(port, embedder, message.id, message.texts).finally(events.answered);
   });
 }
 
@@ -76,6 +86,49 @@ async function embed(port: MessagePort, embedder: Embedder | undefined, id: numb
   }
 }
 
+/**
+ * A task's time limit: it runs from the task's start on a worker and stands still while the worker waits for
+ * the main thread's embeddings (a provider's time has limits of its own, EMBEDDINGS_TIMEOUT_MS and retries).
+ */
+class TaskClock implements TaskEvents {
+  #leftMs: number;
+  #since = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #waits = 0;
+  #stopped = false;
+
+  constructor(
+    limitMs: number,
+    private readonly expire: () => void,
+  ) {
+    this.#leftMs = limitMs;
+  }
+
+  readonly started = () => this.#run();
+
+  readonly waiting = () => {
+    if (this.#waits++ > 0 || !this.#timer) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#leftMs -= performance.now() - this.#since;
+  };
+
+  readonly answered = () => {
+    if (--this.#waits === 0) this.#run();
+  };
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  #run(): void {
+    if (this.#stopped) return;
+    this.#since = performance.now();
+    this.#timer = setTimeout(this.expire, Math.max(0, this.#leftMs));
+  }
+}
+
 function settle<T>(outcome: TaskOutcome<T>): T {
   if (!outcome.ok) throw receiveApiError(outcome.error);
   return outcome.value;
@@ -85,7 +138,7 @@ function settle<T>(outcome: TaskOutcome<T>): T {
 export const inThisThread: CpuRunner = {
   async run(task, options = {}) {
     const { port1, port2 } = new MessageChannel();
-    serve(port1, options.embedder, () => undefined);
+    serve(port1, options.embedder, IGNORED);
     try {
       return settle(await runTask({ ...task, port: port2 })) as TaskResults[typeof task.op];
     } finally {
@@ -160,10 +213,8 @@ export class CpuPool implements CpuRunner {
   ): Promise<TaskResults[Op]> {
     const { port1, port2 } = new MessageChannel();
     const stop = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    serve(port1, options.embedder, () => {
-      timer = setTimeout(() => stop.abort(), this.#timeoutMs);
-    });
+    const clock = new TaskClock(this.#timeoutMs, () => stop.abort());
+    serve(port1, options.embedder, clock);
     try {
       const outcome = (await this.#pool.run(
         { ...task, port: port2 },
@@ -178,7 +229,7 @@ export class CpuPool implements CpuRunner {
       console.error("A CPU task failed:", error);
       throw processingFailed(error);
     } finally {
-      clearTimeout(timer);
+      clock.stop();
       port1.close();
     }
   }
