@@ -4,6 +4,23 @@ import type { NextConfig } from "next";
 
 /** Parsers the extraction worker (workers/extract-worker.mjs) imports at run time. */
 const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown"];
+/**
+ * The CPU pool (lib/cpu): piscina starts workers/cpu-worker.mjs, which loads lib/cpu/tasks.ts and what it
+ * imports from the TypeScript sources with tsx (and so esbuild, whose binary is an optional dependency), and
+ * the packages those import (an esbuild metafile of lib/cpu/tasks.ts lists them; add any new one here).
+ */
+const POOL_PACKAGES = [
+  "piscina",
+  "tsx",
+  "gpt-tokenizer",
+  "mdast-util-from-markdown",
+  "mdast-util-gfm",
+  "micromark-extension-gfm",
+  "openai",
+  "p-limit",
+  "uuid",
+  "zod",
+];
 
 /**
  * The worker is started by path, so file tracing cannot see what it imports;
@@ -21,8 +38,11 @@ function dependencyClosure(names: string[]): string[] {
         found.add(candidate);
         const manifest = JSON.parse(readFileSync(path.join(candidate, "package.json"), "utf8")) as {
           dependencies?: Record<string, string>;
+          optionalDependencies?: Record<string, string>;
         };
-        for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency, candidate);
+        // Optional ones too (esbuild's platform binary); those not installed are skipped by the lookup.
+        const names = { ...manifest.dependencies, ...manifest.optionalDependencies };
+        for (const dependency of Object.keys(names)) visit(dependency, candidate);
         return;
       }
       if (dir === path.dirname(dir) || dir === path.dirname(process.cwd())) return;
@@ -36,8 +56,15 @@ const nextConfig: NextConfig = {
   // A separate build directory per checkout of work in progress (e.g. two builds side by side); `.next` by default.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // Loaded by the worker thread from node_modules, never bundled.
-  serverExternalPackages: [...WORKER_PACKAGES, "redis", "@redis/client"],
-  outputFileTracingIncludes: { "/api/**": ["./workers/**", ...dependencyClosure(WORKER_PACKAGES)] },
+  serverExternalPackages: [...WORKER_PACKAGES, "piscina", "redis", "@redis/client"],
+  outputFileTracingIncludes: {
+    "/api/**": [
+      "./workers/**",
+      "./lib/**",
+      "./tsconfig.json",
+      ...dependencyClosure([...WORKER_PACKAGES, ...POOL_PACKAGES]),
+    ],
+  },
   poweredByHeader: false,
 };
 

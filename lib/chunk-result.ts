@@ -1,14 +1,15 @@
 import { createHash } from "node:crypto";
 import { enrichChunks } from "@/lib/ai/enrich";
-import { requireModel } from "@/lib/ai/model-client";
+import { isAiTier, requireModel } from "@/lib/ai/model-client";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
-import { chunkExtracted, methodFor } from "@/lib/chunking";
+import { methodFor, modelBoundaries } from "@/lib/chunking";
 import type { Chunk, MethodContext } from "@/lib/chunking/types";
 import type { Config } from "@/lib/config";
+import { type CpuRunner, chunkOnCpu, inThisThread, layoutOnCpu } from "@/lib/cpu/pool";
 import { badRequest } from "@/lib/errors";
 import { extract } from "@/lib/extract";
 import type { Extracted } from "@/lib/extract/types";
-import { type OutputFormat, formatChunks } from "@/lib/formats";
+import type { OutputFormat } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
 
 /**
@@ -76,7 +77,8 @@ export function loaded(source: { bytes: Uint8Array; filename?: string; contentTy
   };
 }
 
-export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<Extracted> {
+/** `cpu`: where a PDF's layout runs (the service's pool); this thread without it. */
+export function extractDocument(doc: Loaded, limits: Config["limits"], cpu?: CpuRunner): Promise<Extracted> {
   return extract(
     doc.bytes,
     { filename: doc.filename, contentType: doc.contentType },
@@ -86,29 +88,68 @@ export function extractDocument(doc: Loaded, limits: Config["limits"]): Promise<
       maxPages: limits.maxPagesPerRequest,
       timeoutMs: limits.extractTimeoutMs,
     },
+    cpu && layoutOnCpu(cpu),
   );
 }
 
-/** Chunking, enrichment (ai-pro) and formatting without HTTP, quota or payment: shared by the pipeline, jobs and the command-line entry. */
+/** A result with its chunks' records still as the JSON the worker made of them (a large result is never parsed again). */
+export interface BuiltResult extends Omit<ChunkingResult, "chunks" | "payment"> {
+  chunksJson: string;
+}
+
+/** The JSON of `fields` (an object with at least one field) with `chunks` appended from their JSON, without parsing it. */
+export const resultJson = (fields: object, chunksJson: string) =>
+  `${JSON.stringify(fields).slice(0, -1)},"chunks":${chunksJson}}`;
+
+/**
+ * Chunking, enrichment (ai-pro) and formatting without HTTP, quota or payment: shared by the pipeline, jobs and
+ * the command-line entry. The model calls run here; the CPU work on `context.cpu` (this thread without it).
+ */
 export async function buildResult(
   doc: Loaded,
   extracted: Extracted,
   tier: TierId,
   options: ResolvedOptions,
-  context: MethodContext,
-): Promise<Omit<ChunkingResult, "payment">> {
-  const { chunks, details } = await chunkExtracted(
-    extracted,
-    tier,
-    { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens },
-    context,
-  );
-  if (chunks.length === 0) throw badRequest("empty_document", "The document contains no text to chunk.");
-  const enrichment = tier === "ai-pro" ? await enrich(chunks, context) : undefined;
+  context: MethodContext & { cpu?: CpuRunner },
+): Promise<BuiltResult> {
+  const cpu = context.cpu ?? inThisThread;
+  const split = { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens };
+  const found = isAiTier(tier) ? await modelBoundaries(extracted.text, tier, context) : undefined;
+  const format = {
+    format: options.outputFormat,
+    ref: {
+      documentId: doc.documentId,
+      filename: doc.filename,
+      tier,
+      maxTokens: split.maxTokens,
+      overlapTokens: split.overlapTokens,
+    },
+  };
+  let count: number;
+  let chunksJson: string;
+  let enrichment: Awaited<ReturnType<typeof enrich>> | undefined;
+  if (tier === "ai-pro") {
+    // The model annotates the chunks between splitting and formatting.
+    const { chunks = [] } = await chunkOnCpu(cpu, extracted, tier, split, context.embedder, {
+      sectionStarts: found?.sectionStarts,
+    });
+    if (chunks.length === 0) throw emptyDocument();
+    enrichment = await enrich(chunks, context);
+    count = chunks.length;
+    chunksJson = (await cpu.run({ op: "format", chunks, ...format })).json;
+  } else {
+    const chunked = await chunkOnCpu(cpu, extracted, tier, split, context.embedder, {
+      sectionStarts: found?.sectionStarts,
+      format,
+    });
+    count = chunked.count;
+    chunksJson = chunked.json ?? "[]";
+  }
+  if (count === 0) throw emptyDocument();
   return {
     success: true,
     tier,
-    total_chunks: chunks.length,
+    total_chunks: count,
     metadata: {
       filename: doc.filename,
       content_type: extracted.mediaType,
@@ -116,21 +157,17 @@ export async function buildResult(
       estimated_pages: extracted.pageCount,
       method: methodFor(tier),
       ...(tier === "semantic" ? { embedder: context.embedder.id } : {}),
-      ...(details ? { ai: { ...details, ...(enrichment ? { unenriched: enrichment.unenriched } : {}) } } : {}),
+      ...(found ? { ai: { ...found.details, ...(enrichment ? { unenriched: enrichment.unenriched } : {}) } } : {}),
       max_tokens: options.maxTokens,
       overlap_tokens: options.overlapTokens,
       output_format: options.outputFormat,
     },
     ...(enrichment ? { document_summary: enrichment.documentSummary } : {}),
-    chunks: formatChunks(chunks, options.outputFormat, {
-      documentId: doc.documentId,
-      filename: doc.filename,
-      tier,
-      maxTokens: options.maxTokens,
-      overlapTokens: options.overlapTokens,
-    }),
+    chunksJson,
   };
 }
+
+const emptyDocument = () => badRequest("empty_document", "The document contains no text to chunk.");
 
 /** ai-pro: each chunk's summary and entities into its metadata; the document's summary returned. */
 async function enrich(chunks: Chunk[], context: MethodContext) {

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 /**
@@ -66,6 +67,11 @@ const EnvSchema = z.object({
   MAX_UNPACKED_BYTES: int(1024 * 1024, 4 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
   EXTRACT_TIMEOUT_MS: int(1000, 600_000).default(60_000),
 
+  CPU_THREADS: int(1, 256).optional(),
+  CPU_QUEUE: int(0, 10_000).default(16),
+  CPU_TASK_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  CPU_WORKER_HEAP_MB: int(16, 16_384).default(1024),
+
   URL_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000),
   URL_FETCH_ALLOW_PRIVATE: bool.default(false),
 
@@ -94,6 +100,7 @@ const EnvSchema = z.object({
   AI_TIMEOUT_MS: int(1000, 600_000).default(60_000),
   AI_MAX_RETRIES: int(0, 10).default(3),
   AI_BAD_REPLY_RETRIES: int(0, 5).default(1),
+  AI_MAX_INFLIGHT: int(1, 4096).default(32),
   JOB_LEASE_MS: int(1000, 600_000).default(30_000),
   JOB_MAX_ATTEMPTS: int(1, 10).default(3),
 
@@ -136,6 +143,16 @@ export interface Config {
     maxUnpackedBytes: number;
     extractTimeoutMs: number;
   };
+  /** The worker threads that do the CPU work of requests (lib/cpu/pool.ts). */
+  cpu: {
+    threads: number;
+    /** Requests admitted beyond one per thread; past that, 503 `busy`. */
+    queue: number;
+    /** Per task, from its start on a worker. */
+    taskTimeoutMs: number;
+    /** Heap of each worker. */
+    heapMb: number;
+  };
   urlFetch: { timeoutMs: number; maxBytes: number; allowPrivate: boolean; maxRedirects: number };
   trustProxyHeaders: boolean;
   resultTtlSeconds: number;
@@ -169,6 +186,8 @@ export interface Config {
     maxRetries: number;
     /** Further tries of a call answered with invalid JSON or JSON breaking the schema. */
     badReplyRetries: number;
+    /** Model calls (chat and embeddings) at once in the whole process, whatever the requests' own concurrency. */
+    maxInflight: number;
   };
   jobs: {
     /** A job's worker holds it this long without a sign of life; after that the next poll takes it over. */
@@ -273,6 +292,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
     },
+    cpu: {
+      threads: e.CPU_THREADS ?? availableParallelism(),
+      queue: e.CPU_QUEUE,
+      taskTimeoutMs: e.CPU_TASK_TIMEOUT_MS,
+      heapMb: e.CPU_WORKER_HEAP_MB,
+    },
     urlFetch: {
       timeoutMs: e.URL_FETCH_TIMEOUT_MS,
       maxBytes: e.MAX_UPLOAD_BYTES,
@@ -308,6 +333,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.AI_TIMEOUT_MS,
       maxRetries: e.AI_MAX_RETRIES,
       badReplyRetries: e.AI_BAD_REPLY_RETRIES,
+      maxInflight: e.AI_MAX_INFLIGHT,
     },
     jobs: { leaseMs: e.JOB_LEASE_MS, maxAttempts: e.JOB_MAX_ATTEMPTS },
   };

@@ -8,6 +8,7 @@ import {
   extractDocument,
   loaded,
   resolveOptions,
+  resultJson,
 } from "@/lib/chunk-result";
 import { detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
@@ -70,7 +71,7 @@ async function runFree(
   // Refuse an exhausted client before fetching or parsing anything.
   await quota.assertAvailable(request.client);
   const doc = await load(services, request.input);
-  const extracted = await extractDocument(doc, config.limits);
+  const extracted = await extractDocument(doc, config.limits, services.cpu);
   // The page count is known once extracted; the pages are taken before the chunking work and given back if it fails.
   const reservation = await quota.reserve(request.client, extracted.pageCount);
   try {
@@ -159,7 +160,7 @@ async function work(
   headers: Record<string, string>,
 ): Promise<ChunkResponse> {
   const doc = await load(services, request.input);
-  const extracted = await extractDocument(doc, services.config.limits);
+  const extracted = await extractDocument(doc, services.config.limits, services.cpu);
   return respond(services, request, { doc, extracted, tier, options, payment }, headers);
 }
 
@@ -179,20 +180,25 @@ async function respond(
   headers: Record<string, string>,
 ): Promise<ChunkResponse> {
   const { config, results } = services;
-  const context = { embedder: services.embedder, models: services.models, modelConcurrency: config.ai.concurrency };
-  const result: ChunkingResult = {
-    ...(await buildResult(work.doc, work.extracted, work.tier.id, work.options, context)),
-    payment: work.payment,
+  const context = {
+    embedder: services.embedder,
+    models: services.models,
+    modelConcurrency: config.ai.concurrency,
+    cpu: services.cpu,
   };
-  if (result.total_chunks < INLINE_CHUNK_LIMIT) return { body: { ...result }, headers };
+  const { chunksJson, ...summary } = await buildResult(work.doc, work.extracted, work.tier.id, work.options, context);
+  // Few chunks: parsed back for the answer (small); many: stored as the worker wrote them.
+  if (summary.total_chunks < INLINE_CHUNK_LIMIT) {
+    const result: ChunkingResult = { ...summary, chunks: JSON.parse(chunksJson) as unknown[], payment: work.payment };
+    return { body: { ...result }, headers };
+  }
 
   const resultId = newResultId(work.tier.resultPrefix);
-  await results.save(resultId, { ...result, result_id: resultId });
-  const { chunks: _stored, ...summary } = result;
+  const stored = { ...summary, payment: work.payment, result_id: resultId };
+  await results.save(resultId, resultJson(stored, chunksJson));
   return {
     body: {
-      ...summary,
-      result_id: resultId,
+      ...stored,
       download_url: `${request.apiBase}/results/${resultId}`,
       expires_in: lifetimeText(config.resultTtlSeconds),
     },

@@ -17,12 +17,13 @@ export class ResultStore {
     private readonly ttlSeconds: number,
   ) {}
 
-  /** Kept for the configured lifetime, or `ttlMs` (a job's result lives as long as its job). */
-  async save(id: string, result: object, ttlMs = this.ttlSeconds * 1000): Promise<void> {
-    await this.store.set(key(id), JSON.stringify(result), { ttlMs });
+  /** The result's JSON, kept for the configured lifetime, or `ttlMs` (a job's result lives as long as its job). */
+  async save(id: string, json: string, ttlMs = this.ttlSeconds * 1000): Promise<void> {
+    await this.store.set(key(id), json, { ttlMs });
   }
 
-  async load(id: string): Promise<Record<string, unknown>> {
+  /** The JSON as saved: served as it is, never parsed and written again. */
+  async load(id: string): Promise<string> {
     const raw = RESULT_ID_PATTERN.test(id) ? await this.store.get(key(id)) : null;
     if (raw === null)
       throw new ApiError(
@@ -30,6 +31,6 @@ export class ResultStore {
         "expired_or_unknown",
         `No result ${id} exists: results are kept for ${lifetimeText(this.ttlSeconds)} after they are made. Chunk the document again.`,
       );
-    return JSON.parse(raw) as Record<string, unknown>;
+    return raw;
   }
 }

@@ -1,6 +1,8 @@
 import { waitUntil } from "@vercel/functions";
 import { createModelClients, type ModelClients } from "@/lib/ai/model-client";
+import pLimit from "p-limit";
 import { type Config, loadConfig } from "@/lib/config";
+import { CpuPool } from "@/lib/cpu/pool";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
@@ -27,6 +29,8 @@ export interface Services {
   /** The AI tiers' models (absent: that tier is not configured). */
   models: ModelClients;
   jobs: JobStore;
+  /** The worker threads for CPU work, and the bounded line of requests in front of them. */
+  cpu: CpuPool;
   fetchUrl: (url: string) => Promise<FetchedDocument>;
   /**
    * Runs work beyond the response (an async job). By default it starts at
@@ -40,28 +44,43 @@ export interface Services {
 
 export function createServices(
   config: Config,
-  overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule">> = {},
+  overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu">> = {},
 ): Services {
   const store = overrides.store ?? createStore(config.store);
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
+  // One line for all model calls of these services, chat and embeddings, beside each request's own concurrency.
+  const modelCalls = pLimit(config.ai.maxInflight);
   return {
     config,
     store,
     quota: new FreeQuota(store, config.freePagesPerDay),
     results: new ResultStore(store, config.resultTtlSeconds),
-    embedder: overrides.embedder ?? createEmbedder(config.embeddings),
+    embedder: overrides.embedder ?? createEmbedder(config.embeddings, modelCalls),
     chain,
     payments: new PaymentGate(config, store, chain),
-    models: createModelClients(config.ai),
+    models: createModelClients(config.ai, modelCalls),
     jobs: new JobStore(store),
+    cpu: overrides.cpu ?? sharedPool(config.cpu),
     schedule: overrides.schedule ?? ((work) => waitUntil(work())),
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
   };
 }
 
 // On globalThis because Next.js may instantiate this module once per route bundle;
-// the memory store must be one store for the whole process.
-const holder = globalThis as typeof globalThis & { __chunkwiseServices?: Services };
+// the memory store must be one store for the whole process, and so must the worker pool.
+const holder = globalThis as typeof globalThis & {
+  __chunkwiseServices?: Services;
+  __chunkwisePools?: Map<string, CpuPool>;
+};
+
+/** The process's pool for these settings: services made again (tests make one per case) share its threads and its line. */
+function sharedPool(settings: Config["cpu"]): CpuPool {
+  const pools = (holder.__chunkwisePools ??= new Map<string, CpuPool>());
+  const key = JSON.stringify(settings);
+  let pool = pools.get(key);
+  if (!pool) pools.set(key, (pool = new CpuPool(settings)));
+  return pool;
+}
 
 /** The process-wide services, built on first use from `process.env`. */
 export function getServices(): Services {

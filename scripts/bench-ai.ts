@@ -513,7 +513,7 @@ async function aiProJob(standinUrl: string, pdf: Uint8Array) {
   const wallMs = (await finished) - started;
   const status = await jobStatus(services, jobId);
   if (status.status !== "completed") throw new Error(`the job ended ${JSON.stringify(status)}`);
-  const result = await services.results.load(z.string().parse(status.result_id));
+  const result = JSON.parse(await services.results.load(z.string().parse(status.result_id))) as Record<string, unknown>;
   const ai = z
     .object({ windows: z.number(), units: z.number(), sections_found: z.number() })
     .parse((result.metadata as { ai: unknown }).ai);

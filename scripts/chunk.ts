@@ -56,10 +56,15 @@ async function main(): Promise<number> {
     models: createModelClients(config.ai),
     modelConcurrency: tier.data === "ai-pro" ? config.ai.proConcurrency : config.ai.concurrency,
   };
-  const result = await buildResult(doc, extracted, tier.data, resolveOptions(options.data, config.chunking), context);
-  await writeAll(
-    `${JSON.stringify({ ...result, payment: { amount: 0, asset: "USDC", network: "offline", transaction: null } }, null, 2)}\n`,
+  const { chunksJson, ...result } = await buildResult(
+    doc,
+    extracted,
+    tier.data,
+    resolveOptions(options.data, config.chunking),
+    context,
   );
+  const payment = { amount: 0, asset: "USDC", network: "offline", transaction: null };
+  await writeAll(`${JSON.stringify({ ...result, chunks: JSON.parse(chunksJson) as unknown, payment }, null, 2)}\n`);
   return 0;
 }
 

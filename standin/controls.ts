@@ -52,6 +52,9 @@ export interface StandinCounters {
   badRequests: number;
   /** Requests whose client went away while they were delayed or hanging. */
   aborted: number;
+  /** Requests under /v1 being served right now, and the most there have been at once (a client's concurrency, seen from here). */
+  inFlight: number;
+  maxInFlight: number;
 }
 
 /** Which queued count each fault is taken from. */
@@ -78,6 +81,8 @@ function zeroCounters(): StandinCounters {
     faults: noFaults(),
     badRequests: 0,
     aborted: 0,
+    inFlight: 0,
+    maxInFlight: 0,
   };
 }
 
@@ -110,8 +115,13 @@ export class StandinControls {
     this.counts = zeroCounters();
   }
 
-  countRequest(): void {
+  /** A request under /v1 begins; the returned function ends it. */
+  countRequest(): () => void {
     this.counts.requests++;
+    this.counts.inFlight++;
+    this.counts.maxInFlight = Math.max(this.counts.maxInFlight, this.counts.inFlight);
+    const counts = this.counts;
+    return () => void counts.inFlight--;
   }
 
   countCompletion(schema: string, model: string): void {

@@ -248,7 +248,15 @@ class StandinServer {
   }
 
   private async handleV1(route: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.controls.countRequest();
+    const done = this.controls.countRequest();
+    try {
+      await this.answerV1(route, req, res);
+    } finally {
+      done();
+    }
+  }
+
+  private async answerV1(route: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.controls.settings().down) {
       this.controls.countFault("down");
       req.resume();
@@ -331,9 +339,20 @@ class StandinServer {
   }
 
   private async embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const gone = clientGone(res);
     const request = await readJson(req, EmbeddingsRequest);
     const inputs = typeof request.input === "string" ? [request.input] : request.input;
     this.controls.countEmbeddings(request.model);
+    // A slow provider, as for completions.
+    const { delayMs } = this.controls.settings();
+    if (delayMs > 0) {
+      try {
+        await sleep(delayMs, undefined, { signal: gone });
+      } catch {
+        this.controls.countAborted();
+        return;
+      }
+    }
     const data = inputs.map((text, index) => {
       const vector = this.embedder.embedOne(text);
       // base64 is the float32 array's little-endian bytes, as OpenAI sends it.

@@ -34,7 +34,7 @@ async function chunkDocument(
   const extracted = await extractDocument(doc, config.limits);
   const result = await buildResult(doc, extracted, tier, { maxTokens, overlapTokens, outputFormat: format }, context);
   const ref: DocumentRef = { documentId: doc.documentId, filename: doc.filename, tier, maxTokens, overlapTokens };
-  return { records: result.chunks, ref };
+  return { records: JSON.parse(result.chunksJson) as unknown[], ref };
 }
 
 const fixture = (name: string) => new Uint8Array(readFileSync(path.join(root, "tests/fixtures", name)));

@@ -13,6 +13,7 @@
  *   into a fallback for that part of the work rather than a failed request.
  */
 import OpenAI from "openai";
+import type { LimitFunction } from "p-limit";
 import { z } from "zod";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
@@ -90,11 +91,15 @@ function describeFailure(error: unknown): string {
 export class OpenAIModelClient implements ModelClient {
   readonly #client: OpenAI;
   readonly #badReplyRetries: number;
+  readonly #modelCalls: LimitFunction | undefined;
 
+  /** `modelCalls`: the process-wide cap on model calls (AI_MAX_INFLIGHT); each call, its SDK retries included, takes a place. */
   constructor(
     config: Config["ai"],
     readonly model: string,
+    modelCalls?: LimitFunction,
   ) {
+    this.#modelCalls = modelCalls;
     this.#client = new OpenAI({
       baseURL: config.baseUrl,
       // Local OpenAI-compatible servers take no key; the SDK insists on one.
@@ -110,21 +115,23 @@ export class OpenAIModelClient implements ModelClient {
     for (let attempt = 1; attempt <= this.#badReplyRetries + 1; attempt++) {
       let completion: OpenAI.Chat.ChatCompletion;
       try {
-        completion = await this.#client.chat.completions.create(
-          {
-            model: this.model,
-            messages: [
-              { role: "system", content: task.system },
-              { role: "user", content: message },
-            ],
-            response_format: {
-              type: "json_schema",
-              json_schema: { name: task.name, strict: true, schema: jsonSchemaOf(task) },
+        const call = () =>
+          this.#client.chat.completions.create(
+            {
+              model: this.model,
+              messages: [
+                { role: "system", content: task.system },
+                { role: "user", content: message },
+              ],
+              response_format: {
+                type: "json_schema",
+                json_schema: { name: task.name, strict: true, schema: jsonSchemaOf(task) },
+              },
             },
-          },
-          // A signal of its own per call: the SDK leaves a listener on the one it is given, and a job's calls share theirs.
-          { signal: signal && AbortSignal.any([signal]) },
-        );
+            // A signal of its own per call: the SDK leaves a listener on the one it is given, and a job's calls share theirs.
+            { signal: signal && AbortSignal.any([signal]) },
+          );
+        completion = await (this.#modelCalls ? this.#modelCalls(call) : call());
       } catch (error) {
         if (error instanceof OpenAI.APIUserAbortError) throw error;
         throw aiUnavailable(describeFailure(error), error);
@@ -165,9 +172,9 @@ export function requireModel(models: ModelClients | undefined, tier: AiTierId): 
   return model;
 }
 
-export function createModelClients(config: Config["ai"]): ModelClients {
+export function createModelClients(config: Config["ai"], modelCalls?: LimitFunction): ModelClients {
   return {
-    ai: config.model ? new OpenAIModelClient(config, config.model) : undefined,
-    aiPro: config.proModel ? new OpenAIModelClient(config, config.proModel) : undefined,
+    ai: config.model ? new OpenAIModelClient(config, config.model, modelCalls) : undefined,
+    aiPro: config.proModel ? new OpenAIModelClient(config, config.proModel, modelCalls) : undefined,
   };
 }

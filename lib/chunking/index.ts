@@ -1,15 +1,22 @@
 import { findBoundaries } from "@/lib/ai/boundaries";
-import { type ModelClient, requireModel } from "@/lib/ai/model-client";
+import { type AiTierId, isAiTier, requireModel } from "@/lib/ai/model-client";
+import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted, PageRange } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
 import { splitRecursive } from "./recursive";
 import { splitSemantic } from "./semantic";
 import { splitStructure, structureFlavor } from "./structure";
-import type { Chunk, MethodContext, MethodDetails, SplitOptions, SplitResult } from "./types";
+import type { Chunk, MethodContext, MethodDetails, Span, SplitOptions } from "./types";
 
 interface Method {
   name: string;
-  split: (extracted: Extracted, options: SplitOptions, context: MethodContext) => SplitResult | Promise<SplitResult>;
+  split: (source: Extracted, options: SplitOptions, context: SplitContext) => Span[] | Promise<Span[]>;
+}
+
+/** The CPU side's inputs beside the text: the semantic tier's embedder, and the section starts a model found (AI tiers). */
+export interface SplitContext {
+  embedder: Embedder;
+  sectionStarts?: number[];
 }
 
 /**
@@ -17,23 +24,43 @@ interface Method {
  * the structure splitter cuts along them and the headings, within `maxTokens`.
  * Where the model's answers were unusable, the structure splitter alone decides.
  */
-async function splitWithModel(
-  extracted: Extracted,
-  options: SplitOptions,
+const alongSections: Method["split"] = (source, options, context) =>
+  splitStructure(source.text, {
+    ...options,
+    flavor: structureFlavor(source),
+    sectionStarts: context.sectionStarts ?? [],
+  });
+
+/** Which method each tier runs. */
+const METHODS: Record<TierId, Method> = {
+  free: { name: "recursive", split: (source, options) => splitRecursive(source.text, options) },
+  structure: {
+    name: "structure",
+    split: (source, options) => splitStructure(source.text, { ...options, flavor: structureFlavor(source) }),
+  },
+  semantic: {
+    name: "semantic",
+    split: (source, options, context) => splitSemantic(source.text, options, context.embedder),
+  },
+  ai: { name: "ai-boundaries", split: alongSections },
+  // Enrichment follows in the pipeline, on the chunks.
+  "ai-pro": { name: "ai-boundaries-enriched", split: alongSections },
+};
+
+/** The network side of the AI tiers: the section starts their model finds, and what to report of it. */
+export async function modelBoundaries(
+  text: string,
+  tier: AiTierId,
   context: MethodContext,
-  model: ModelClient,
-): Promise<SplitResult> {
-  const boundaries = await findBoundaries(extracted.text, model, {
+): Promise<{ sectionStarts: number[]; details: MethodDetails }> {
+  const model = requireModel(context.models, tier);
+  const boundaries = await findBoundaries(text, model, {
     concurrency: context.modelConcurrency ?? 4,
     onProgress: context.progress && ((done, total) => context.progress!.boundaries(done, total)),
     signal: context.signal,
   });
   return {
-    spans: splitStructure(extracted.text, {
-      ...options,
-      flavor: structureFlavor(extracted),
-      sectionStarts: boundaries.sectionStarts,
-    }),
+    sectionStarts: boundaries.sectionStarts,
     details: {
       model: model.model,
       units: boundaries.units,
@@ -43,34 +70,6 @@ async function splitWithModel(
     },
   };
 }
-
-/** Which method each tier runs. */
-const METHODS: Record<TierId, Method> = {
-  free: { name: "recursive", split: (extracted, options) => ({ spans: splitRecursive(extracted.text, options) }) },
-  structure: {
-    name: "structure",
-    split: (extracted, options) => ({
-      spans: splitStructure(extracted.text, { ...options, flavor: structureFlavor(extracted) }),
-    }),
-  },
-  semantic: {
-    name: "semantic",
-    split: async (extracted, options, context) => ({
-      spans: await splitSemantic(extracted.text, options, context.embedder),
-    }),
-  },
-  ai: {
-    name: "ai-boundaries",
-    split: (extracted, options, context) =>
-      splitWithModel(extracted, options, context, requireModel(context.models, "ai")),
-  },
-  // Enrichment follows in the pipeline, on the chunks.
-  "ai-pro": {
-    name: "ai-boundaries-enriched",
-    split: (extracted, options, context) =>
-      splitWithModel(extracted, options, context, requireModel(context.models, "ai-pro")),
-  },
-};
 
 export const methodFor = (tier: TierId) => METHODS[tier].name;
 
@@ -96,15 +95,16 @@ function countCodePoints(text: string): number {
   return text.length - surrogates;
 }
 
-export async function chunkExtracted(
-  extracted: Extracted,
+/** The CPU side of every tier: the document's chunks, with their metadata. Runs in a worker thread in the service (lib/cpu). */
+export async function splitDocument(
+  source: Extracted,
   tier: TierId,
   options: SplitOptions,
-  context: MethodContext,
-): Promise<{ chunks: Chunk[]; details?: MethodDetails }> {
-  const { spans, details } = await METHODS[tier].split(extracted, options, context);
-  const chunks = spans.map((span, index) => {
-    const text = span.text ?? extracted.text.slice(span.start, span.end);
+  context: SplitContext,
+): Promise<Chunk[]> {
+  const spans = await METHODS[tier].split(source, options, context);
+  return spans.map((span, index) => {
+    const text = span.text ?? source.text.slice(span.start, span.end);
     const chunk: Chunk = {
       text,
       metadata: {
@@ -116,11 +116,25 @@ export async function chunkExtracted(
       },
     };
     if (span.headings) chunk.metadata.headings = span.headings;
-    if (extracted.pages?.length) {
-      chunk.metadata.page_start = pageAt(extracted.pages, span.start);
-      chunk.metadata.page_end = pageAt(extracted.pages, span.end - 1);
+    if (source.pages?.length) {
+      chunk.metadata.page_start = pageAt(source.pages, span.start);
+      chunk.metadata.page_end = pageAt(source.pages, span.end - 1);
     }
     return chunk;
   });
-  return { chunks, details };
+}
+
+/** A tier's whole method in this thread: the model's boundaries (AI tiers), then the split. */
+export async function chunkExtracted(
+  extracted: Extracted,
+  tier: TierId,
+  options: SplitOptions,
+  context: MethodContext,
+): Promise<{ chunks: Chunk[]; details?: MethodDetails }> {
+  const found = isAiTier(tier) ? await modelBoundaries(extracted.text, tier, context) : undefined;
+  const chunks = await splitDocument(extracted, tier, options, {
+    embedder: context.embedder,
+    sectionStarts: found?.sectionStarts,
+  });
+  return { chunks, details: found?.details };
 }

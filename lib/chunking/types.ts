@@ -45,11 +45,6 @@ export interface ModelProgress {
 /** What a method found besides the spans, reported in the result's metadata (the AI tiers: model, windows, fallbacks). */
 export type MethodDetails = Record<string, unknown>;
 
-export interface SplitResult {
-  spans: Span[];
-  details?: MethodDetails;
-}
-
 export interface ChunkMetadata {
   chunk_index: number;
   char_count: number;

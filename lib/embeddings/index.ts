@@ -1,11 +1,13 @@
+import type { LimitFunction } from "p-limit";
 import type { Config } from "@/lib/config";
 import { LOCAL_EMBEDDER_ID, LocalEmbedder } from "./local";
 import { OpenAIEmbedder, openAIEmbedderId } from "./openai";
 import type { Embedder } from "./types";
 
 /** The semantic tier's embedder, chosen once from the config: an OpenAI-compatible endpoint when one is set, else the built-in local one. */
-export function createEmbedder(config: Config["embeddings"]): Embedder {
-  if (config.kind === "openai") return new OpenAIEmbedder(config);
+/** `modelCalls`: the process-wide cap on model calls (AI_MAX_INFLIGHT) that remote embedding requests share with chat calls. */
+export function createEmbedder(config: Config["embeddings"], modelCalls?: LimitFunction): Embedder {
+  if (config.kind === "openai") return new OpenAIEmbedder({ ...config, modelCalls });
   return new LocalEmbedder();
 }
 

@@ -14,7 +14,7 @@
  * request was fine, the provider is not. Messages carry the status, never
  * the key or the provider's body (which may echo the key).
  */
-import pLimit from "p-limit";
+import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { type RetryPolicy, isRetryableStatus, parseRetryAfter, retryDelay } from "./retry";
@@ -29,6 +29,8 @@ export interface OpenAIEmbedderOptions {
   concurrency: number;
   timeoutMs: number;
   retry?: Partial<RetryPolicy>;
+  /** The process-wide cap on model calls, shared with the AI tiers' chat calls; each HTTP request takes a place. */
+  modelCalls?: LimitFunction;
 }
 
 /** The id of the embedder for `model`, as `GET /api` and results show it. */
@@ -94,7 +96,8 @@ export class OpenAIEmbedder implements Embedder {
   private async embedBatch(batch: string[], givenUp: AbortSignal): Promise<Float32Array[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.request(batch, givenUp);
+        const { modelCalls } = this.options;
+        return await (modelCalls ? modelCalls(() => this.request(batch, givenUp)) : this.request(batch, givenUp));
       } catch (error) {
         if (!(error instanceof AttemptFailure)) throw error;
         const delay =

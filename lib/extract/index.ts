@@ -2,7 +2,7 @@ import { detect, type Hint } from "@/lib/extract/detect";
 import { extractDocx } from "@/lib/extract/docx";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
-import { extractPdf } from "@/lib/extract/pdf";
+import { type PdfLayout, extractPdf } from "@/lib/extract/pdf";
 import { isBlank } from "@/lib/extract/text";
 import { MEDIA_TYPES, type DocumentKind, type Extracted, type ExtractLimits } from "@/lib/extract/types";
 
@@ -17,11 +17,16 @@ export const CHARS_PER_PAGE = 3000;
  * with its own code; parsers that can crash or exhaust memory run in a
  * worker thread, so no document can take the process down.
  */
-export async function extract(bytes: Uint8Array, hint: Hint, limits: ExtractLimits): Promise<Extracted> {
+export async function extract(
+  bytes: Uint8Array,
+  hint: Hint,
+  limits: ExtractLimits,
+  pdfLayout?: PdfLayout,
+): Promise<Extracted> {
   const detected = await detect(bytes, hint);
   switch (detected.kind) {
     case "pdf": {
-      const pdf = await extractPdf(bytes, limits);
+      const pdf = await extractPdf(bytes, limits, pdfLayout);
       checkChars(pdf.text, limits);
       return { kind: "pdf", mediaType: MEDIA_TYPES.pdf, text: pdf.text, pages: pdf.pages, pageCount: pdf.pageCount };
     }

@@ -38,21 +38,36 @@ const PageItems = z
   );
 const Items = z.object({ ok: z.literal(true), pages: z.array(PageItems) });
 
-export function extractPdf(bytes: Uint8Array, limits: Pick<ExtractLimits, "maxPages" | "timeoutMs">): Promise<PdfText> {
-  return withWorker({ timeoutMs: limits.timeoutMs, damaged: failures.corruptedPdf }, async (worker) => {
-    const opened = await worker.call({ op: "pdf-open", data: bytes }, Opened);
-    if (!opened.ok) throw refusal(opened);
-    // Before reading any text: counting pages is cheap, reading thousands of them is not.
-    if (opened.pageCount > limits.maxPages) throw failures.tooManyPages(opened.pageCount, limits.maxPages);
-    const read = await worker.call({ op: "pdf-items" }, Items);
-    if (!read.ok) throw refusal(read);
-    if (read.pages.length !== opened.pageCount) {
-      throw failures.extractorUnavailable(new Error(`worker read ${read.pages.length} pages of ${opened.pageCount}`));
-    }
-    const texts = layoutPages(read.pages.map(toPageContent));
-    if (texts.every((t) => t === "")) throw failures.noText();
-    return { ...joinPages(texts), pageCount: opened.pageCount };
-  });
+export type PdfPageItems = z.infer<typeof PageItems>;
+
+/** Page items → one text per page; the service runs it in its CPU pool (lib/cpu). */
+export type PdfLayout = (pages: PdfPageItems[]) => Promise<string[]>;
+
+const layoutHere: PdfLayout = async (pages) => layoutPages(pages.map(toPageContent));
+
+export async function extractPdf(
+  bytes: Uint8Array,
+  limits: Pick<ExtractLimits, "maxPages" | "timeoutMs">,
+  layout: PdfLayout = layoutHere,
+): Promise<PdfText> {
+  const { pages, pageCount } = await withWorker(
+    { timeoutMs: limits.timeoutMs, damaged: failures.corruptedPdf },
+    async (worker) => {
+      const opened = await worker.call({ op: "pdf-open", data: bytes }, Opened);
+      if (!opened.ok) throw refusal(opened);
+      // Before reading any text: counting pages is cheap, reading thousands of them is not.
+      if (opened.pageCount > limits.maxPages) throw failures.tooManyPages(opened.pageCount, limits.maxPages);
+      const read = await worker.call({ op: "pdf-items" }, Items);
+      if (!read.ok) throw refusal(read);
+      if (read.pages.length !== opened.pageCount) {
+        throw failures.extractorUnavailable(new Error(`worker read ${read.pages.length} pages of ${opened.pageCount}`));
+      }
+      return { pages: read.pages, pageCount: opened.pageCount };
+    },
+  );
+  const texts = await layout(pages);
+  if (texts.every((t) => t === "")) throw failures.noText();
+  return { ...joinPages(texts), pageCount };
 }
 
 /** pdf.js's exception names are its API for telling a password prompt from a broken file. */
@@ -60,7 +75,7 @@ function refusal(failure: DocumentFailure) {
   return failure.name === "PasswordException" ? failures.encryptedPdf() : failures.corruptedPdf();
 }
 
-function toPageContent(page: z.infer<typeof PageItems>): PdfPageContent {
+export function toPageContent(page: PdfPageItems): PdfPageContent {
   const { text, geometry: g, font, fonts } = page;
   return {
     box: page.box,

@@ -35,8 +35,14 @@ function tierForEndpoint(endpoint: string): TierId {
   return tier;
 }
 
-export async function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
+export function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
   const tier = tierForEndpoint(endpoint);
+  // A place in the line before the body is read and before payment or quota are touched: a refusal (503 `busy`)
+  // leaves both as they were and holds no upload in memory.
+  return services.cpu.admitted(() => chunkUpload(services, request, endpoint, tier));
+}
+
+async function chunkUpload(services: Services, request: Request, endpoint: string, tier: TierId): Promise<Response> {
   const upload = await readUpload(request, { maxBytes: services.config.limits.maxUploadBytes });
   const options = ChunkOptionsSchema.safeParse(upload.fields);
   if (!options.success) throw badRequest("invalid_options", describeIssues(options.error));
@@ -52,7 +58,11 @@ export async function handleUpload(services: Services, request: Request, endpoin
   return json(body, { headers });
 }
 
-export async function handleUrl(services: Services, request: Request): Promise<Response> {
+export function handleUrl(services: Services, request: Request): Promise<Response> {
+  return services.cpu.admitted(() => chunkUrl(services, request));
+}
+
+async function chunkUrl(services: Services, request: Request): Promise<Response> {
   const parsed = UrlChunkRequestSchema.safeParse(
     await readJson(
       request,

@@ -10,7 +10,12 @@ export const CORS_HEADERS: Record<string, string> = {
 };
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return jsonText(JSON.stringify(body), init);
+}
+
+/** An answer whose JSON is already written (a stored result). */
+export function jsonText(text: string, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new Response(text, {
     status: init.status ?? 200,
     headers: {
       "content-type": "application/json; charset=utf-8",

@@ -14,7 +14,7 @@ import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
 import type { JobAccepted, JobStatus } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/chunking/types";
-import { buildResult, extractDocument, loaded, type ResolvedOptions } from "@/lib/chunk-result";
+import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
 import { lifetimeText, newResultId } from "@/lib/results";
 import type { Services } from "@/lib/services";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
@@ -68,8 +68,8 @@ export async function jobStatus(services: Services, id: string): Promise<JobStat
   return statusBody(version.record);
 }
 
-/** The full result of a completed job. */
-export async function jobResult(services: Services, id: string): Promise<Record<string, unknown>> {
+/** The full result of a completed job, as its JSON. */
+export async function jobResult(services: Services, id: string): Promise<string> {
   const version = await services.jobs.get(id);
   if (!version) throw jobExpired(id);
   const { record } = version;
@@ -199,11 +199,11 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
     Math.max(250, services.config.jobs.leaseMs / 3),
   );
   try {
-    const result = await work(services, handle);
+    const { chunksJson, ...result } = await work(services, handle);
     const resultId = newResultId("ai-pro");
     await services.results.save(
       resultId,
-      { ...result, job_id: handle.record.job_id, result_id: resultId },
+      resultJson({ ...result, job_id: handle.record.job_id, result_id: resultId }, chunksJson),
       Math.max(1, remainingMs(handle.record)),
     );
     await handle.write((r) => ({
@@ -234,7 +234,7 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
 }
 
 /** Extract, find boundaries, chunk, enrich: the result without `payment`'s and ids' additions. */
-async function work(services: Services, handle: JobHandle): Promise<Record<string, unknown>> {
+async function work(services: Services, handle: JobHandle): Promise<Record<string, unknown> & { chunksJson: string }> {
   const { record } = handle;
   const { input, options } = record.work;
   handle.progress(0, "Extracting text");
@@ -246,7 +246,7 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
   } else {
     doc = loaded(await services.fetchUrl(input.url));
   }
-  const extracted = await extractDocument(doc, services.config.limits);
+  const extracted = await extractDocument(doc, services.config.limits, services.cpu);
 
   // Progress is the share of model calls made: boundary windows, enrichment calls (estimated from
   // the text until the chunks exist), and the document summary.
@@ -277,6 +277,7 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
     modelConcurrency: services.config.ai.proConcurrency,
     progress,
     signal: handle.lost.signal,
+    cpu: services.cpu,
   });
   const { payment } = record.work;
   return { ...result, payment, expires_in: lifetimeText(Math.max(0, remainingMs(record) / 1000)) };

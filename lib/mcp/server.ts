@@ -92,16 +92,19 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     async (args, extra) => {
       try {
         const { url: _url, text: _text, file_base64: _file, filename: _name, tier, ...options } = args;
-        const { body, headers } = await runChunkRequest(services, {
-          tier,
-          input: documentInput(args, services.config.limits.maxUploadBytes),
-          options,
-          client: caller.client,
-          payment: paymentOf(extra._meta),
-          apiBase: caller.apiBase,
-          resourcePath: "/mcp",
-          resourceKind: "mcp",
-        });
+        // A place in the instance's line, as an HTTP request takes (lib/http/chunk-handlers.ts).
+        const { body, headers } = await services.cpu.admitted(() =>
+          runChunkRequest(services, {
+            tier,
+            input: documentInput(args, services.config.limits.maxUploadBytes),
+            options,
+            client: caller.client,
+            payment: paymentOf(extra._meta),
+            apiBase: caller.apiBase,
+            resourcePath: "/mcp",
+            resourceKind: "mcp",
+          }),
+        );
         const settlement = headers["PAYMENT-RESPONSE"];
         return success(
           body,
@@ -154,7 +157,7 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     },
     async ({ job_id }) => {
       try {
-        return success(await jobResult(services, job_id));
+        return success(JSON.parse(await jobResult(services, job_id)) as Record<string, unknown>);
       } catch (error) {
         return failure(error);
       }

@@ -1,9 +1,9 @@
-import { handle, json, preflight } from "@/lib/http/respond";
+import { handle, jsonText, preflight } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handle(async (_request: Request, context: { params: Promise<{ id: string }> }) =>
-  json(await getServices().results.load((await context.params).id)),
+  jsonText(await getServices().results.load((await context.params).id)),
 );
 export const OPTIONS = preflight;
