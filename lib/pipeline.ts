@@ -76,7 +76,8 @@ async function runFree(
   const reservation = await quota.reserve(request.client, extracted.pageCount);
   try {
     const payment = { amount: 0, asset: "USDC" as const, network: config.network, transaction: null };
-    return await respond(services, request, { doc, extracted, tier, options, payment }, rateLimitHeaders(reservation));
+    const answer = await chunk(services, request, { doc, extracted, tier, options });
+    return await answer.make(payment, rateLimitHeaders(reservation));
   } catch (error) {
     await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
     throw error;
@@ -112,37 +113,46 @@ async function runPaid(
   if (admission.kind === "replay") return admission.response;
 
   const { receipt, claim, settle } = admission;
-  const payment = {
-    amount: Number(receipt.amount),
+  const paymentOf = (paid: typeof receipt) => ({
+    amount: Number(paid.amount),
     asset: "USDC" as const,
     network: services.config.network,
-    transaction: receipt.transaction,
-  };
+    transaction: paid.transaction,
+  });
   let computed: ChunkResponse | undefined;
   try {
     if (tier.mode === "async") {
       // A job is bought when it is accepted: the money moves first; a failed job releases the payment.
-      await settle();
+      const settled = await settle();
       const body = await startJob(services, {
         input: request.input,
         options,
         apiBase: request.apiBase,
-        payment,
+        payment: paymentOf(settled),
         paymentRequest: requestKey,
       });
-      const response = { body, headers: receipt.headers };
+      const response = { body, headers: settled.headers };
       await claim.complete(response);
       return response;
     }
     // Work that an earlier payment bought but could not settle is answered at once.
     const kept = await services.payments.computedFor(requestKey);
-    computed = kept
-      ? { body: { ...kept.body, payment }, headers: receipt.headers }
-      : await work(services, request, tier, options, payment, receipt.headers);
-    await settle();
-    await claim.complete(computed);
+    const answer: Answer = kept
+      ? { inline: true, make: async (payment, headers) => ({ body: { ...kept.body, payment }, headers }) }
+      : await work(services, request, tier, options);
+    let settled: typeof receipt;
+    try {
+      settled = await settle();
+    } catch (error) {
+      // An answer given inline is kept for the next payment of this request; a stored one would name this payment.
+      if (answer.inline) computed = await answer.make(paymentOf(receipt), receipt.headers);
+      throw error;
+    }
+    // Only now is the transaction known on every path (a facilitator names it when it settles).
+    const response = await answer.make(paymentOf(settled), settled.headers);
+    await claim.complete(response);
     await services.payments.forgetComputed(requestKey);
-    return computed;
+    return response;
   } catch (error) {
     // The work failed or the money did not move, so the payment bought nothing: free it for a retry.
     await claim.release().catch((releaseError: unknown) => console.error("Payment release failed", releaseError));
@@ -151,17 +161,17 @@ async function runPaid(
   }
 }
 
-async function work(
-  services: Services,
-  request: ChunkRequest,
-  tier: Tier,
-  options: ResolvedOptions,
-  payment: ChunkingResult["payment"],
-  headers: Record<string, string>,
-): Promise<ChunkResponse> {
+/** A chunked document waiting for its answer: inline, or stored behind a `download_url`, with the payment it carries. */
+interface Answer {
+  /** Answered with the chunks in the body (else stored, which writes the result). */
+  inline: boolean;
+  make: (payment: ChunkingResult["payment"], headers: Record<string, string>) => Promise<ChunkResponse>;
+}
+
+async function work(services: Services, request: ChunkRequest, tier: Tier, options: ResolvedOptions): Promise<Answer> {
   const doc = await load(services, request.input);
   const extracted = await extractDocument(doc, services.config.limits, services.cpu);
-  return respond(services, request, { doc, extracted, tier, options, payment }, headers);
+  return chunk(services, request, { doc, extracted, tier, options });
 }
 
 interface Work {
@@ -169,16 +179,10 @@ interface Work {
   extracted: Extracted;
   tier: Tier;
   options: ResolvedOptions;
-  payment: ChunkingResult["payment"];
 }
 
-/** Chunks, then answers inline or stores the result behind a `download_url`. */
-async function respond(
-  services: Services,
-  request: ChunkRequest,
-  work: Work,
-  headers: Record<string, string>,
-): Promise<ChunkResponse> {
+/** Chunks; the answer, inline or stored behind a `download_url`, is made once the payment is known. */
+async function chunk(services: Services, request: ChunkRequest, work: Work): Promise<Answer> {
   const { config, results } = services;
   const context = {
     embedder: services.embedder,
@@ -189,19 +193,27 @@ async function respond(
   const { chunksJson, ...summary } = await buildResult(work.doc, work.extracted, work.tier.id, work.options, context);
   // Few chunks: parsed back for the answer (small); many: stored as the worker wrote them.
   if (summary.total_chunks < INLINE_CHUNK_LIMIT) {
-    const result: ChunkingResult = { ...summary, chunks: JSON.parse(chunksJson) as unknown[], payment: work.payment };
-    return { body: { ...result }, headers };
+    const chunks = JSON.parse(chunksJson) as unknown[];
+    return {
+      inline: true,
+      make: async (payment, headers) => {
+        const result: ChunkingResult = { ...summary, chunks, payment };
+        return { body: { ...result }, headers };
+      },
+    };
   }
-
-  const resultId = newResultId(work.tier.resultPrefix);
-  const stored = { ...summary, payment: work.payment, result_id: resultId };
-  await results.save(resultId, resultJson(stored, chunksJson));
-  return {
-    body: {
-      ...stored,
-      download_url: `${request.apiBase}/results/${resultId}`,
-      expires_in: lifetimeText(config.resultTtlSeconds),
-    },
-    headers,
+  const make: Answer["make"] = async (payment, headers) => {
+    const resultId = newResultId(work.tier.resultPrefix);
+    const stored = { ...summary, payment, result_id: resultId };
+    await results.save(resultId, resultJson(stored, chunksJson));
+    return {
+      body: {
+        ...stored,
+        download_url: `${request.apiBase}/results/${resultId}`,
+        expires_in: lifetimeText(config.resultTtlSeconds),
+      },
+      headers,
+    };
   };
+  return { inline: false, make };
 }

@@ -521,6 +521,32 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
     }
   });
 
+  it("through a facilitator too, work that fails settles nothing: it was asked to verify, never to settle", async () => {
+    const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
+    useServices({
+      FEE_PAYER_SECRET_KEY: "",
+      X402_FACILITATOR_URL: facilitator.url,
+      X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
+    });
+    try {
+      const payer = await funded();
+      const broken = (headers: Record<string, string> = {}) =>
+        call("POST", "/api/chunk/standard", { body: upload(fixture("corrupted.pdf"), "broken.pdf"), headers });
+      const asked = await broken();
+      const payload = await v2Client(payer).createPaymentPayload(
+        decodePaymentRequiredHeader(asked.headers.get("payment-required")!),
+      );
+      const before = await usdcBalance(payer.address);
+      const failed = await broken({ "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) });
+      expect(failed.status).toBe(400);
+      expect(facilitator.requests).toEqual(["/verify"]);
+      expect(await usdcBalance(payer.address)).toBe(before);
+    } finally {
+      await facilitator.close();
+      useServices();
+    }
+  });
+
   it("every 402 carries the v2 offer beside the v1 body: CAIP-2 network, the reference as extra.memo, bazaar metadata", async () => {
     const { body, required } = await offerFor(newDocument());
     expect(required).toMatchObject({

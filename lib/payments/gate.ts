@@ -81,12 +81,14 @@ export type Admission =
       kind: "paid";
       receipt: Receipt;
       claim: Claim;
-      /** Moves the money, once the work has succeeded; a no-op when the client paid before asking. A refusal is the full 402. */
-      settle: () => Promise<void>;
+      /**
+       * Moves the money, once the work has succeeded (nothing to do when the
+       * client paid before asking), and gives the final receipt: a
+       * facilitator names the transaction only then. A refusal is the full 402.
+       */
+      settle: () => Promise<Receipt>;
     };
 
-/** The spec's signature path: the client moved the money before asking. */
-const alreadySettled = async () => {};
 const computedKey = (request: string) => `computed:${request}`;
 
 export class PaymentGate {
@@ -313,17 +315,21 @@ export class PaymentGate {
     return {
       ...admission,
       settle: () =>
-        this.#withPaymentRequired(request, () =>
-          settleX402(rpcUrl, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) }),
-        ),
+        this.#withPaymentRequired(request, async () => {
+          await settleX402(rpcUrl, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
+          return admission.receipt;
+        }),
     };
   }
 
   /**
    * The facilitator co-signs, so the transaction's id is known only once it
-   * has settled. The settlement is recorded under the payer's own signature,
-   * so a retry of the same payload (after failed work) is not settled twice;
-   * from then on the payment is claimed under its transaction id like any other.
+   * has settled: until then the payment is claimed under the payer's own
+   * signature, verified by the facilitator before the work and settled after
+   * it. Once settled, the settlement is recorded under the payer's signature
+   * (a retry of the same payload is not settled twice) and the transaction id
+   * is claimed for the same request, so it cannot pay again on the signature
+   * path.
    */
   async #admitThroughFacilitator(
     client: X402FacilitatorClient,
@@ -333,28 +339,54 @@ export class PaymentGate {
     request: PaidRequest,
     version: 1 | 2,
   ): Promise<Admission> {
-    const settledKey = `x402-settled:${payerSignature(verified)}`;
-    let transaction = await this.#store.get(settledKey);
-    if (!transaction) {
-      await client.verify(payment, requirements);
-      const lock = `x402-settling:${payerSignature(verified)}`;
-      if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 })))
-        throw new ApiError(
-          409,
-          "payment_in_progress",
-          "This payment is being settled right now; retry in a few seconds.",
-          { headers: { "Retry-After": "2" } },
-        );
-      try {
-        transaction = (await client.settle(payment, requirements)).signature;
-        await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
-      } finally {
-        await this.#store.del(lock);
-      }
+    const payer = payerSignature(verified);
+    const settledKey = `x402-settled:${payer}`;
+    const settledBefore = await this.#store.get(settledKey);
+    if (settledBefore) {
+      const bought = await this.#ledger.replay(settledBefore, request.request);
+      if (bought) return { kind: "replay", response: bought };
+      return this.#claim(settledBefore, request, this.#x402Receipt(settledBefore, verified, version));
     }
-    const bought = await this.#ledger.replay(transaction, request.request);
+    const pendingId = `x402-payer:${payer}`;
+    const bought = await this.#ledger.replay(pendingId, request.request);
     if (bought) return { kind: "replay", response: bought };
-    return this.#claim(transaction, request, this.#x402Receipt(transaction, verified, version));
+    await client.verify(payment, requirements);
+    const admission = await this.#claim(pendingId, request, this.#x402Receipt("", verified, version));
+    if (admission.kind === "replay") return admission;
+
+    let byTransaction: Claim | undefined;
+    const settle = () =>
+      this.#withPaymentRequired(request, async () => {
+        const lock = `x402-settling:${payer}`;
+        if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 })))
+          throw new ApiError(
+            409,
+            "payment_in_progress",
+            "This payment is being settled right now; retry in a few seconds.",
+            { headers: { "Retry-After": "2" } },
+          );
+        let transaction: string;
+        try {
+          transaction = (await client.settle(payment, requirements)).signature;
+          await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
+        } finally {
+          await this.#store.del(lock);
+        }
+        const claimed = await this.#ledger.claim(transaction, request.request);
+        if ("claim" in claimed) byTransaction = claimed.claim;
+        return this.#x402Receipt(transaction, verified, version);
+      });
+    const claim: Claim = {
+      complete: async (response) => {
+        await byTransaction?.complete(response);
+        await admission.claim.complete(response);
+      },
+      release: async () => {
+        await byTransaction?.release();
+        await admission.claim.release();
+      },
+    };
+    return { ...admission, claim, settle };
   }
 
   #x402Receipt(transaction: string, verified: VerifiedX402, version: 1 | 2): Receipt {
@@ -382,7 +414,8 @@ export class PaymentGate {
         await this.#references.paid(request.client, request.tier.id, request.document);
       },
     };
-    return { kind: "paid", receipt, claim, settle: alreadySettled };
+    // Settled already unless the caller says otherwise: the spec's signature path moved the money before asking.
+    return { kind: "paid", receipt, claim, settle: async () => receipt };
   }
 }
 
