@@ -54,6 +54,8 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "off",
       // Test servers are `createServer(async (req, res) => ...)`; a throw there fails the test anyway.
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false } }],
+      // No React runs here: `useServices` and friends install the services a test uses, they are not hooks.
+      "react-hooks/rules-of-hooks": "off",
     },
   },
   prettier,

@@ -80,6 +80,22 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+/** The service settling x402 payments through x402's reference facilitator instead of its own fee payer key. */
+async function withFacilitator(run: (facilitator: { requests: string[] }) => Promise<void>): Promise<void> {
+  const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
+  useServices({
+    FEE_PAYER_SECRET_KEY: "",
+    X402_FACILITATOR_URL: facilitator.url,
+    X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
+  });
+  try {
+    await run(facilitator);
+  } finally {
+    await facilitator.close();
+    useServices();
+  }
+}
+
 // Each test asks as its own client: unpaid references are counted per client.
 let clientCounter = 0;
 let client = "";
@@ -428,13 +444,7 @@ describe("the x402 path", () => {
   });
 
   it("settles through a configured facilitator (X402_FACILITATOR_URL) when the service holds no fee-payer key", async () => {
-    const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
-    useServices({
-      FEE_PAYER_SECRET_KEY: "",
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
-    });
-    try {
+    await withFacilitator(async (facilitator) => {
       const before = await usdcBalance(chain.payTo);
       const { result, settlement } = await payWithX402Fetch();
       expect(facilitator.requests).toEqual(["/verify", "/settle"]);
@@ -442,10 +452,7 @@ describe("the x402 path", () => {
       expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
       const reuse = await send(newDocument(), { "X-PAYMENT": settlement.transaction });
       expect((await json(reuse)).code).toBe("payment_already_used");
-    } finally {
-      await facilitator.close();
-      useServices();
-    }
+    });
   });
 });
 
@@ -496,13 +503,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
   });
 
   it("a v2 payment settles through the reference facilitator when one is configured", async () => {
-    const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
-    useServices({
-      FEE_PAYER_SECRET_KEY: "",
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
-    });
-    try {
+    await withFacilitator(async (facilitator) => {
       const before = await usdcBalance(chain.payTo);
       const payingFetch = wrapFetchWithPaymentV2(fetchIn, v2Client(await funded()));
       const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
@@ -515,20 +516,11 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
       const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
       expect(result.payment.transaction).toBe(settlement.transaction);
       expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
-    } finally {
-      await facilitator.close();
-      useServices();
-    }
+    });
   });
 
   it("through a facilitator too, work that fails settles nothing: it was asked to verify, never to settle", async () => {
-    const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
-    useServices({
-      FEE_PAYER_SECRET_KEY: "",
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
-    });
-    try {
+    await withFacilitator(async (facilitator) => {
       const payer = await funded();
       const broken = (headers: Record<string, string> = {}) =>
         call("POST", "/api/chunk/standard", { body: upload(fixture("corrupted.pdf"), "broken.pdf"), headers });
@@ -541,10 +533,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
       expect(failed.status).toBe(400);
       expect(facilitator.requests).toEqual(["/verify"]);
       expect(await usdcBalance(payer.address)).toBe(before);
-    } finally {
-      await facilitator.close();
-      useServices();
-    }
+    });
   });
 
   it("every 402 carries the v2 offer beside the v1 body: CAIP-2 network, the reference as extra.memo, bazaar metadata", async () => {
