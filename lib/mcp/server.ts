@@ -1,6 +1,10 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
 import { z } from "zod";
 import { apiInfo } from "@/lib/api-info";
 import { type ChunkDocumentArgs, ChunkDocumentArgsSchema, JobIdSchema } from "@/lib/api-schema";
@@ -108,9 +112,7 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
         const settlement = headers["PAYMENT-RESPONSE"];
         return success(
           body,
-          settlement
-            ? { [PAYMENT_RESPONSE_META]: JSON.parse(Buffer.from(settlement, "base64").toString("utf8")) as unknown }
-            : undefined,
+          settlement ? { [PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(settlement) } : undefined,
         );
       } catch (error) {
         return failure(error);

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { PaymentRequirementSchema } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
-import { type ResourceKind, paymentRequiredHeader, paymentRequiredV2 } from "@/lib/payments/x402-v2";
+import { encodePaymentRequiredHeader } from "@x402/core/http";
+import { type ResourceKind, paymentRequiredV2 } from "@/lib/payments/x402-v2";
 import { type Tier, priceUsd } from "@/lib/tiers";
 
 /**
@@ -45,7 +46,7 @@ export function paymentRequiredError(
 ): ApiError {
   const v2 = paymentRequiredV2(requirement, config.network, kind, reason.message);
   return new ApiError(402, reason.code, reason.message, {
-    headers: { "PAYMENT-REQUIRED": paymentRequiredHeader(v2) },
+    headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(v2) },
     body: {
       error: "Payment Required",
       code: reason.code,

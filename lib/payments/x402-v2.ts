@@ -1,8 +1,4 @@
-import {
-  decodePaymentSignatureHeader,
-  encodePaymentRequiredHeader,
-  encodePaymentResponseHeader,
-} from "@x402/core/http";
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { z } from "zod";
@@ -56,8 +52,17 @@ const EXAMPLE_OUTPUT = {
   total_chunks: 1,
 };
 
-/** Bazaar discovery metadata for one paid endpoint or tool: catalogues list the service from it. */
+const bazaars = new Map<ResourceKind, Record<string, unknown>>();
+
+/** Bazaar discovery metadata for one paid endpoint or tool, made once per kind: every 402 carries it. */
 function bazaar(kind: ResourceKind): Record<string, unknown> {
+  let declared = bazaars.get(kind);
+  if (!declared) bazaars.set(kind, (declared = declareBazaar(kind)));
+  return declared;
+}
+
+/** Catalogues list the service from this: method, body, input schema and an example. */
+function declareBazaar(kind: ResourceKind): Record<string, unknown> {
   if (kind === "mcp")
     return declareDiscoveryExtension({
       toolName: "chunk_document",
@@ -96,8 +101,6 @@ export function paymentRequiredV2(
     extensions: bazaar(kind),
   };
 }
-
-export const paymentRequiredHeader = (paymentRequired: PaymentRequired) => encodePaymentRequiredHeader(paymentRequired);
 
 const MAX_HEADER_CHARS = 16_384;
 
