@@ -18,6 +18,7 @@ import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
 import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/headings";
 import { parseMarkdown } from "@/lib/chunking/markdown-blocks";
+import { scanMarkdown } from "@/lib/chunking/markdown-scan";
 import { markdownSkeleton } from "@/lib/chunking/markdown-skeleton";
 import { sentenceStarts } from "@/lib/chunking/sentences";
 import { containerDepth, splitStructure, type StructureOptions } from "@/lib/chunking/structure";
@@ -483,7 +484,7 @@ describe("headings", () => {
 
   it("titles Markdown headings by their text, without inline markup", () => {
     const text = "# Use `npm` and *pnpm* ##\n\nText.\n\nA [linked](https://example.com) **title**\n---\n\nBody.";
-    const headings = parseMarkdown(text).children.filter((n) => n.type === "heading");
+    const headings = scanMarkdown(text).filter((n) => n.type === "heading");
     expect(markdownHeadingTitles(text, headings)).toEqual(["Use npm and pnpm", "A linked title"]);
   });
 });

@@ -3,8 +3,9 @@
  * text and PDF text (numbered "1.2 Title", "Chapter 3", ALL-CAPS lines), and
  * the path of titles above a point of the document.
  */
-import type { Heading, Nodes } from "mdast";
-import { fromMarkdown } from "mdast-util-from-markdown";
+import MarkdownIt from "markdown-it";
+import type { MarkdownIt as Parser, Token } from "markdown-it";
+import type { Block } from "./blocks";
 
 export interface SectionHeading {
   /** 1 (outermost) to 6. */
@@ -31,25 +32,35 @@ function headingSource(text: string, start: number, end: number): string {
   return source.replace(ATX_OPENING, "").replace(ATX_CLOSING, "").trim();
 }
 
-function plainText(node: Nodes): string {
-  if ("value" in node && node.type !== "html") return node.value;
-  if ("children" in node) return node.children.map(plainText).join("");
-  return "";
+/** Inline tokens whose content a reader sees: text, code spans, escapes and entities (not HTML, not image sources). */
+const VISIBLE = new Set(["text", "text_special", "code_inline"]);
+
+function plainText(tokens: readonly Token[]): string {
+  let out = "";
+  for (const token of tokens) {
+    if (VISIBLE.has(token.type)) out += token.content;
+    // An image's children are its alt text, which mdast keeps out of the text too.
+    else if (token.children && token.type !== "image") out += plainText(token.children);
+  }
+  return out;
 }
+
+/** Inline Markdown, read the CommonMark way (HTML tags recognised, so left out of titles). */
+let inlineParser: Parser | undefined;
 
 /**
  * Titles of Markdown headings as readers see them ("Use `npm`" for
- * "## Use `npm` #"), from one parse of all their inline sources together (the
- * document was parsed as a skeleton, which mangles inline content).
+ * "## Use `npm` #"): each heading's inline source, parsed alone (no link
+ * references: a heading's "[x][ref]" reads as written).
  */
-export function markdownHeadingTitles(text: string, headings: Heading[]): string[] {
-  const sources = headings.map((h) => headingSource(text, h.position?.start.offset ?? 0, h.position?.end.offset ?? 0));
-  if (sources.length === 0) return [];
-  // "# " + each source on its own paragraph of lines: every one parses as one ATX heading.
-  const parsed = fromMarkdown(sources.map((s) => `# ${s.replace(/\n/g, " ")}`).join("\n\n"));
-  const titles = parsed.children.filter((n) => n.type === "heading").map((n) => plainText(n).trim());
-  if (titles.length !== sources.length) return sources;
-  return titles.map((title, i) => title || sources[i]!);
+export function markdownHeadingTitles(text: string, headings: readonly Block[]): string[] {
+  inlineParser ??= new MarkdownIt("default", { html: true });
+  const parser = inlineParser;
+  return headings.map((h) => {
+    const source = headingSource(text, h.start, h.end);
+    const title = plainText(parser.parseInline(source.replace(/\n/g, " "), {})).trim();
+    return title || source;
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -1,5 +1,11 @@
 /**
- * The block structure of a Markdown document, from the real parser
+ * The block structure of plain text and PDF text (blocks.ts), from the full
+ * Markdown parser with indented code turned off: indentation is layout there,
+ * and with that construct off micromark lets every other construct start
+ * after any indentation, which markdown-it's rules (markdown-scan.ts, for
+ * Markdown) cannot be told. Below: the mdast tree, then its blocks.
+ *
+ * The tree comes from the real parser
  * (mdast-util-from-markdown with GFM: tables, task lists, footnotes), as the
  * document's top-level nodes, every block node's `position.start.offset` /
  * `position.end.offset` being an offset in the original text.
@@ -27,15 +33,8 @@ import type { Nodes, Root, RootContent } from "mdast";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfm } from "micromark-extension-gfm";
+import type { Block, BlockParseOptions } from "./blocks";
 import { markdownSkeleton } from "./markdown-skeleton";
-
-export interface MarkdownParseOptions {
-  /**
-   * Plain text and PDF text: indentation is layout there, not an indented
-   * code block, so that construct is turned off.
-   */
-  plain?: boolean;
-}
 
 /** A micromark syntax extension (the type lives in micromark-util-types, not a dependency of ours). */
 type Extension = ReturnType<typeof gfm>;
@@ -189,7 +188,7 @@ function parsePieces(text: string, plain: boolean): RootContent[] {
   return nodes;
 }
 
-export function parseMarkdown(text: string, options: MarkdownParseOptions = {}): Root {
+export function parseMarkdown(text: string, options: BlockParseOptions = {}): Root {
   const skeleton = markdownSkeleton(text);
   const map = skeleton.originalOffset;
   const children = parsePieces(skeleton.text, options.plain ?? false);
@@ -203,7 +202,38 @@ export function parseMarkdown(text: string, options: MarkdownParseOptions = {}):
   return { type: "root", children };
 }
 
-/** A block node's range in the original text. */
-export function blockRange(node: Nodes): { start: number; end: number } {
-  return { start: start(node), end: end(node) };
+/** mdast node types that are blocks.ts's blocks; below the leaves, only inline content. */
+const BLOCK_TYPES = new Set<string>([
+  "heading",
+  "paragraph",
+  "code",
+  "html",
+  "thematicBreak",
+  "definition",
+  "table",
+  "tableRow",
+  "list",
+  "listItem",
+  "blockquote",
+  "footnoteDefinition",
+]);
+const LEAVES = new Set<string>(["heading", "paragraph", "code", "html", "thematicBreak", "definition", "tableRow"]);
+
+/** The blocks of an mdast tree (whose block offsets are in the original text). */
+export function mdastBlocks(nodes: readonly Nodes[]): Block[] {
+  const blocks: Block[] = [];
+  for (const node of nodes) {
+    if (!BLOCK_TYPES.has(node.type)) continue;
+    const children = "children" in node && !LEAVES.has(node.type) ? mdastBlocks(node.children) : [];
+    const block: Block = { type: node.type as Block["type"], start: start(node), end: end(node), children };
+    if (node.type === "heading") block.depth = node.depth;
+    if (node.type === "list") block.ordered = node.ordered ?? false;
+    blocks.push(block);
+  }
+  return blocks;
+}
+
+/** The blocks of plain text or PDF text. */
+export function plainTextBlocks(text: string): Block[] {
+  return mdastBlocks(parseMarkdown(text, { plain: true }).children);
 }

@@ -2,10 +2,11 @@
  * The structure tier's splitter: chunks that follow a document's Markdown
  * structure, sized in exact o200k tokens.
  *
- * 1. Blocks. The text is parsed once with the real Markdown parser (GFM), or,
- *    for plain and PDF text, with indented code turned off and heading lines
- *    recognised inside paragraphs ("1.2 Title", "Chapter 3", ALL-CAPS lines;
- *    see headings.ts). Headings start sections; every other block belongs to
+ * 1. Blocks. The text's block structure is read once (blocks.ts): Markdown
+ *    by markdown-it's block parser (markdown-scan.ts), plain and PDF text by
+ *    micromark with indented code turned off (markdown-blocks.ts), heading
+ *    lines recognised inside its paragraphs ("1.2 Title", "Chapter 3",
+ *    ALL-CAPS lines; see headings.ts). Headings start sections; every other block belongs to
  *    the section of the last heading above it.
  *
  * 2. Units. Each block becomes one unit if it fits in `maxTokens`, else the
@@ -65,11 +66,9 @@
  * exactly (a chunk over the limit, possible only through an estimate gone
  * wrong, is re-packed greedily with exact counts).
  *
- * Speed: ~0.7-0.8 MB/s on a 1 MB Markdown document here, four fifths of it
- * the Markdown parser (block structure only), made affordable by
- * markdown-blocks.ts.
+ * Speed: ~10 MB/s on the bench corpus here, a fifth of it the block parser;
+ * plain text ~1 MB/s, nearly all of it micromark.
  */
-import type { Code, Heading, List, ListItem, Nodes, Paragraph, RootContent, Table } from "mdast";
 import type { Extracted } from "@/lib/extract/types";
 import { countTokens, TokenIndex } from "@/lib/tokens";
 import {
@@ -79,7 +78,9 @@ import {
   plainHeadingLevel,
   type SectionHeading,
 } from "./headings";
-import { blockRange, parseMarkdown } from "./markdown-blocks";
+import type { Block } from "./blocks";
+import { plainTextBlocks } from "./markdown-blocks";
+import { scanMarkdown } from "./markdown-scan";
 import { pack } from "./packing";
 import { splitRecursive } from "./recursive";
 import { sentenceStarts } from "./sentences";
@@ -254,13 +255,12 @@ class UnitBuilder {
   // -- blocks ----------------------------------------------------------------
 
   /** Any block node; `from` overrides its start (a list item's first block starts at the item's marker). */
-  block(node: Nodes, breakBefore: number, depth: number, kind: UnitKind, from?: number): void {
-    const range = blockRange(node);
-    const start = from ?? range.start;
+  block(node: Block, breakBefore: number, depth: number, kind: UnitKind, from?: number): void {
+    const start = from ?? node.start;
     switch (node.type) {
       case "paragraph":
       case "heading":
-        return this.prose(start, range.end, breakBefore, kind, kind === "prose" ? this.proseBudget : this.budget);
+        return this.prose(start, node.end, breakBefore, kind, kind === "prose" ? this.proseBudget : this.budget);
       case "code":
         return this.code(node, start, breakBefore);
       case "table":
@@ -271,9 +271,9 @@ class UnitBuilder {
         return this.listItem(node, start, breakBefore, depth);
       case "blockquote":
       case "footnoteDefinition":
-        return this.container(node.children, start, range.end, breakBefore, depth);
+        return this.container(node.children, start, node.end, breakBefore, depth);
       default:
-        return this.prose(start, range.end, breakBefore, "other", this.budget);
+        return this.prose(start, node.end, breakBefore, "other", this.budget);
     }
   }
 
@@ -345,8 +345,8 @@ class UnitBuilder {
     });
   }
 
-  private code(node: Code, start: number, breakBefore: number): void {
-    const { start: fenceAt, end } = blockRange(node);
+  private code(node: Block, start: number, breakBefore: number): void {
+    const { start: fenceAt, end } = node;
     if (this.count(start, end) <= this.budget) {
       this.push({ start, end, kind: "code", breakBefore });
       return;
@@ -409,8 +409,8 @@ class UnitBuilder {
     }
   }
 
-  private table(node: Table, start: number, breakBefore: number): void {
-    const end = blockRange(node).end;
+  private table(node: Block, start: number, breakBefore: number): void {
+    const end = node.end;
     if (this.count(start, end) <= this.budget || node.children.length < 2) {
       if (this.count(start, end) <= this.budget) this.push({ start, end, kind: "table", breakBefore });
       else this.prose(start, end, breakBefore, "table", this.budget);
@@ -418,7 +418,7 @@ class UnitBuilder {
     }
     const text = this.text;
     // The header row and the separator line: from the table's start to the end of the line after the header row.
-    const headerEnd = lineEnd(text, blockRange(node.children[0]!).end);
+    const headerEnd = lineEnd(text, node.children[0]!.end);
     const separatorEnd = lineEnd(text, Math.min(end, headerEnd + 1));
     let prefix: string | undefined = `${text.slice(start, separatorEnd)}\n`;
     // A header too big to repeat: rows go without it rather than not fitting.
@@ -428,7 +428,7 @@ class UnitBuilder {
     else this.prose(start, separatorEnd, breakBefore, "table", this.budget);
     const rowBudget = this.budget - (prefix ? this.tokensOf(prefix) : 0);
     node.children.slice(1).forEach((row, k) => {
-      const [s, e] = this.trim(blockRange(row).start, blockRange(row).end);
+      const [s, e] = this.trim(row.start, row.end);
       const cost = k === 0 ? BREAK.glue : BREAK.row;
       if (this.count(s, e) <= rowBudget) this.push({ start: s, end: e, kind: "table", breakBefore: cost, prefix });
       // A row bigger than a chunk: cut inside it (words), the header before its first piece only.
@@ -436,8 +436,8 @@ class UnitBuilder {
     });
   }
 
-  private list(node: List, start: number, breakBefore: number, depth: number): void {
-    const end = blockRange(node).end;
+  private list(node: Block, start: number, breakBefore: number, depth: number): void {
+    const end = node.end;
     if (this.count(start, end) <= this.budget) {
       this.push({ start, end, kind: "list", breakBefore });
       return;
@@ -445,15 +445,15 @@ class UnitBuilder {
     node.children.forEach((item, k) => {
       this.listItem(
         item,
-        k === 0 ? start : blockRange(item).start,
+        k === 0 ? start : item.start,
         k === 0 ? breakBefore : BREAK.item + depth * BREAK.itemDepth,
         depth,
       );
     });
   }
 
-  private listItem(node: ListItem, start: number, breakBefore: number, depth: number): void {
-    const end = blockRange(node).end;
+  private listItem(node: Block, start: number, breakBefore: number, depth: number): void {
+    const end = node.end;
     if (this.count(start, end) <= this.budget) {
       this.push({ start, end, kind: "list", breakBefore });
       return;
@@ -472,7 +472,7 @@ class UnitBuilder {
     });
   }
 
-  private container(children: RootContent[], start: number, end: number, breakBefore: number, depth: number): void {
+  private container(children: Block[], start: number, end: number, breakBefore: number, depth: number): void {
     if (this.count(start, end) <= this.budget || children.length === 0) {
       if (this.count(start, end) <= this.budget) this.push({ start, end, kind: "other", breakBefore });
       else this.prose(start, end, breakBefore, "other", this.budget);
@@ -532,9 +532,9 @@ function textFollows(text: string, offset: number): boolean {
 }
 
 /** A plain-text paragraph: heading lines in it start sections, the lines between them are prose. */
-function plainParagraph(builder: UnitBuilder, node: Paragraph): void {
+function plainParagraph(builder: UnitBuilder, node: Block): void {
   const text = builder.text;
-  const { start, end } = blockRange(node);
+  const { start, end } = node;
   const lines: Array<[number, number]> = [];
   for (let s = start; s < end;) {
     const e = Math.min(lineEnd(text, s), end);
@@ -567,12 +567,12 @@ function plainParagraph(builder: UnitBuilder, node: Paragraph): void {
 }
 
 /** A one-item ordered list "1. Title" on one line, followed by a block numbered under it ("## 1.1 ..."): a chapter heading. */
-function isNumberedChapter(text: string, list: List, next: RootContent | undefined): boolean {
+function isNumberedChapter(text: string, list: Block, next: Block | undefined): boolean {
   if (!list.ordered || list.children.length !== 1 || !next) return false;
-  const { start, end } = blockRange(list);
+  const { start, end } = list;
   const line = text.slice(start, end);
   if (line.includes("\n")) return false;
-  const nextStart = blockRange(next).start;
+  const nextStart = next.start;
   const nextLine = text.slice(nextStart, lineEnd(text, nextStart)).replace(/^[ \t]*#{1,6}[ \t]+/, "");
   return numberedChapterLevel(line, nextLine) !== undefined;
 }
@@ -623,17 +623,16 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
   const reserve = Math.min(overlapTokens, Math.floor(maxTokens / 2), budget - MIN_PIECE_TOKENS);
   const builder = new UnitBuilder(text, index, budget, budget - reserve, options.sectionStarts);
 
-  const root = parseMarkdown(text, { plain });
-  const headings = root.children.filter((n): n is Heading => n.type === "heading");
+  const blocks = plain ? plainTextBlocks(text) : scanMarkdown(text);
+  const headings = blocks.filter((n) => n.type === "heading");
   const titles = markdownHeadingTitles(text, headings);
   let headingIndex = 0;
-  root.children.forEach((node, k) => {
+  blocks.forEach((node, k) => {
     if (node.type === "heading") {
-      const { start, end } = blockRange(node);
-      builder.heading(start, end, { level: node.depth, title: titles[headingIndex++]! });
+      builder.heading(node.start, node.end, { level: node.depth ?? 1, title: titles[headingIndex++]! });
     } else if (plain && node.type === "paragraph") plainParagraph(builder, node);
-    else if (plain && node.type === "list" && isNumberedChapter(text, node, root.children[k + 1])) {
-      const { start, end } = blockRange(node);
+    else if (plain && node.type === "list" && isNumberedChapter(text, node, blocks[k + 1])) {
+      const { start, end } = node;
       builder.heading(start, end, { level: 1, title: text.slice(start, end).trim() });
     } else builder.block(node, BREAK.block, 0, "prose");
   });
