@@ -302,15 +302,8 @@ class StandinServer {
       this.controls.countAborted();
       return;
     }
-    const { delayMs, retryAfterSeconds } = this.controls.settings();
-    if (delayMs > 0) {
-      try {
-        await sleep(delayMs, undefined, { signal: gone });
-      } catch {
-        this.controls.countAborted();
-        return;
-      }
-    }
+    const { retryAfterSeconds } = this.controls.settings();
+    if (!(await this.delayed(gone))) return;
     if (fault === "server_error")
       throw new ApiError(500, "server_error", "The stand-in failed on purpose (fault injected).");
     if (fault === "rate_limit") {
@@ -338,21 +331,25 @@ class StandinServer {
     });
   }
 
+  /** A slow provider: waits the configured delay; false (counted) if the client went away meanwhile. */
+  private async delayed(gone: AbortSignal): Promise<boolean> {
+    const { delayMs } = this.controls.settings();
+    if (delayMs <= 0) return true;
+    try {
+      await sleep(delayMs, undefined, { signal: gone });
+      return true;
+    } catch {
+      this.controls.countAborted();
+      return false;
+    }
+  }
+
   private async embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const gone = clientGone(res);
     const request = await readJson(req, EmbeddingsRequest);
     const inputs = typeof request.input === "string" ? [request.input] : request.input;
     this.controls.countEmbeddings(request.model);
-    // A slow provider, as for completions.
-    const { delayMs } = this.controls.settings();
-    if (delayMs > 0) {
-      try {
-        await sleep(delayMs, undefined, { signal: gone });
-      } catch {
-        this.controls.countAborted();
-        return;
-      }
-    }
+    if (!(await this.delayed(gone))) return;
     const data = inputs.map((text, index) => {
       const vector = this.embedder.embedOne(text);
       // base64 is the float32 array's little-endian bytes, as OpenAI sends it.

@@ -42,3 +42,20 @@ export interface BlockParseOptions {
    */
   plain?: boolean;
 }
+
+/** HTML blocks that run until an end marker, blank lines included (CommonMark kinds 1 to 5), with that marker. */
+const HTML_UNTIL_MARKER: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/^[ \t]*<(?:script|pre|style|textarea)(?=[\s>]|$)/i, /<\/(?:script|pre|style|textarea)>/i],
+  [/^[ \t]*<!--/, /-->/],
+  [/^[ \t]*<\?/, /\?>/],
+  [/^[ \t]*<![A-Za-z]/, />/],
+  [/^[ \t]*<!\[CDATA\[/, /\]\]>/],
+];
+
+/** Whether an HTML block (its source, from its start) is of a kind that runs to an end marker and has not met it. */
+export function htmlLeftOpen(source: string): boolean {
+  const firstLine = source.slice(0, source.indexOf("\n") >>> 0);
+  const kind = HTML_UNTIL_MARKER.find(([opening]) => opening.test(firstLine));
+  // The marker may sit on the opening line itself (after the opening), as in `<!-- note -->`.
+  return kind !== undefined && !kind[1].test(source.slice(firstLine.search(/</) + 2));
+}

@@ -33,7 +33,7 @@ import type { Nodes, Root, RootContent } from "mdast";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfm } from "micromark-extension-gfm";
-import type { Block, BlockParseOptions } from "./blocks";
+import { type Block, type BlockParseOptions, htmlLeftOpen } from "./blocks";
 import { markdownSkeleton } from "./markdown-skeleton";
 
 /** A micromark syntax extension (the type lives in micromark-util-types, not a dependency of ours). */
@@ -90,14 +90,6 @@ const INLINE_PARENTS = new Set(["paragraph", "heading", "tableCell"]);
 
 // Any indentation: with indented code turned off (plain text), these may start after 4 spaces or more.
 const OPENING_FENCE = /^[ \t]*(`{3,}|~{3,})/;
-/** HTML blocks that run until an end marker, blank lines included (CommonMark kinds 1 to 5), with that marker. */
-const HTML_UNTIL_MARKER: ReadonlyArray<readonly [RegExp, RegExp]> = [
-  [/^[ \t]*<(?:script|pre|style|textarea)(?=[\s>]|$)/i, /<\/(?:script|pre|style|textarea)>/i],
-  [/^[ \t]*<!--/, /-->/],
-  [/^[ \t]*<\?/, /\?>/],
-  [/^[ \t]*<![A-Za-z]/, />/],
-  [/^[ \t]*<!\[CDATA\[/, /\]\]>/],
-];
 
 function start(node: Nodes): number {
   return node.position?.start.offset ?? 0;
@@ -121,10 +113,7 @@ function endsOpen(piece: string, last: RootContent | undefined, plain: boolean):
     return lines.length < 2 || !closing.test(lines[lines.length - 1]!);
   }
   if (last.type === "html") {
-    const firstLine = source.slice(0, source.indexOf("\n") >>> 0);
-    const kind = HTML_UNTIL_MARKER.find(([opening]) => opening.test(firstLine));
-    // The marker may sit on the opening line itself (after the opening), as in `<!-- note -->`.
-    return kind !== undefined && !kind[1].test(source.slice(firstLine.search(/</) + 2));
+    return htmlLeftOpen(source);
   }
   return false;
 }

@@ -18,7 +18,7 @@
  */
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as Parser, StateBlock, Token } from "markdown-it";
-import type { Block, BlockType } from "./blocks";
+import { type Block, type BlockType, htmlLeftOpen } from "./blocks";
 
 type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
 
@@ -194,15 +194,6 @@ const CONTAINERS: Readonly<Record<string, BlockType>> = {
   tr_open: "tableRow",
 };
 
-/** HTML blocks that run until an end marker, blank lines included (CommonMark kinds 1 to 5), with that marker. */
-const HTML_UNTIL_MARKER: ReadonlyArray<readonly [RegExp, RegExp]> = [
-  [/^<(?:script|pre|style|textarea)(?=[\s>]|$)/i, /<\/(?:script|pre|style|textarea)>/i],
-  [/^<!--/, /-->/],
-  [/^<\?/, /\?>/],
-  [/^<![A-Za-z]/, />/],
-  [/^<!\[CDATA\[/, /\]\]>/],
-];
-
 /** Whether a fenced code block or HTML block (its source, from its start) never met its end. */
 function leftOpen(token: Token, source: string): boolean {
   if (token.type === "fence") {
@@ -210,13 +201,7 @@ function leftOpen(token: Token, source: string): boolean {
     const closing = new RegExp(`^[ \\t>]*\\${token.markup[0]}{${token.markup.length},}[ \\t]*$`);
     return !source.includes("\n") || !closing.test(lastLine);
   }
-  if (token.type === "html_block") {
-    const html = source.trimStart();
-    const kind = HTML_UNTIL_MARKER.find(([opening]) => opening.test(html));
-    // The marker may sit on the opening line itself, after the opening, as in `<!-- note -->`.
-    return kind !== undefined && !kind[1].test(html.slice(2));
-  }
-  return false;
+  return token.type === "html_block" && htmlLeftOpen(source);
 }
 
 const CONTAINER_CLOSES = new Set(Object.keys(CONTAINERS).map((open) => open.replace(/_open$/, "_close")));
@@ -268,7 +253,7 @@ function blocksOf(text: string, original: string): Block[] {
     const start = env.starts.get(token) ?? 0;
     const containerType = CONTAINERS[token.type];
     if (containerType) {
-      // A container ends where its last child does; until then, where its first line's content does.
+      // Until its close: the end of its last line holding text (a list item's is corrected to its last block's then).
       const block: Block = {
         type: containerType,
         start,
