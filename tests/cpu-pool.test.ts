@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createSolanaRpc } from "@solana/kit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { requireModel } from "@/lib/ai/model-client";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
@@ -101,6 +101,27 @@ describe("a worker that fails", () => {
       expect(stats).toMatchObject({ queued: 0, admitted: 0 });
     },
   );
+
+  it("survives a worker that fails while it holds no task (an error the pool has nobody to hand to), and replaces it", async () => {
+    servicesFor(pool);
+    const client = newClient();
+    const [worker] = pool.stats().threadIds;
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const response = await chunkFree(`# Notes\n\n${prose(1)}\n\nWORKER:LATE`, client);
+      expect(response.status).toBe(200);
+      // The worker dies 50 ms after answering; wait (boundedly) for its replacement.
+      for (let tries = 0; tries < 100 && pool.stats().threadIds[0] === worker; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(pool.stats().threadIds).toHaveLength(1);
+      expect(pool.stats().threadIds[0]).not.toBe(worker);
+      expect(logged).toHaveBeenCalledWith("A CPU worker failed between tasks:", expect.any(Error));
+    } finally {
+      logged.mockRestore();
+    }
+    const next = await chunkFree(`# Notes\n\n${prose(1)}`, client);
+    expect(next.status).toBe(200);
+  });
 });
 
 describe("503 busy", () => {

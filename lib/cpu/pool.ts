@@ -181,6 +181,9 @@ export class CpuPool implements CpuRunner {
       // event loop still gets its turn, so small requests and health checks are answered while documents are chunked.
       niceIncrement: WORKER_NICE,
     });
+    // A worker that fails holding no task (it dies after its task ended, or runs out of memory while a timed-out
+    // task's worker is being terminated) is replaced by piscina, which reports it here; unheard, it would end the process.
+    this.#pool.on("error", (error: unknown) => console.error("A CPU worker failed between tasks:", error));
     this.#timeoutMs = settings.taskTimeoutMs;
     this.capacity = settings.threads + settings.queue;
   }

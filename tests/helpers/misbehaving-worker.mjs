@@ -5,14 +5,22 @@
 //   WORKER:CRASH  an uncaught exception ends the worker thread
 //   WORKER:OOM    the worker fills its heap up to its resource limit
 //   WORKER:HANG   the worker spins forever (only terminating it stops it)
+//   WORKER:LATE   the task succeeds, then an uncaught exception ends the
+//                 worker while it holds no task
 import { tsImport } from "tsx/esm/api";
 
 const { runTask } = await tsImport("../../lib/cpu/tasks.ts", import.meta.url);
 
 export default async function misbehave(task) {
   const text = task.op === "chunk" ? new TextDecoder().decode(task.text) : "";
-  const marker = /WORKER:(THROW|CRASH|OOM|HANG)/.exec(text)?.[1];
+  const marker = /WORKER:(THROW|CRASH|OOM|HANG|LATE)/.exec(text)?.[1];
   if (!marker) return runTask(task);
+  if (marker === "LATE") {
+    setTimeout(() => {
+      throw new Error("crashed on purpose, between tasks");
+    }, 50);
+    return runTask(task);
+  }
   task.port.postMessage({ type: "started" });
   switch (marker) {
     case "THROW":
