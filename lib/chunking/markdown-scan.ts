@@ -22,11 +22,8 @@ import { type Block, type BlockType, htmlLeftOpen } from "./blocks";
 
 type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
 
-// A type, not an interface: markdown-it's Env is an index signature, which only types match.
-type ScanEnv = {
-  /** Where each token's first line's content starts in the text. */
-  starts: Map<Token, number>;
-};
+/** A token with where its first line's content starts in the text (-1 until its rule has matched). */
+type ScanToken = Token & { start: number };
 
 const SPACE = 0x20;
 const TAB = 0x09;
@@ -94,19 +91,16 @@ function withStarts(rule: BlockRule): BlockRule {
     if (silent) return rule(state, startLine, endLine, true);
     const first = state.tokens.length;
     if (!rule(state, startLine, endLine, false)) return false;
-    const { starts } = state.env as ScanEnv;
     for (let k = first; k < state.tokens.length; k++) {
-      const token = state.tokens[k]!;
+      const token = state.tokens[k] as ScanToken;
       // Tokens of nested blocks were placed by their own rule, inside their container.
-      if (!token.map || starts.has(token)) continue;
+      if (!token.map || token.start >= 0) continue;
       const line = token.map[0];
       // Indented code and HTML start where their container's content does: their indentation is theirs.
-      starts.set(
-        token,
+      token.start =
         token.type === "code_block" || token.type === "html_block"
           ? afterColumns(state, line, state.blkIndent)
-          : state.bMarks[line]! + state.tShift[line]!,
-      );
+          : state.bMarks[line]! + state.tShift[line]!;
     }
     return true;
   };
@@ -157,9 +151,43 @@ function paragraphBlocks(terminators: readonly BlockRule[]): BlockRule {
   };
 }
 
+/**
+ * markdown-it's block state, pushing plain objects with a `start` instead of
+ * its Token class, whose compiled constructor defines each of its fields with
+ * Object.defineProperty: a third of the parse on tables, whose every cell is
+ * tokens. Block rules only set tokens' fields (the renderer, never run here, calls their methods).
+ */
+function leanState(State: typeof StateBlock): typeof StateBlock {
+  return class LeanStateBlock extends State {
+    override push(type: string, tag: string, nesting: Token["nesting"]): Token {
+      if (nesting < 0) this.level--;
+      const token: Omit<ScanToken, "attrIndex" | "attrPush" | "attrSet" | "attrGet" | "attrJoin"> = {
+        type,
+        tag,
+        attrs: null,
+        map: null,
+        nesting,
+        level: this.level,
+        children: null,
+        content: "",
+        markup: "",
+        info: "",
+        meta: null,
+        block: true,
+        hidden: false,
+        start: -1,
+      };
+      if (nesting > 0) this.level++;
+      this.tokens.push(token as ScanToken);
+      return token as ScanToken;
+    }
+  };
+}
+
 function createParser(): Parser {
   // HTML blocks are CommonMark; markdown-it leaves them out unless asked. Nesting is bounded before parsing (structure.ts).
   const md = new MarkdownIt("default", { html: true, maxNesting: 1000 });
+  md.block.State = leanState(md.block.State);
   const ruler = md.block.ruler;
   ruler.before("reference", "footnote_definition", footnoteDefinition, { alt: ["paragraph", "reference"] });
   const terminators = ruler.getRules("paragraph");
@@ -217,9 +245,8 @@ function isBlank(code: number): boolean {
  */
 function blocksOf(text: string, original: string): Block[] {
   const md = (parser ??= createParser());
-  const env: ScanEnv = { starts: new Map() };
-  const tokens: Token[] = [];
-  md.block.parse(text, md, env, tokens);
+  const tokens: ScanToken[] = [];
+  md.block.parse(text, md, {}, tokens);
 
   // Line ends, for block ends.
   const lineEnds: number[] = [];
@@ -250,7 +277,7 @@ function blocksOf(text: string, original: string): Block[] {
       continue;
     }
     if (!token.map) continue;
-    const start = env.starts.get(token) ?? 0;
+    const start = Math.max(token.start, 0);
     const containerType = CONTAINERS[token.type];
     if (containerType) {
       // Until its close: the end of its last line holding text (a list item's is corrected to its last block's then).

@@ -215,11 +215,18 @@ class UnitBuilder {
     // No chunk ends with a heading: the boundary after one costs the most.
     const breakBefore =
       previous?.kind === "heading" ? Math.max(unit.breakBefore, BREAK.glue) : given ? BREAK.section : unit.breakBefore;
+    // Every field written, in one order: one object shape for all units (tens of thousands in a large document).
     this.units.push({
-      ...unit,
+      start: unit.start,
+      end: unit.end,
+      kind: unit.kind,
       breakBefore,
-      given,
       section: this.sections.length - 1,
+      prefix: unit.prefix,
+      suffix: unit.suffix,
+      reopenedSuffix: unit.reopenedSuffix,
+      block: unit.block,
+      given,
       prefixTokens: unit.prefix ? this.tokensOf(unit.prefix) : 0,
       suffixTokens: Math.max(
         unit.suffix ? this.tokensOf(unit.suffix) : 0,
@@ -690,48 +697,53 @@ function packUnits(
   const p: Packer = { text, index, units, maxTokens: options.maxTokens, reserve: options.reserve };
   const max = options.maxTokens;
 
-  // Estimates from the document's prefix sums, corrected where a unit's own
-  // count disagrees much with them (units cut inside one long pre-token).
-  const startPiece = new Int32Array(n);
-  const endPiece = new Int32Array(n);
-  const correction = new Float64Array(n + 1);
-  units.forEach((u, k) => {
-    startPiece[k] = index.firstPieceFrom(u.start);
-    endPiece[k] = index.firstPieceFrom(u.end);
-    const estimate = index.tokensBefore(endPiece[k]) - index.tokensBefore(startPiece[k]);
-    const off = index.count(u.start, u.end) - estimate;
-    correction[k + 1] = correction[k]! + (Math.abs(off) > 4 ? off : 0);
-  });
-  const estimate = (i: number, j: number) =>
-    index.tokensBefore(endPiece[j - 1]!) - index.tokensBefore(startPiece[i]!) + correction[j]! - correction[i]!;
-  const overhead = (i: number, j: number) =>
-    units[i]!.prefixTokens + units[j - 1]!.suffixTokens + (takesOverlap(p, i) ? p.reserve : 0);
-
-  // A chunk holding a section change must start where its first section
-  // starts: whole short sections share chunks, and one may lead into the
-  // beginning of the next, but the tail of a section never shares a chunk
-  // with the section after it.
-  const sectionStarts = new Set<number>();
+  // Per-unit figures the search below reads hundreds of thousands of times, in typed arrays.
+  // Estimates come from the document's prefix sums, corrected where a unit's
+  // own count disagrees much with them (units cut inside one long pre-token):
+  // the estimate of units i .. j-1 is estimateTo[j] - estimateFrom[i].
+  const estimateFrom = new Float64Array(n);
+  const estimateTo = new Float64Array(n + 1);
+  // Tokens added around a chunk starting at unit i: its prefix, and the overlap it receives.
+  const addedBefore = new Float64Array(n);
+  const suffixTokens = new Float64Array(n);
+  const breakBefore = new Float64Array(n);
+  const section = new Int32Array(n);
+  // startsSection[k]: unit k starts its section. A chunk holding a section change must start where
+  // its first section starts: whole short sections share chunks, and one may lead into the beginning
+  // of the next, but the tail of a section never shares a chunk with the section after it.
+  const startsSection = new Uint8Array(n);
   // givenBefore[k]: sections given by the caller that start at units 0 .. k-1; no chunk spans one.
   const givenBefore = new Int32Array(n + 1);
+  let correction = 0;
   units.forEach((u, k) => {
-    if (k === 0 || units[k - 1]!.section !== u.section) sectionStarts.add(k);
+    const startPiece = index.firstPieceFrom(u.start);
+    const endPiece = index.firstPieceFrom(u.end);
+    estimateFrom[k] = index.tokensBefore(startPiece) + correction;
+    const off = index.count(u.start, u.end) - (index.tokensBefore(endPiece) - index.tokensBefore(startPiece));
+    if (Math.abs(off) > 4) correction += off;
+    estimateTo[k + 1] = index.tokensBefore(endPiece) + correction;
+    addedBefore[k] = u.prefixTokens + (takesOverlap(p, k) ? p.reserve : 0);
+    suffixTokens[k] = u.suffixTokens;
+    breakBefore[k] = k > 0 ? u.breakBefore : 0;
+    section[k] = u.section;
+    startsSection[k] = k === 0 || units[k - 1]!.section !== u.section ? 1 : 0;
     givenBefore[k + 1] = givenBefore[k]! + (u.given ? 1 : 0);
   });
+  const estimate = (i: number, j: number) => estimateTo[j]! - estimateFrom[i]!;
+  const overhead = (i: number, j: number) => addedBefore[i]! + suffixTokens[j - 1]!;
 
   const starts = pack({
     units: n,
     reach: (i, j) => estimate(i, j) <= max + FAR,
     cost: (i, j) => {
-      const changes = units[j - 1]!.section - units[i]!.section;
-      if (changes > 0 && !sectionStarts.has(i)) return Infinity;
+      const changes = section[j - 1]! - section[i]!;
+      if (changes > 0 && !startsSection[i]) return Infinity;
       if (givenBefore[j]! - givenBefore[i + 1]! > 0) return Infinity;
       const filled = Math.min(1, (estimate(i, j) + overhead(i, j)) / max);
-      return CHUNK + (i > 0 ? units[i]!.breakBefore : 0) + UNFILLED * (1 - filled) ** 2 + SECTION_MIX * changes;
+      return CHUNK + breakBefore[i]! + UNFILLED * (1 - filled) ** 2 + SECTION_MIX * changes;
     },
     fits: (i, j) => {
-      const extra = overhead(i, j);
-      const guess = estimate(i, j) + extra;
+      const guess = estimate(i, j) + overhead(i, j);
       if (guess <= max - NEAR) return true;
       if (guess > max + FAR) return false;
       return exactTokens(p, i, j) + (takesOverlap(p, i) ? p.reserve : 0) <= max;
