@@ -894,4 +894,55 @@ export class TokenIndex {
     }
     return total;
   }
+
+  /**
+   * Exact `countTokens(prefix + text.slice(start, end) + suffix)` (a chunk
+   * with a code fence or a table header added), from the prefix sums in the
+   * middle. The joined string is scanned where it differs from the
+   * document: from its start until a pre-token boundary falls on a document
+   * pre-token start inside the range, and from the document pre-token
+   * holding the range's last character (the start of a whitespace run that
+   * reaches the end, or one pre-token earlier when the end splits a
+   * surrogate pair, as in `count`): pre-tokens ending before that character
+   * are the document's, whatever follows it.
+   */
+  countJoined(prefix: string, start: number, end: number, suffix: string): number {
+    if (!prefix && !suffix) return this.count(start, end);
+    const text = this.text;
+    const joined = prefix + text.slice(start, Math.max(start, end)) + suffix;
+    const limit = joined.length;
+    // A document offset in the range is at joined offset `offset + shift`.
+    const shift = prefix.length - start;
+    let total = 0;
+    let pos = 0;
+    let i = -1;
+    while (pos < limit) {
+      if (pos >= prefix.length && pos - shift < end) {
+        i = this.pieceAt(pos - shift);
+        if (this.starts[i] === pos - shift) break;
+      }
+      const stop = scanPreToken(joined, pos, limit);
+      total += countCached(joined, pos, stop);
+      pos = stop;
+    }
+    if (pos >= limit) return total;
+    let j = this.pieceAt(end - 1);
+    if (isSpace(text.charCodeAt(end - 1))) {
+      let w = end - 1;
+      while (w > pos - shift && isSpace(text.charCodeAt(w - 1))) w--;
+      j = Math.min(j, this.pieceAt(w));
+    } else if (text.charCodeAt(end - 1) >= 0xd800 && text.charCodeAt(end - 1) <= 0xdbff) {
+      j--;
+    }
+    if (j > i) {
+      total += this.cumulative[j]! - this.cumulative[i]!;
+      pos = this.starts[j]! + shift;
+    }
+    while (pos < limit) {
+      const stop = scanPreToken(joined, pos, limit);
+      total += countCached(joined, pos, stop);
+      pos = stop;
+    }
+    return total;
+  }
 }

@@ -378,6 +378,50 @@ describe("TokenIndex", () => {
       expect([s, a, b, index.count(a, b)]).toEqual([s, a, b, reference(s.slice(a, b))]);
     }
   });
+
+  it("counts a range with text joined before and after it exactly (fences, table headers, awkward seams)", () => {
+    const next = mulberry32(12);
+    const joins = [
+      "",
+      "```ts\n",
+      "\n```",
+      "\n  ~~~",
+      "| a | b |\n|---|---|\n",
+      " ",
+      "\n",
+      "x",
+      "'s",
+      "1",
+      "😀",
+      "\ud83d",
+      "\ude00",
+      "。",
+    ];
+    const documents = [wiki.slice(0, 20_000), code, emoji, crlf.slice(0, 10_000)];
+    for (let i = 0; i < 3000; i++) {
+      let s: string;
+      if (i % 2 === 0) s = pick(next, documents);
+      else {
+        const parts: string[] = [];
+        const length = 1 + Math.floor(next() * 40);
+        for (let k = 0; k < length; k++) parts.push(pick(next, TRICKY));
+        s = parts.join("");
+      }
+      const index = new TokenIndex(s);
+      const a = Math.floor(next() * (s.length + 1));
+      const b = Math.min(s.length, a + Math.floor(next() * 2000));
+      const prefix = pick(next, joins) + (next() < 0.3 ? pick(next, joins) : "");
+      const suffix = pick(next, joins) + (next() < 0.3 ? pick(next, joins) : "");
+      const joined = prefix + s.slice(a, b) + suffix;
+      expect([prefix, a, b, suffix, index.countJoined(prefix, a, b, suffix)]).toEqual([
+        prefix,
+        a,
+        b,
+        suffix,
+        reference(joined),
+      ]);
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------

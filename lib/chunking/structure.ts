@@ -670,19 +670,19 @@ function takesOverlap(p: Packer, i: number): boolean {
 function exactTokens(p: Packer, i: number, j: number): number {
   const first = p.units[i]!;
   const last = p.units[j - 1]!;
-  if (!first.prefix && !last.suffix) return p.index.count(first.start, last.end);
-  return countTokens(chunkText(p, i, j, first.start));
+  return p.index.countJoined(first.prefix ?? "", first.start, last.end, chunkSuffix(p, i, j));
 }
 
-function chunkText(p: Packer, i: number, j: number, start: number): string {
+/** The closing fence that ends the chunk of units i .. j-1, if any: the reopened one when the chunk opened the block with its prefix. */
+function chunkSuffix(p: Packer, i: number, j: number): string {
   const first = p.units[i]!;
   const last = p.units[j - 1]!;
   const reopened = first.prefix !== undefined && first.block !== undefined && first.block === last.block;
-  return (
-    (first.prefix ?? "") +
-    p.text.slice(start, last.end) +
-    ((reopened ? last.reopenedSuffix : undefined) ?? last.suffix ?? "")
-  );
+  return (reopened ? last.reopenedSuffix : undefined) ?? last.suffix ?? "";
+}
+
+function chunkText(p: Packer, i: number, j: number, start: number): string {
+  return (p.units[i]!.prefix ?? "") + p.text.slice(start, p.units[j - 1]!.end) + chunkSuffix(p, i, j);
 }
 
 function packUnits(
