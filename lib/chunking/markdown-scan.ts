@@ -151,35 +151,56 @@ function paragraphBlocks(terminators: readonly BlockRule[]): BlockRule {
   };
 }
 
+/** Tokens no block here is made of: a table's sections and cells, and inline content. */
+const UNREAD = new Set([
+  "inline",
+  "thead_open",
+  "thead_close",
+  "tbody_open",
+  "tbody_close",
+  "th_open",
+  "th_close",
+  "td_open",
+  "td_close",
+]);
+
+const leanToken = (type: string, tag: string, nesting: Token["nesting"], level: number) =>
+  ({
+    type,
+    tag,
+    attrs: null,
+    map: null,
+    nesting,
+    level,
+    children: null,
+    content: "",
+    markup: "",
+    info: "",
+    meta: null,
+    block: true,
+    hidden: false,
+    start: -1,
+  }) satisfies Omit<ScanToken, "attrIndex" | "attrPush" | "attrSet" | "attrGet" | "attrJoin"> as ScanToken;
+
 /**
  * markdown-it's block state, pushing plain objects with a `start` instead of
  * its Token class, whose compiled constructor defines each of its fields with
- * Object.defineProperty: a third of the parse on tables, whose every cell is
- * tokens. Block rules only set tokens' fields (the renderer, never run here, calls their methods).
+ * Object.defineProperty (a third of the parse), and not keeping the tokens
+ * blocksOf never reads (a table's cells are most of its tokens). Block rules
+ * only set the fields of the tokens they push (the renderer, never run here,
+ * calls their methods), and read back none of those left out.
  */
 function leanState(State: typeof StateBlock): typeof StateBlock {
+  // What a rule gets for a token left out: it may set its fields, and nothing reads them.
+  const scratch = leanToken("", "", 0, 0);
   return class LeanStateBlock extends State {
     override push(type: string, tag: string, nesting: Token["nesting"]): Token {
       if (nesting < 0) this.level--;
-      const token: Omit<ScanToken, "attrIndex" | "attrPush" | "attrSet" | "attrGet" | "attrJoin"> = {
-        type,
-        tag,
-        attrs: null,
-        map: null,
-        nesting,
-        level: this.level,
-        children: null,
-        content: "",
-        markup: "",
-        info: "",
-        meta: null,
-        block: true,
-        hidden: false,
-        start: -1,
-      };
+      const unread = UNREAD.has(type);
+      const token = unread ? scratch : leanToken(type, tag, nesting, this.level);
       if (nesting > 0) this.level++;
-      this.tokens.push(token as ScanToken);
-      return token as ScanToken;
+      if (!unread) this.tokens.push(token);
+      return token;
     }
   };
 }
