@@ -66,8 +66,10 @@
  * exactly (a chunk over the limit, possible only through an estimate gone
  * wrong, is re-packed greedily with exact counts).
  *
- * Speed: ~10 MB/s on the bench corpus here, a fifth of it the block parser;
- * plain text ~1 MB/s, nearly all of it micromark.
+ * Speed: ~15 MB/s on the bench corpus here. Of 135 ms on 2.9 MB of
+ * Markdown: sentence segmentation (ICU) ~25 ms, the token index ~30, the
+ * block parser ~25, units and packing ~55. Plain text ~1 MB/s, nearly
+ * all of it micromark.
  */
 import type { Extracted } from "@/lib/extract/types";
 import { countTokens, TokenIndex } from "@/lib/tokens";
