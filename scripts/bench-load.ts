@@ -372,18 +372,16 @@ async function measure(dist: string) {
       structureRuns.push(await structureRequest(single));
     }
     const alone = { free: median(freeRuns), structure: median(structureRuns) };
+    /** Each round's documents at once, round after round: their times. */
+    const inRounds = (request: (upload: { body: Buffer; type: string }) => Promise<number>) => async () => {
+      const documentMs: number[] = [];
+      for (const round of rounds) documentMs.push(...(await Promise.all(round.map(request))));
+      return documentMs;
+    };
     console.error(`[${dist}] health while 4 x 2.9 MB structure documents are chunked, ${HEALTH_ROUNDS} rounds`);
-    const structure = await healthDuring(server.base, async () => {
-      const documentMs: number[] = [];
-      for (const round of rounds) documentMs.push(...(await Promise.all(round.map(structureRequest))));
-      return documentMs;
-    });
-    console.error(`[${dist}] health while 4 x 2.9 MB free documents are chunked`);
-    const free = await healthDuring(server.base, async () => {
-      const documentMs: number[] = [];
-      for (const round of rounds) documentMs.push(...(await Promise.all(round.map(freeRequest))));
-      return documentMs;
-    });
+    const structure = await healthDuring(server.base, inRounds(structureRequest));
+    console.error(`[${dist}] health while 4 x 2.9 MB free documents are chunked, ${HEALTH_ROUNDS} rounds`);
+    const free = await healthDuring(server.base, inRounds(freeRequest));
     console.error(`[${dist}] busy threshold`);
     const busy = await busyThreshold(server.base);
     return { small, alone, structure, free, busy, uploads };

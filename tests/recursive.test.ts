@@ -112,6 +112,14 @@ const CHINESE = [
   "请把文件分成若干个小块，每块不超过五百个标记。",
   "长城是中国古代最伟大的防御工程之一。",
 ];
+
+/** `least` to `least + spread - 1` pieces of TRICKY, joined. */
+function trickyString(next: () => number, least: number, spread: number): string {
+  const parts: string[] = [];
+  const length = least + Math.floor(next() * spread);
+  for (let k = 0; k < length; k++) parts.push(pick(next, TRICKY));
+  return parts.join("");
+}
 const JAPANESE = [
   "吾輩は猫である。名前はまだ無い。",
   "どこで生れたかとんと見当がつかぬ！",
@@ -291,10 +299,7 @@ describe("countTokens", () => {
   it("equals gpt-tokenizer on random strings of awkward characters", () => {
     const next = mulberry32(7);
     for (let i = 0; i < 4000; i++) {
-      const parts: string[] = [];
-      const length = 1 + Math.floor(next() * 40);
-      for (let k = 0; k < length; k++) parts.push(pick(next, TRICKY));
-      const s = parts.join("");
+      const s = trickyString(next, 1, 40);
       expect([s, countTokens(s)]).toEqual([s, reference(s)]);
     }
   });
@@ -342,10 +347,7 @@ describe("pre-tokenizer", () => {
   it("matches the o200k split pattern on random strings", () => {
     const next = mulberry32(9);
     for (let i = 0; i < 4000; i++) {
-      const parts: string[] = [];
-      const length = 1 + Math.floor(next() * 40);
-      for (let k = 0; k < length; k++) parts.push(pick(next, TRICKY));
-      const s = parts.join("");
+      const s = trickyString(next, 1, 40);
       expect([s, preTokenize(s)]).toEqual([s, regexPieces(s)]);
     }
   });
@@ -368,10 +370,7 @@ describe("TokenIndex", () => {
   it("counts ranges of awkward strings exactly, surrogate halves and whitespace edges included", () => {
     const next = mulberry32(11);
     for (let i = 0; i < 3000; i++) {
-      const parts: string[] = [];
-      const length = 1 + Math.floor(next() * 40);
-      for (let k = 0; k < length; k++) parts.push(pick(next, TRICKY));
-      const s = parts.join("");
+      const s = trickyString(next, 1, 40);
       const index = new TokenIndex(s);
       const a = Math.floor(next() * (s.length + 1));
       const b = a + Math.floor(next() * (s.length + 1 - a));
@@ -399,14 +398,7 @@ describe("TokenIndex", () => {
     ];
     const documents = [wiki.slice(0, 20_000), code, emoji, crlf.slice(0, 10_000)];
     for (let i = 0; i < 3000; i++) {
-      let s: string;
-      if (i % 2 === 0) s = pick(next, documents);
-      else {
-        const parts: string[] = [];
-        const length = 1 + Math.floor(next() * 40);
-        for (let k = 0; k < length; k++) parts.push(pick(next, TRICKY));
-        s = parts.join("");
-      }
+      const s = i % 2 === 0 ? pick(next, documents) : trickyString(next, 1, 40);
       const index = new TokenIndex(s);
       const a = Math.floor(next() * (s.length + 1));
       const b = Math.min(s.length, a + Math.floor(next() * 2000));
@@ -503,10 +495,7 @@ describe("splitRecursive", () => {
   it("keeps every invariant on random strings of awkward characters (lone surrogates included)", () => {
     const next = mulberry32(12);
     for (let i = 0; i < 300; i++) {
-      const parts: string[] = [];
-      const length = 20 + Math.floor(next() * 400);
-      for (let k = 0; k < length; k++) parts.push(pick(next, TRICKY));
-      const text = parts.join("");
+      const text = trickyString(next, 20, 400);
       const options = pick(next, [
         { maxTokens: 16, overlapTokens: 4 },
         { maxTokens: 24, overlapTokens: 0 },
