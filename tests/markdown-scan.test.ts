@@ -14,7 +14,8 @@ import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
 import type { Block } from "@/lib/chunking/blocks";
 import { mdastBlocks } from "@/lib/chunking/markdown-blocks";
-import { scanMarkdown } from "@/lib/chunking/markdown-scan";
+import MarkdownIt from "markdown-it";
+import { markLines, scanMarkdown } from "@/lib/chunking/markdown-scan";
 import { mulberry32 } from "./helpers/random";
 
 const root = join(import.meta.dirname, "..");
@@ -82,6 +83,36 @@ describe("the Markdown block scanner", () => {
       if (!same) mismatched.push(example.number);
     }
     expect(mismatched).toEqual([...PLACED_DIFFERENTLY]);
+  });
+
+  it("marks lines as markdown-it's block state does", () => {
+    const md = new MarkdownIt();
+    const marks = (state: object) => {
+      const { bMarks, eMarks, tShift, sCount, bsCount, lineMax } = state as Record<string, unknown>;
+      return { bMarks, eMarks, tShift, sCount, bsCount, lineMax };
+    };
+    const next = mulberry32(11);
+    const texts = [
+      ...["notes.md", "wikitext-excerpt.md", "README.md"].map(fixture),
+      "",
+      " ",
+      "\n",
+      "a",
+      "a\n  ",
+      "a\n\t \tb",
+      // Spaces, tabs, line ends and letters at random: blank lines, trailing whitespace, no final line end.
+      ...Array.from({ length: 300 }, () =>
+        Array.from({ length: Math.floor(next() * 60) }, () => [" ", "\t", "\n", "x", "#"][Math.floor(next() * 5)]).join(
+          "",
+        ),
+      ),
+    ];
+    for (const text of texts) {
+      const theirs = new md.block.State(text, md, {}, []);
+      const ours = new md.block.State("", md, {}, []);
+      markLines(ours, text);
+      expect(marks(ours), JSON.stringify(text)).toEqual(marks(theirs));
+    }
   });
 
   it("finds the same blocks in real documents", () => {

@@ -20,7 +20,8 @@ import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/heading
 import { parseMarkdown } from "@/lib/chunking/markdown-blocks";
 import { scanMarkdown } from "@/lib/chunking/markdown-scan";
 import { markdownSkeleton } from "@/lib/chunking/markdown-skeleton";
-import { sentenceStarts } from "@/lib/chunking/sentences";
+import MarkdownIt from "markdown-it";
+import { sentenceStarts, sentenceStartsOfRanges } from "@/lib/chunking/sentences";
 import { containerDepth, splitStructure, type StructureOptions } from "@/lib/chunking/structure";
 import type { Span } from "@/lib/chunking/types";
 import { mulberry32 } from "./helpers/random";
@@ -487,6 +488,28 @@ describe("headings", () => {
     const headings = scanMarkdown(text).filter((n) => n.type === "heading");
     expect(markdownHeadingTitles(text, headings)).toEqual(["Use npm and pnpm", "A linked title"]);
   });
+
+  it("takes titles without inline syntax as written, as the inline parser reads them", () => {
+    const md = new MarkdownIt("default", { html: true });
+    const next = mulberry32(3);
+    const characters = "ab Z09.,:;?'\"()/{}$%^@#=+-|—é中\t";
+    const titles = [
+      'Price: $5 = 100% {ok} ^ @home #1; (a/b) "q"',
+      ...Array.from({ length: 200 }, () =>
+        Array.from({ length: 1 + Math.floor(next() * 30) }, () => characters[Math.floor(next() * characters.length)]!)
+          .join("")
+          .trim(),
+      ).filter((title) => title.length > 0 && !title.startsWith("#") && !title.endsWith("#")),
+    ];
+    for (const title of titles) {
+      // The premise: markdown-it reads such a title as one text of the same characters.
+      const children = md.parseInline(title, {})[0]!.children!;
+      expect(children.map((c) => `${c.type}:${c.content}`).join("|")).toBe(`text:${title}`);
+      const text = `## ${title}\n\nBody.`;
+      const headings = scanMarkdown(text).filter((n) => n.type === "heading");
+      expect(markdownHeadingTitles(text, headings)).toEqual([title]);
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------
@@ -499,6 +522,49 @@ describe("prose", () => {
       "Dr. Smith arrived at noon. He brought tools, e.g. a saw and a ladder. J. R. Tolkien wrote\nabout trees. Mr. Brown agreed.";
     const starts = sentenceStarts(text, 0, text.length).map((s) => text.slice(s, s + 6));
     expect(starts).toEqual(["He bro", "J. R. ", "Mr. Br"]);
+  });
+
+  it("finds the same sentence starts in ranges segmented together as in each alone", () => {
+    const next = mulberry32(29);
+    const pieces = [
+      "Dr.",
+      "J.",
+      "e.g.",
+      "word",
+      "Word",
+      "42",
+      ".",
+      "!",
+      "?",
+      "。",
+      "？",
+      "」",
+      "\u2029",
+      "\\n",
+      "”",
+      ")",
+      " ",
+      " ",
+      "\n",
+      "\t",
+      "؟",
+      "।",
+      "a.@b",
+    ];
+    const soup = Array.from({ length: 20_000 }, () => pieces[Math.floor(next() * pieces.length)]).join("");
+    for (const text of [wiki, chat, soup]) {
+      const ranges: [number, number][] = [];
+      for (let start = 0; start < text.length;) {
+        // Mostly paragraph-sized ranges, some over a segmenter window (4,096), some empty, with gaps between.
+        const length = next() < 0.05 ? 4000 + Math.floor(next() * 3000) : Math.floor(next() * 700);
+        const end = Math.min(text.length, start + length);
+        ranges.push([start, end]);
+        start = end + Math.floor(next() * 20);
+      }
+      const together = sentenceStartsOfRanges(text, ranges);
+      expect(together.flat().length).toBeGreaterThan(100);
+      expect(together).toEqual(ranges.map(([start, end]) => sentenceStarts(text, start, end)));
+    }
   });
 
   it("cuts between sentences, never after 'Dr.' or 'e.g.'", () => {

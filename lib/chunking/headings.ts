@@ -45,6 +45,9 @@ function plainText(tokens: readonly Token[]): string {
   return out;
 }
 
+/** What starts inline syntax (escapes, code, emphasis, strikethrough, links, images, autolinks, HTML, entities) or is normalised. */
+const INLINE_SYNTAX = /[\\`*_~[\]!<&\0\r\n]/;
+
 /** Inline Markdown, read the CommonMark way (HTML tags recognised, so left out of titles). */
 let inlineParser: Parser | undefined;
 
@@ -58,6 +61,8 @@ export function markdownHeadingTitles(text: string, headings: readonly Block[]):
   const parser = inlineParser;
   return headings.map((h) => {
     const source = headingSource(text, h.start, h.end);
+    // Most titles are plain words: parsed, they would read exactly as written (and it costs a parse each).
+    if (!INLINE_SYNTAX.test(source)) return source;
     const title = plainText(parser.parseInline(source.replace(/\n/g, " "), {})).trim();
     return title || source;
   });

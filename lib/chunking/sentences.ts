@@ -16,6 +16,9 @@
  * - Intl.Segmenter takes quadratic time on long strings in this Node (a
  *   118 KB paragraph: 250 ms, in 4 KB windows: 4 ms), so text is segmented in
  *   windows that each resume at a boundary already found.
+ * - Each `segment` call costs ~2.5 µs before it reads a character (V8 clones
+ *   ICU's break iterator), as much as segmenting 300 characters: many short
+ *   paragraphs are segmented together (`sentenceStartsOfRanges`).
  */
 
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
@@ -189,4 +192,64 @@ export function sentenceStarts(text: string, start: number, end: number): number
     }
   }
   return out;
+}
+
+/**
+ * U+2029 PARAGRAPH SEPARATOR: Unicode's sentence rules break after it (SB4),
+ * and none looks across it (SB8's look-ahead for a lower-case word stops at
+ * it; SB7 looks one character back, which it is not), so texts joined with it
+ * are segmented each as if alone.
+ */
+const SEPARATOR = "\u2029";
+
+/**
+ * `sentenceStarts` of each range, the same offsets, in fewer segmenter calls:
+ * ranges that fit in one window are joined with a paragraph separator into
+ * windows of up to WINDOW characters. (A range that fits in a window is
+ * segmented whole by `sentenceStarts` too, so no window edge differs.)
+ */
+export function sentenceStartsOfRanges(text: string, ranges: readonly (readonly [number, number])[]): number[][] {
+  const out: number[][] = ranges.map(() => []);
+  let batch: number[] = [];
+  let length = 0;
+  const flush = () => {
+    if (batch.length > 0) segmentTogether(text, ranges, batch, out);
+    batch = [];
+    length = 0;
+  };
+  ranges.forEach(([start, end], k) => {
+    if (end - start > WINDOW) {
+      out[k] = sentenceStarts(text, start, end);
+      return;
+    }
+    if (length + (end - start) > WINDOW) flush();
+    batch.push(k);
+    length += end - start + SEPARATOR.length;
+  });
+  flush();
+  return out;
+}
+
+function segmentTogether(
+  text: string,
+  ranges: readonly (readonly [number, number])[],
+  batch: readonly number[],
+  out: number[][],
+): void {
+  const view = batch.map((k) => forSegmenter(text, ranges[k]![0], ranges[k]![1])).join(SEPARATOR);
+  // Where each range begins in the view.
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const k of batch) {
+    offsets.push(offset);
+    offset += ranges[k]![1] - ranges[k]![0] + SEPARATOR.length;
+  }
+  let b = 0;
+  for (const { index } of segmenter.segment(view)) {
+    while (b + 1 < batch.length && index >= offsets[b + 1]!) b++;
+    if (index === offsets[b]) continue;
+    const [start, end] = ranges[batch[b]!]!;
+    const at = start + index - offsets[b]!;
+    if (at < end && endsSentence(view, index) && !endsWithAbbreviation(text, at)) out[batch[b]!]!.push(at);
+  }
 }

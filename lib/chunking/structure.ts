@@ -66,10 +66,10 @@
  * exactly (a chunk over the limit, possible only through an estimate gone
  * wrong, is re-packed greedily with exact counts).
  *
- * Speed: ~15 MB/s on the bench corpus here. Of 135 ms on 2.9 MB of
- * Markdown: sentence segmentation (ICU) ~25 ms, the token index ~30, the
- * block parser ~25, units and packing ~55. Plain text ~1 MB/s, nearly
- * all of it micromark.
+ * Speed: ~15 MB/s on the bench corpus here. Of ~118 ms on 2.9 MB of
+ * Markdown: the token index ~35, sentence segmentation (ICU) ~25, the block
+ * parser ~25, units and packing ~25, garbage collection ~12. Plain text
+ * ~1 MB/s, nearly all of it micromark.
  */
 import type { Extracted } from "@/lib/extract/types";
 import { countTokens, TokenIndex } from "@/lib/tokens";
@@ -85,7 +85,7 @@ import { plainTextBlocks } from "./markdown-blocks";
 import { scanMarkdown } from "./markdown-scan";
 import { pack } from "./packing";
 import { splitRecursive } from "./recursive";
-import { sentenceStarts } from "./sentences";
+import { sentenceStarts, sentenceStartsOfRanges } from "./sentences";
 import { isSpace } from "./whitespace";
 import type { Span, SplitOptions } from "./types";
 
@@ -180,6 +180,8 @@ class UnitBuilder {
   private readonly path = new HeadingPath();
   private readonly addedTokens = new Map<string, number>();
   private codeBlocks = 0;
+  /** Sentence starts found ahead of time, by the range's start: the document's own paragraphs, segmented together. */
+  private readonly knownSentences = new Map<number, { end: number; starts: number[] }>();
 
   constructor(
     readonly text: string,
@@ -192,6 +194,19 @@ class UnitBuilder {
   ) {}
 
   private nextSectionStart = 0;
+
+  /** Segments these paragraphs (whose prose is always cut into sentences) in a few segmenter calls rather than one each. */
+  segmentAhead(paragraphs: readonly Block[]): void {
+    const ranges = paragraphs.map((p) => this.trim(p.start, p.end)).filter(([start, end]) => start < end);
+    sentenceStartsOfRanges(this.text, ranges).forEach((starts, k) =>
+      this.knownSentences.set(ranges[k]![0], { end: ranges[k]![1], starts }),
+    );
+  }
+
+  private sentenceStarts(start: number, end: number): number[] {
+    const known = this.knownSentences.get(start);
+    return known?.end === end ? known.starts : sentenceStarts(this.text, start, end);
+  }
 
   /** Whether a given section start falls between the last unit and one starting at `start` (consuming those passed). */
   private startsGivenSection(start: number, previous: Unit | undefined): boolean {
@@ -298,11 +313,9 @@ class UnitBuilder {
       this.push({ start, end, kind, breakBefore });
       return;
     }
-    const boundaries = sentenceStarts(this.text, start, end);
-    boundaries.push(end);
     let sentenceStart = start;
     let cost = breakBefore;
-    for (const boundary of boundaries) {
+    for (const boundary of [...this.sentenceStarts(start, end), end]) {
       const [s, e] = this.trim(sentenceStart, boundary);
       // A heading must share its chunk with some of its body: a first sentence too long for that is cut at words.
       const heading = sentenceStart === start ? this.headingTokens() : 0;
@@ -586,9 +599,10 @@ function isNumberedChapter(text: string, list: Block, next: Block | undefined): 
   return numberedChapterLevel(line, nextLine) !== undefined;
 }
 
-/** Splits a Markdown (or plain) text along its structure; see the module comment. */
 /** Far beyond real documents (lists nest a handful of levels); deeper ones are split recursively instead. */
 export const MAX_CONTAINER_DEPTH = 32;
+/** What a line that opens a container or is indented starts with. */
+const MAY_NEST = /[ \t>*+\-\d]/;
 
 /**
  * An upper estimate of the deepest block-container nesting (block quotes and
@@ -601,6 +615,11 @@ export function containerDepth(text: string): number {
   for (let start = 0; start < text.length;) {
     const newline = text.indexOf("\n", start);
     const end = newline === -1 ? text.length : newline;
+    // Most lines start with neither indentation nor a marker: nothing to measure.
+    if (!MAY_NEST.test(text[start] ?? "")) {
+      start = end + 1;
+      continue;
+    }
     const marked = prefix.exec(text.slice(start, Math.min(end, start + 4096)))![0];
     let markers = 0;
     let columns = 0;
@@ -616,6 +635,7 @@ export function containerDepth(text: string): number {
   return deepest;
 }
 
+/** Splits a Markdown (or plain) text along its structure; see the module comment. */
 export function splitStructure(text: string, options: StructureOptions): Span[] {
   const { maxTokens, overlapTokens } = options;
   if (!Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS)
@@ -633,6 +653,7 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
   const builder = new UnitBuilder(text, index, budget, budget - reserve, options.sectionStarts);
 
   const blocks = plain ? plainTextBlocks(text) : scanMarkdown(text);
+  if (!plain) builder.segmentAhead(blocks.filter((n) => n.type === "paragraph"));
   const headings = blocks.filter((n) => n.type === "heading");
   const titles = markdownHeadingTitles(text, headings);
   let headingIndex = 0;
