@@ -8,6 +8,7 @@ import type { Config } from "@/lib/config";
 import { type CpuRunner, chunkOnCpu, inThisThread, layoutOnCpu } from "@/lib/cpu/pool";
 import { badRequest } from "@/lib/errors";
 import { extract } from "@/lib/extract";
+import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import type { OutputFormat } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
@@ -64,16 +65,22 @@ export interface Loaded {
   filename: string;
   contentType?: string;
   documentId: string;
+  /** What the bytes are, when already found (a request's upload is detected before payment): not decoded twice. */
+  detected?: Detected;
 }
 
 /** A document ready for extraction, with a stable id from its bytes (record ids in the vector-store formats derive from it). */
-export function loaded(source: { bytes: Uint8Array; filename?: string; contentType?: string }): Loaded {
+export function loaded(
+  source: { bytes: Uint8Array; filename?: string; contentType?: string },
+  detected?: Detected,
+): Loaded {
   return {
     bytes: source.bytes,
     // A display name only: never used as a key or a path.
     filename: source.filename?.slice(0, 255) || "document",
     contentType: source.contentType,
     documentId: createHash("sha256").update(source.bytes).digest("hex").slice(0, 32),
+    detected,
   };
 }
 
@@ -89,6 +96,7 @@ export function extractDocument(doc: Loaded, limits: Config["limits"], cpu?: Cpu
       timeoutMs: limits.extractTimeoutMs,
     },
     cpu && layoutOnCpu(cpu),
+    doc.detected,
   );
 }
 

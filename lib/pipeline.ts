@@ -10,8 +10,9 @@ import {
   resolveOptions,
   resultJson,
 } from "@/lib/chunk-result";
-import { detect } from "@/lib/extract/detect";
+import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
+import { mainThreadTurn } from "@/lib/cpu/turns";
 import { startJob } from "@/lib/jobs/runner";
 import { rateLimitHeaders } from "@/lib/quota";
 import { lifetimeText, newResultId } from "@/lib/results";
@@ -48,8 +49,17 @@ export interface ChunkResponse {
   headers: Record<string, string>;
 }
 
-async function load(services: Services, input: DocumentInput): Promise<Loaded> {
-  return loaded(input.kind === "upload" ? input : await services.fetchUrl(input.url));
+/** A request with what its upload was found to be before payment or quota (so its bytes are decoded once). */
+interface Checked extends ChunkRequest {
+  detected?: Detected;
+}
+
+/** The document, loaded and extracted; the extraction takes a main-thread turn of its own. */
+async function prepare(services: Services, request: Checked): Promise<{ doc: Loaded; extracted: Extracted }> {
+  const { input } = request;
+  const doc = input.kind === "upload" ? loaded(input, request.detected) : loaded(await services.fetchUrl(input.url));
+  await mainThreadTurn();
+  return { doc, extracted: await extractDocument(doc, services.config.limits, services.cpu) };
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
@@ -57,21 +67,26 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   const options = resolveOptions(request.options, services.config.chunking);
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (isAiTier(tier.id)) requireModel(services.models, tier.id);
-  if (request.input.kind === "upload") await detect(request.input.bytes, request.input);
-  return isPaid(tier) ? runPaid(services, request, tier, options) : runFree(services, request, tier, options);
+  let detected: Detected | undefined;
+  if (request.input.kind === "upload") {
+    // Decoding an upload reads all of it: on a main-thread turn of its own, like the extraction.
+    await mainThreadTurn();
+    detected = await detect(request.input.bytes, request.input);
+  }
+  const checked = { ...request, detected };
+  return isPaid(tier) ? runPaid(services, checked, tier, options) : runFree(services, checked, tier, options);
 }
 
 async function runFree(
   services: Services,
-  request: ChunkRequest,
+  request: Checked,
   tier: Tier,
   options: ResolvedOptions,
 ): Promise<ChunkResponse> {
   const { config, quota } = services;
   // Refuse an exhausted client before fetching or parsing anything.
   await quota.assertAvailable(request.client);
-  const doc = await load(services, request.input);
-  const extracted = await extractDocument(doc, config.limits, services.cpu);
+  const { doc, extracted } = await prepare(services, request);
   // The page count is known once extracted; the pages are taken before the chunking work and given back if it fails.
   const reservation = await quota.reserve(request.client, extracted.pageCount);
   try {
@@ -93,7 +108,7 @@ function documentBinding(input: DocumentInput): string {
 
 async function runPaid(
   services: Services,
-  request: ChunkRequest,
+  request: Checked,
   tier: Tier,
   options: ResolvedOptions,
 ): Promise<ChunkResponse> {
@@ -168,10 +183,8 @@ interface Answer {
   make: (payment: ChunkingResult["payment"], headers: Record<string, string>) => Promise<ChunkResponse>;
 }
 
-async function work(services: Services, request: ChunkRequest, tier: Tier, options: ResolvedOptions): Promise<Answer> {
-  const doc = await load(services, request.input);
-  const extracted = await extractDocument(doc, services.config.limits, services.cpu);
-  return chunk(services, request, { doc, extracted, tier, options });
+async function work(services: Services, request: Checked, tier: Tier, options: ResolvedOptions): Promise<Answer> {
+  return chunk(services, request, { ...(await prepare(services, request)), tier, options });
 }
 
 interface Work {

@@ -516,6 +516,27 @@ describe("text and Markdown", () => {
     expect((await extract(bytes, {}, LIMITS)).text).toBe("one\ntwo\nthree\n");
   });
 
+  it("decodes a large upload in steps without splitting a character at a step's edge", async () => {
+    // Steps of 256 KiB: 3-byte and 4-byte characters straddle many step edges; UTF-16 with a BOM too.
+    const text = "Grüße, 日本語 and 🫱🏼‍🫲🏿 emoji.\r\n".repeat(40_000);
+    expect(utf8(text).length).toBeGreaterThan(1_000_000);
+    const big = { ...LIMITS, maxChars: 2_000_000, maxPages: 1000 };
+    expect((await extract(utf8(text), {}, big)).text).toBe(text.replace(/\r\n/g, "\n"));
+    const utf16 = new Uint8Array(2 + text.length * 2);
+    utf16.set([0xff, 0xfe]);
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      utf16[2 + 2 * i] = unit & 0xff;
+      utf16[3 + 2 * i] = unit >> 8;
+    }
+    expect((await extract(utf16, {}, big)).text).toBe(text.replace(/\r\n/g, "\n"));
+    // An invalid byte in a later step, and a character cut off at the very end, are still refused.
+    const broken = utf8(text);
+    broken[700_000] = 0xff;
+    await expectRefused(extract(broken, {}, big), 400, "invalid_encoding");
+    await expectRefused(extract(utf8(`${text}日`).subarray(0, -1), {}, big), 400, "invalid_encoding");
+  });
+
   it("refuses invalid UTF-8 with 400 invalid_encoding", async () => {
     const error = await expectRefused(
       extract(fixture("invalid-utf8.txt"), { filename: "invalid-utf8.txt" }, LIMITS),

@@ -25,7 +25,7 @@ export async function detect(bytes: Uint8Array, hint: Hint): Promise<Detected> {
 
   let text: string;
   try {
-    text = decodeText(bytes);
+    text = await decodeText(bytes);
   } catch (error) {
     // A binary type from file-type is believed only once the bytes turn out not to be text: some of its
     // signatures are two letters ("BM" is BMP, "MZ" an .exe, FF FE MPEG audio as well as the UTF-16 BOM),

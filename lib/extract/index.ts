@@ -1,4 +1,4 @@
-import { detect, type Hint } from "@/lib/extract/detect";
+import { type Detected, detect, type Hint } from "@/lib/extract/detect";
 import { extractDocx } from "@/lib/extract/docx";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
@@ -22,8 +22,10 @@ export async function extract(
   hint: Hint,
   limits: ExtractLimits,
   pdfLayout?: PdfLayout,
+  /** `detect`'s answer for these bytes, when the caller has it already. */
+  known?: Detected,
 ): Promise<Extracted> {
-  const detected = await detect(bytes, hint);
+  const detected = known ?? (await detect(bytes, hint));
   switch (detected.kind) {
     case "pdf": {
       const pdf = await extractPdf(bytes, limits, pdfLayout);

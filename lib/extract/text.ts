@@ -1,3 +1,4 @@
+import { mainThreadTurn } from "@/lib/cpu/turns";
 import { failures } from "@/lib/extract/failures";
 
 /**
@@ -5,16 +6,16 @@ import { failures } from "@/lib/extract/failures";
  * the default; UTF-16 is only believed when a BOM says so, because without
  * one it cannot be told from binary.
  */
-export function decodeText(bytes: Uint8Array): string {
+export async function decodeText(bytes: Uint8Array): Promise<string> {
   const utf16 = utf16Bom(bytes);
   if (utf16) {
-    const text = decodeStrict(bytes, utf16);
+    const text = await decodeStrict(bytes, utf16);
     if (text.includes("\u0000")) throw failures.binaryText();
     return normalizeNewlines(text);
   }
   // Checked before decoding: NULs are valid UTF-8, but real text never has them, and binary nearly always does.
   if (bytes.includes(0)) throw failures.binaryText();
-  return normalizeNewlines(decodeStrict(bytes, "utf-8"));
+  return normalizeNewlines(await decodeStrict(bytes, "utf-8"));
 }
 
 function utf16Bom(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
@@ -23,10 +24,24 @@ function utf16Bom(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
   return undefined;
 }
 
-function decodeStrict(bytes: Uint8Array, encoding: "utf-8" | "utf-16le" | "utf-16be"): string {
+/**
+ * Decoded this many bytes at a time, each on a main-thread turn of its own
+ * (lib/cpu/turns.ts): 3 MB take ~5 ms, and a few uploads decoded back to
+ * back would hold the event loop for tens of milliseconds.
+ */
+const DECODE_STEP_BYTES = 256 * 1024;
+
+async function decodeStrict(bytes: Uint8Array, encoding: "utf-8" | "utf-16le" | "utf-16be"): Promise<string> {
+  // The decoder drops a leading BOM of its own encoding; in streaming mode it carries a character split between steps.
+  const decoder = new TextDecoder(encoding, { fatal: true });
   try {
-    // The decoder drops a leading BOM of its own encoding.
-    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
+    const parts: string[] = [];
+    for (let at = 0; at < bytes.length; at += DECODE_STEP_BYTES) {
+      if (at > 0) await mainThreadTurn();
+      const end = at + DECODE_STEP_BYTES;
+      parts.push(decoder.decode(bytes.subarray(at, end), { stream: end < bytes.length }));
+    }
+    return parts.join("");
   } catch {
     throw failures.invalidEncoding(
       encoding === "utf-8" ? "UTF-8" : encoding === "utf-16le" ? "UTF-16 (little-endian)" : "UTF-16 (big-endian)",
