@@ -10,8 +10,11 @@
  *   documents (~2.9 MB each) are chunked at once, on the structure tier (paid on the local chain
  *   beforehand) and on the free tier, in 3 rounds (the checks pooled);
  * - one 2.9 MB document alone, end to end, on the free then the structure
- *   tier (payment check included), after both workers have run each tier:
- *   the median of 3
+ *   tier (payment check included): the median of 3, timed after the rounds
+ *   above, when each worker has chunked several documents of each tier (a
+ *   service's steady state: V8 takes some 6 documents to compile the
+ *   structure tier's code fully, 2 the free tier's); and the first one of
+ *   each tier on the fresh server, before any other large document
  * - the 503 `busy` threshold: how many of 40 simultaneous 2.9 MB free
  *   requests are admitted, and whether the rest carry Retry-After;
  * - peak RSS (the kernel's VmHWM of the server process, worker threads
@@ -350,28 +353,17 @@ async function measure(dist: string) {
     const rounds = await Promise.all(
       Array.from({ length: HEALTH_ROUNDS }, (_, round) => documents([1, 2, 3, 4].map((k) => 10 * round + k))),
     );
-    // Two to warm both workers, then the timed ones.
-    const warmups = await documents([5, 6]);
+    const first = await documents([5]);
     const singles = await documents(Array.from({ length: ALONE_RUNS }, (_, k) => 7 + 10 * k));
-    const all = [...rounds.flat(), ...warmups, ...singles];
+    const all = [...rounds.flat(), ...first, ...singles];
     console.error(`[${dist}] paying for ${all.length} structure documents`);
     const paid = new Map((await payFor(server.base, all)).map((payment, k) => [all[k]!, payment]));
     const structureRequest = (upload: { body: Buffer; type: string }) =>
       timed(() => post(`${server.base}/api/chunk/structure`, upload, { "x-payment": paid.get(upload)! }));
     const freeRequest = (upload: { body: Buffer; type: string }) =>
       timed(() => post(`${server.base}/api/chunk/free`, upload));
-    console.error(
-      `[${dist}] one 2.9 MB document alone, free then structure, ${ALONE_RUNS} times (workers warmed first)`,
-    );
-    await Promise.all(warmups.map(freeRequest));
-    await Promise.all(warmups.map(structureRequest));
-    const freeRuns: number[] = [];
-    const structureRuns: number[] = [];
-    for (const single of singles) {
-      freeRuns.push(await freeRequest(single));
-      structureRuns.push(await structureRequest(single));
-    }
-    const alone = { free: median(freeRuns), structure: median(structureRuns) };
+    console.error(`[${dist}] the first 2.9 MB document on each tier`);
+    const cold = { free: await freeRequest(first[0]!), structure: await structureRequest(first[0]!) };
     /** Each round's documents at once, round after round: their times. */
     const inRounds = (request: (upload: { body: Buffer; type: string }) => Promise<number>) => async () => {
       const documentMs: number[] = [];
@@ -382,9 +374,17 @@ async function measure(dist: string) {
     const structure = await healthDuring(server.base, inRounds(structureRequest));
     console.error(`[${dist}] health while 4 x 2.9 MB free documents are chunked, ${HEALTH_ROUNDS} rounds`);
     const free = await healthDuring(server.base, inRounds(freeRequest));
+    console.error(`[${dist}] one 2.9 MB document alone, free then structure, ${ALONE_RUNS} times`);
+    const freeRuns: number[] = [];
+    const structureRuns: number[] = [];
+    for (const single of singles) {
+      freeRuns.push(await freeRequest(single));
+      structureRuns.push(await structureRequest(single));
+    }
+    const alone = { free: median(freeRuns), structure: median(structureRuns) };
     console.error(`[${dist}] busy threshold`);
     const busy = await busyThreshold(server.base);
-    return { small, alone, structure, free, busy, uploads };
+    return { small, cold, alone, structure, free, busy, uploads };
   } catch (error) {
     const exit = server.child.exitCode ?? server.child.signalCode;
     throw new Error(
@@ -404,11 +404,15 @@ const ms = (n: number) => `${Math.round(n).toLocaleString("en-US")} ms`;
 const health = (h: Measured["structure"]) =>
   `p50 ${ms(h.p50)}, p99 ${ms(h.p99)}, max ${ms(h.max)} (${h.samples} answers; ${h.documentMs.length} documents, ${(Math.min(...h.documentMs) / 1000).toFixed(1)}-${(Math.max(...h.documentMs) / 1000).toFixed(1)} s each)`;
 
+const ratio = (t: Measured["alone"]) =>
+  `${(t.structure / t.free).toFixed(2)}x (structure ${ms(t.structure)}, free ${ms(t.free)})`;
+
 function rows(m: Measured): string[] {
   return [
     `${Math.round(m.small.rps)}${m.small.non2xx || m.small.errors ? ` (${m.small.non2xx} non-2xx: ${m.small.statuses}; ${m.small.errors} errors)` : ""}`,
     ms(m.small.p99),
-    `${(m.alone.structure / m.alone.free).toFixed(1)}x (structure ${ms(m.alone.structure)}, free ${ms(m.alone.free)})`,
+    ratio(m.alone),
+    ratio(m.cold),
     health(m.structure),
     health(m.free),
     m.busy.busy
@@ -431,6 +435,7 @@ async function main() {
     "small free requests/s, 10 connections",
     "their p99",
     "one 2.9 MB Markdown document alone, end to end: structure / free",
+    "  the same, the first large document on a fresh server",
     "/api/health while 4 x 2.9 MB structure documents run",
     "/api/health while 4 x 2.9 MB free documents run",
     "503 busy threshold (40 x 2.9 MB free at once)",
@@ -440,6 +445,7 @@ async function main() {
     TODAY.smallRps,
     TODAY.smallP99,
     TODAY.alone,
+    "-",
     TODAY.healthStructure,
     TODAY.healthFree,
     TODAY.busy,
