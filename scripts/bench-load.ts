@@ -353,9 +353,9 @@ async function measure(dist: string) {
     const rounds = await Promise.all(
       Array.from({ length: HEALTH_ROUNDS }, (_, round) => documents([1, 2, 3, 4].map((k) => 10 * round + k))),
     );
-    const first = await documents([5]);
+    const [first] = await documents([5]);
     const singles = await documents(Array.from({ length: ALONE_RUNS }, (_, k) => 7 + 10 * k));
-    const all = [...rounds.flat(), ...first, ...singles];
+    const all = [...rounds.flat(), first!, ...singles];
     console.error(`[${dist}] paying for ${all.length} structure documents`);
     const paid = new Map((await payFor(server.base, all)).map((payment, k) => [all[k]!, payment]));
     const structureRequest = (upload: { body: Buffer; type: string }) =>
@@ -363,7 +363,7 @@ async function measure(dist: string) {
     const freeRequest = (upload: { body: Buffer; type: string }) =>
       timed(() => post(`${server.base}/api/chunk/free`, upload));
     console.error(`[${dist}] the first 2.9 MB document on each tier`);
-    const cold = { free: await freeRequest(first[0]!), structure: await structureRequest(first[0]!) };
+    const cold = { free: await freeRequest(first!), structure: await structureRequest(first!) };
     /** Each round's documents at once, round after round: their times. */
     const inRounds = (request: (upload: { body: Buffer; type: string }) => Promise<number>) => async () => {
       const documentMs: number[] = [];

@@ -152,6 +152,10 @@ function endsSentence(view: string, index: number): boolean {
   );
 }
 
+/** Whether the segmenter's boundary at `index` of `view` (offset `at` of `text`) starts a sentence a reader sees. */
+const startsSentence = (text: string, view: string, index: number, at: number) =>
+  endsSentence(view, index) && !endsWithAbbreviation(text, at);
+
 /** What the segmenter sees: same length, line breaks (real or written out as "\n") as spaces. */
 function forSegmenter(text: string, start: number, end: number): string {
   return text
@@ -178,7 +182,7 @@ export function sentenceStarts(text: string, start: number, end: number): number
       const at = from + index;
       if (!last && at > to - LOOKAHEAD) break;
       resume = at;
-      if (at < end && endsSentence(view, index) && !endsWithAbbreviation(text, at)) out.push(at);
+      if (at < end && startsSentence(text, view, index, at)) out.push(at);
     }
     if (last) break;
     if (resume > from) {
@@ -250,6 +254,6 @@ function segmentTogether(
     if (index === offsets[b]) continue;
     const [start, end] = ranges[batch[b]!]!;
     const at = start + index - offsets[b]!;
-    if (at < end && endsSentence(view, index) && !endsWithAbbreviation(text, at)) out[batch[b]!]!.push(at);
+    if (at < end && startsSentence(text, view, index, at)) out[batch[b]!]!.push(at);
   }
 }
