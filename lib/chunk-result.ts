@@ -69,18 +69,21 @@ export interface Loaded {
   detected?: Detected;
 }
 
+/** The SHA-256 of a document's bytes, hex: its id and a payment's binding both derive from it. */
+export const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
 /** A document ready for extraction, with a stable id from its bytes (record ids in the vector-store formats derive from it). */
 export function loaded(
   source: { bytes: Uint8Array; filename?: string; contentType?: string },
-  detected?: Detected,
+  known: { detected?: Detected; sha256?: string } = {},
 ): Loaded {
   return {
     bytes: source.bytes,
     // A display name only: never used as a key or a path.
     filename: source.filename?.slice(0, 255) || "document",
     contentType: source.contentType,
-    documentId: createHash("sha256").update(source.bytes).digest("hex").slice(0, 32),
-    detected,
+    documentId: (known.sha256 ?? sha256Hex(source.bytes)).slice(0, 32),
+    detected: known.detected,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   loaded,
   resolveOptions,
   resultJson,
+  sha256Hex,
 } from "@/lib/chunk-result";
 import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
@@ -49,15 +50,17 @@ export interface ChunkResponse {
   headers: Record<string, string>;
 }
 
-/** A request with what its upload was found to be before payment or quota (so its bytes are decoded once). */
+/** A request with what its upload was found to be before payment or quota (so its bytes are decoded and hashed once). */
 interface Checked extends ChunkRequest {
   detected?: Detected;
+  /** The upload's SHA-256, hex: the payment binding and the document id. */
+  sha256?: string;
 }
 
 /** The document, loaded and extracted; the extraction takes a main-thread turn of its own. */
 async function prepare(services: Services, request: Checked): Promise<{ doc: Loaded; extracted: Extracted }> {
   const { input } = request;
-  const doc = input.kind === "upload" ? loaded(input, request.detected) : loaded(await services.fetchUrl(input.url));
+  const doc = input.kind === "upload" ? loaded(input, request) : loaded(await services.fetchUrl(input.url));
   await mainThreadTurn();
   return { doc, extracted: await extractDocument(doc, services.config.limits, services.cpu) };
 }
@@ -67,13 +70,13 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   const options = resolveOptions(request.options, services.config.chunking);
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (isAiTier(tier.id)) requireModel(services.models, tier.id);
-  let detected: Detected | undefined;
+  const checked: Checked = { ...request };
   if (request.input.kind === "upload") {
-    // Decoding an upload reads all of it: on a main-thread turn of its own, like the extraction.
+    // Decoding and hashing an upload read all of it: on a main-thread turn of their own, like the extraction.
     await mainThreadTurn();
-    detected = await detect(request.input.bytes, request.input);
+    checked.detected = await detect(request.input.bytes, request.input, services.config.limits.maxCharsPerRequest);
+    checked.sha256 = sha256Hex(request.input.bytes);
   }
-  const checked = { ...request, detected };
   return isPaid(tier) ? runPaid(services, checked, tier, options) : runFree(services, checked, tier, options);
 }
 
@@ -100,10 +103,9 @@ async function runFree(
 }
 
 /** What a payment reference binds to: the uploaded bytes' hash, or the URL (known before fetching). */
-function documentBinding(input: DocumentInput): string {
-  return input.kind === "upload"
-    ? `sha256:${createHash("sha256").update(input.bytes).digest("hex")}`
-    : `url:${input.url}`;
+function documentBinding(request: Checked): string {
+  const { input } = request;
+  return input.kind === "upload" ? `sha256:${request.sha256 ?? sha256Hex(input.bytes)}` : `url:${input.url}`;
 }
 
 async function runPaid(
@@ -112,7 +114,7 @@ async function runPaid(
   tier: Tier,
   options: ResolvedOptions,
 ): Promise<ChunkResponse> {
-  const document = documentBinding(request.input);
+  const document = documentBinding(request);
   const requestKey = createHash("sha256")
     .update(JSON.stringify([tier.id, document, options]))
     .digest("hex");
