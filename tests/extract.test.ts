@@ -8,6 +8,7 @@ import { chunkExtracted } from "@/lib/chunking";
 import type { MethodContext } from "@/lib/chunking/types";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
+import { detect } from "@/lib/extract/detect";
 import { failures } from "@/lib/extract/failures";
 import { MARKDOWN_OPTIONS } from "@/lib/extract/html";
 import { splitHtml } from "@/lib/extract/html-segments";
@@ -537,6 +538,18 @@ describe("text and Markdown", () => {
     await expectRefused(extract(utf8(`${text}日`).subarray(0, -1), {}, big), 400, "invalid_encoding");
   });
 
+  it("decodes large uploads one at a time, in the order they arrive", async () => {
+    // Taking turns step by step, the two-step upload would finish long before the forty-step one started first.
+    const big = { ...LIMITS, maxChars: 20_000_000, maxPages: 10_000 };
+    const finished: string[] = [];
+    const decoding = [
+      extract(utf8("a".repeat(10_000_000)), {}, big).then(() => finished.push("40 steps")),
+      extract(utf8("b".repeat(300_000)), {}, big).then(() => finished.push("2 steps")),
+    ];
+    await Promise.all(decoding);
+    expect(finished).toEqual(["40 steps", "2 steps"]);
+  });
+
   it("refuses invalid UTF-8 with 400 invalid_encoding", async () => {
     const error = await expectRefused(
       extract(fixture("invalid-utf8.txt"), { filename: "invalid-utf8.txt" }, LIMITS),
@@ -551,6 +564,31 @@ describe("text and Markdown", () => {
     expect((await extract(utf8(text), {}, LIMITS)).pageCount).toBe(3);
     await expectRefused(extract(utf8(text), {}, { ...LIMITS, maxPages: 2 }), 413, "too_many_pages");
     await expectRefused(extract(utf8(text), {}, { ...LIMITS, maxChars: 6999 }), 413, "too_many_characters");
+  });
+
+  it("refuses text over the character limit as soon as it is decoded, and HTML only once converted", async () => {
+    await expectRefused(detect(utf8("a".repeat(7000)), {}, 6999), 413, "too_many_characters");
+    expect(await detect(utf8("a".repeat(6999)), {}, 6999)).toMatchObject({ kind: "text" });
+    // Markup is not text: a page of 7,000 characters may convert to fewer.
+    const page = `<html><body><p>${"a".repeat(100)}</p>${"<br>".repeat(1700)}</body></html>`;
+    expect(await detect(utf8(page), {}, 6999)).toMatchObject({ kind: "html" });
+  });
+
+  it("refuses text that cannot fit the character limit by its size, before decoding it", async () => {
+    // Over 4 bytes a character allowed: refused undecoded, with a lower bound (invalid UTF-8 later on is never read).
+    const huge = utf8("b".repeat(40_008));
+    huge[30_000] = 0xff;
+    const error = await expectRefused(detect(huge, {}, 10_000), 413, "too_many_characters");
+    expect(error.message).toContain("at least 10001 characters");
+    // Within 4 bytes a character: decoded, and the exact count given (UTF-16 "\r\n" takes 4 bytes for one).
+    const exact = await expectRefused(detect(utf8("b".repeat(40_000)), {}, 10_000), 413, "too_many_characters");
+    expect(exact.message).toContain("has 40000 characters");
+    // HTML of the same size is converted first; a binary format is named, not counted.
+    const page = utf8(`<!doctype html><p>${"<br>".repeat(10_001)}</p>`);
+    expect(await detect(page, {}, 10_000)).toMatchObject({ kind: "html" });
+    const jpeg = new Uint8Array(50_000);
+    jpeg.set([0xff, 0xd8, 0xff, 0xe0]);
+    await expectRefused(detect(jpeg, {}, 10_000), 415, "unsupported_type");
   });
 });
 

@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from "file-type";
 import { failures } from "@/lib/extract/failures";
-import { decodeText, isBlank } from "@/lib/extract/text";
+import { decodeHead, decodeText, isBlank } from "@/lib/extract/text";
 import { MEDIA_TYPES } from "@/lib/extract/types";
 
 /**
@@ -15,7 +15,21 @@ export interface Hint {
   contentType?: string;
 }
 
-export async function detect(bytes: Uint8Array, hint: Hint): Promise<Detected> {
+/**
+ * Text takes at most 4 bytes a character (UTF-16 "\r\n", which becomes one
+ * "\n"; UTF-8 takes at most 3).
+ */
+const MIN_BYTES_PER_CHAR = 4;
+
+/**
+ * `maxChars`: text and Markdown longer than this are refused here, so a
+ * request never holds a text it cannot chunk: before decoding when the size
+ * alone says so, else as soon as decoded. Twenty 25 MB uploads at once, each
+ * decoded and dropped, left ~2 GB of strings for the garbage collector (peak
+ * RSS ~3 GB; 1.2-1.3 GB refused undecoded). HTML is refused only once
+ * converted: its text is shorter than its markup.
+ */
+export async function detect(bytes: Uint8Array, hint: Hint, maxChars = Infinity): Promise<Detected> {
   if (bytes.length === 0) throw failures.emptyDocument();
 
   const type = await fileTypeFromBuffer(bytes);
@@ -23,6 +37,9 @@ export async function detect(bytes: Uint8Array, hint: Hint): Promise<Detected> {
   if (type?.mime === MEDIA_TYPES.docx) return { kind: "docx" };
   if (type && MARKUP_FORMATS.has(type.ext)) throw failures.unsupportedType(...describe(type));
 
+  if (bytes.length > MIN_BYTES_PER_CHAR * (maxChars + 1) && (!type || isTextual(type.mime)))
+    if (!looksLikeHtml(decodeHead(bytes, PROLOG_SCAN_CHARS)))
+      throw failures.tooManyCharacters(Math.floor((bytes.length - 3) / MIN_BYTES_PER_CHAR), maxChars, true);
   let text: string;
   try {
     text = await decodeText(bytes);
@@ -35,6 +52,7 @@ export async function detect(bytes: Uint8Array, hint: Hint): Promise<Detected> {
   }
   if (isBlank(text)) throw failures.emptyDocument();
   if (looksLikeHtml(text)) return { kind: "html", text };
+  if (text.length > maxChars) throw failures.tooManyCharacters(text.length, maxChars);
   return { kind: markdownHinted(hint) ? "markdown" : "text", text };
 }
 

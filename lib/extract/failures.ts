@@ -59,11 +59,12 @@ export const failures = {
       "too_many_pages",
       `This document has ${pages} pages; at most ${max} are allowed per request. Split it and send the parts separately.`,
     ),
-  tooManyCharacters: (chars: number, max: number) =>
+  /** `atLeast`: `chars` is a lower bound (the upload was refused for its size, before it was decoded). */
+  tooManyCharacters: (chars: number, max: number, atLeast = false) =>
     new ApiError(
       413,
       "too_many_characters",
-      `This document has ${chars} characters of text; at most ${max} are allowed per request. Split it and send the parts separately.`,
+      `This document has ${atLeast ? "at least " : ""}${chars} characters of text; at most ${max} are allowed per request. Split it and send the parts separately.`,
     ),
   tooComplex: (reason: "time" | "memory") =>
     new ApiError(

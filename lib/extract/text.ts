@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import { mainThreadTurn } from "@/lib/cpu/turns";
 import { failures } from "@/lib/extract/failures";
 
@@ -18,6 +19,11 @@ export async function decodeText(bytes: Uint8Array): Promise<string> {
   return normalizeNewlines(await decodeStrict(bytes, "utf-8"));
 }
 
+/** The text at the start of `bytes` (at most `chars` characters, replacement characters for invalid bytes): enough to sniff a format. */
+export function decodeHead(bytes: Uint8Array, chars: number): string {
+  return new TextDecoder(utf16Bom(bytes) ?? "utf-8").decode(bytes.subarray(0, 4 * chars)).slice(0, chars);
+}
+
 function utf16Bom(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
@@ -31,7 +37,23 @@ function utf16Bom(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
  */
 const DECODE_STEP_BYTES = 256 * 1024;
 
-async function decodeStrict(bytes: Uint8Array, encoding: "utf-8" | "utf-16le" | "utf-16be"): Promise<string> {
+/**
+ * Uploads of more than one step are decoded one at a time, in the order they
+ * arrive: taking turns step by step, every large upload admitted at once
+ * would hold its half-decoded parts at the same time (up to three times its
+ * size each). Small ones are never held up.
+ */
+const largeDecodes = pLimit(1);
+
+type Encoding = "utf-8" | "utf-16le" | "utf-16be";
+
+function decodeStrict(bytes: Uint8Array, encoding: Encoding): Promise<string> {
+  return bytes.length <= DECODE_STEP_BYTES
+    ? decodeSteps(bytes, encoding)
+    : largeDecodes(() => decodeSteps(bytes, encoding));
+}
+
+async function decodeSteps(bytes: Uint8Array, encoding: Encoding): Promise<string> {
   // The decoder drops a leading BOM of its own encoding; in streaming mode it carries a character split between steps.
   const decoder = new TextDecoder(encoding, { fatal: true });
   try {
