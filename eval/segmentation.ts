@@ -145,32 +145,65 @@ function takeSection(sentences: Sentence[], from: number, target: number): strin
   return paragraphs.map((p) => p.join(" ")).join("\n\n");
 }
 
+/**
+ * Seeded draws from the sources with at least `minSentences` sentences:
+ * `documentAfter` draws a genre first, then a document of it other than
+ * `previous`, so every genre is equally present whatever its number of
+ * documents (undefined when that genre has no other).
+ */
+function sourceDraws(sources: SourceDocument[], minSentences: number, seed: number, set: string) {
+  const usable = sources
+    .map((source) => ({ source, sentences: sentencesOf(source) }))
+    .filter((s) => s.sentences.length >= minSentences);
+  if (new Set(usable.map((u) => u.source.id)).size < 3)
+    throw new Error(`${set}: fewer than three usable source documents`);
+  const random = mulberry32(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  const genres = [...new Set(usable.map((u) => u.source.genre))].sort();
+  const documentAfter = (previous: string | undefined) => {
+    const genre = pick(genres);
+    const candidates = usable.filter((u) => u.source.genre === genre && u.source.id !== previous);
+    return candidates.length > 0 ? pick(candidates) : undefined;
+  };
+  return { random, pick, between, documentAfter };
+}
+
+/** A sample of `sections` joined by `joiner`, with the true boundaries; its text must come out of extraction unchanged. */
+async function sampleOf(
+  id: string,
+  sections: string[],
+  sources: string[],
+  joiner: string,
+  limits: Config["limits"],
+): Promise<SegmentationSample> {
+  const boundaries: number[] = [];
+  let offset = 0;
+  sections.forEach((section, i) => {
+    if (i > 0) boundaries.push(offset);
+    offset += section.length + joiner.length;
+  });
+  const text = sections.join(joiner);
+  const extracted = await extractBytes(new TextEncoder().encode(text), `${id}.txt`, limits);
+  if (extracted.text !== text) throw new Error(`${id}: extraction changed the text, the boundaries would be off`);
+  return { id, extracted, boundaries, sources };
+}
+
 export async function buildSegmentationSet(
   sources: SourceDocument[],
   options: SegmentationOptions,
   limits: Config["limits"],
 ): Promise<SegmentationSample[]> {
-  const usable = sources
-    .map((source) => ({ source, sentences: sentencesOf(source) }))
-    .filter((s) => s.sentences.length >= 8);
-  if (new Set(usable.map((u) => u.source.id)).size < 3)
-    throw new Error("segmentation set: fewer than three usable source documents");
-  const random = mulberry32(options.seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
-  const genres = [...new Set(usable.map((u) => u.source.genre))].sort();
-
+  const { pick, between, documentAfter } = sourceDraws(sources, 8, options.seed, "segmentation set");
   const samples: SegmentationSample[] = [];
   for (let n = 0; n < options.samples; n++) {
     const count = between(...options.sections);
     const sections: string[] = [];
     const ids: string[] = [];
     while (sections.length < count) {
-      // Genre first, then a document of it: every genre is equally present whatever its number of documents.
-      const genre = pick(genres);
-      const candidates = usable.filter((u) => u.source.genre === genre && u.source.id !== ids[ids.length - 1]);
-      if (candidates.length === 0) continue;
-      const { source, sentences } = pick(candidates);
+      const drawn = documentAfter(ids[ids.length - 1]);
+      if (!drawn) continue;
+      const { source, sentences } = drawn;
       const [lo, hi] = pick(options.lengthBands);
       const target = between(lo, hi);
       // Start at a paragraph's first sentence, leaving room for the section where possible.
@@ -182,17 +215,64 @@ export async function buildSegmentationSet(
       sections.push(section);
       ids.push(source.id);
     }
-    const boundaries: number[] = [];
-    let offset = 0;
-    sections.forEach((section, i) => {
-      if (i > 0) boundaries.push(offset);
-      offset += section.length + 2;
-    });
-    const text = sections.join("\n\n");
-    const extracted = await extractBytes(new TextEncoder().encode(text), `segmentation-${n + 1}.txt`, limits);
-    if (extracted.text !== text)
-      throw new Error(`segmentation sample ${n + 1}: extraction changed the text, the boundaries would be off`);
-    samples.push({ id: `segmentation-${n + 1}`, extracted, boundaries, sources: ids });
+    samples.push(await sampleOf(`segmentation-${n + 1}`, sections, ids, "\n\n", limits));
+  }
+  return samples;
+}
+
+/**
+ * Choi (2000)'s construction: samples of `segments` segments, each a run of
+ * consecutive sentences (a number drawn from one range of `sentenceRanges`,
+ * the ranges taking turns between samples) from a different document than
+ * the one before, one sentence a line, so that no layout tells where a
+ * segment ends. Choi took each segment from a document's start; here it
+ * starts at a random sentence, so one document gives many segments.
+ */
+export interface ChoiOptions {
+  samples: number;
+  seed: number;
+  segments: number;
+  sentenceRanges: Array<[number, number]>;
+}
+
+export const CHOI_SET: ChoiOptions = {
+  samples: 40,
+  seed: 2000,
+  segments: 10,
+  sentenceRanges: [
+    [3, 5],
+    [6, 8],
+    [9, 11],
+    [3, 11],
+  ],
+};
+
+export async function buildChoiSet(
+  sources: SourceDocument[],
+  options: ChoiOptions,
+  limits: Config["limits"],
+): Promise<SegmentationSample[]> {
+  const { random, between, documentAfter } = sourceDraws(sources, 12, options.seed, "Choi-style set");
+  const samples: SegmentationSample[] = [];
+  for (let n = 0; n < options.samples; n++) {
+    const [lo, hi] = options.sentenceRanges[n % options.sentenceRanges.length]!;
+    const segments: string[] = [];
+    const ids: string[] = [];
+    while (segments.length < options.segments) {
+      const drawn = documentAfter(ids[ids.length - 1]);
+      if (!drawn) continue;
+      const { source, sentences } = drawn;
+      const count = Math.min(between(lo, hi), sentences.length);
+      const from = Math.floor(random() * (sentences.length - count + 1));
+      segments.push(
+        sentences
+          .slice(from, from + count)
+          .map((s) => s.text.replace(/\s+/g, " "))
+          .join("\n"),
+      );
+      ids.push(source.id);
+    }
+    samples.push(await sampleOf(`choi-${lo}-${hi}-${n + 1}`, segments, ids, "\n", limits));
   }
   return samples;
 }

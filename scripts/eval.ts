@@ -15,12 +15,19 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder } from "@/lib/embeddings";
+import { CachedEmbedder } from "@/eval/cached-embedder";
 import { loadChromaDev, missingChromaFiles, type QaDocument } from "@/eval/corpora";
-import { evaluateMethod } from "@/eval/evaluate";
-import { createMethods } from "@/eval/methods";
+import { evaluateMethod, segmentationScores } from "@/eval/evaluate";
+import { type Method, createMethods, createSemanticVariants, createTopicBaselines } from "@/eval/methods";
 import { loadOwnCorpora, segmentationSources } from "@/eval/own-corpora";
 import { type Row, barLines, bars, corpusTable, mainTable } from "@/eval/report";
-import { DEFAULT_SEGMENTATION, type SegmentationSample, buildSegmentationSet } from "@/eval/segmentation";
+import {
+  CHOI_SET,
+  DEFAULT_SEGMENTATION,
+  type SegmentationSample,
+  buildChoiSet,
+  buildSegmentationSet,
+} from "@/eval/segmentation";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DEFAULT_CHROMA_DIR = path.resolve(ROOT, "../shared/eval-data/chroma-dev");
@@ -66,8 +73,8 @@ async function main(): Promise<number> {
 
   const started = performance.now();
   const config = loadConfig();
-  // The local embedder whatever the environment says: the evaluation needs no network.
-  const embedder = createEmbedder({ kind: "local" });
+  // The built-in model whatever the environment says: the evaluation needs no network.
+  const embedder = new CachedEmbedder(createEmbedder({ kind: "local" }));
   const allMethods = createMethods(embedder);
   const methods = values.methods
     ? values.methods.split(",").map((id) => {
@@ -85,9 +92,11 @@ async function main(): Promise<number> {
   });
   documents.push(...own);
   let samples: SegmentationSample[] = [];
+  let choi: SegmentationSample[] = [];
   if (corpora.includes("segmentation")) {
     const sources = segmentationSources(chromaDir);
     samples = await buildSegmentationSet(sources, DEFAULT_SEGMENTATION, config.limits);
+    choi = await buildChoiSet(sources, CHOI_SET, config.limits);
   }
   const excerptCount = documents.reduce((n, d) => n + d.excerpts.length, 0);
   const corpusLine =
@@ -123,8 +132,25 @@ async function main(): Promise<number> {
     sections.push(section);
   }
 
+  const baselines = [...createSemanticVariants(embedder), ...createTopicBaselines()];
+  if (samples.length > 0) {
+    const segmenters = [...methods.filter((m) => SEGMENTATION_METHODS.has(m.id)), ...baselines];
+    const section = await topicSegmentationSection(
+      segmenters,
+      [
+        { name: "mixed-length set", samples },
+        { name: "Choi-style set", samples: choi },
+      ],
+      [config.chunking.defaultMaxTokens, 256, 1024],
+    );
+    console.log(`\n${section}`);
+    sections.push(section);
+  }
+
   const seconds = (performance.now() - started) / 1000;
-  const methodNotes = methods.map((m) => `- **${m.label()}**: ${m.note}`).join("\n");
+  const methodNotes = [...methods, ...(samples.length > 0 ? baselines : [])]
+    .map((m) => `- **${m.label()}**: ${m.note}`)
+    .join("\n");
   const isFullRun =
     !values.budgets &&
     !values.methods &&
@@ -144,6 +170,54 @@ async function main(): Promise<number> {
     console.log(`results written to ${path.relative(ROOT, DOCS)}`);
   }
   return failed ? 1 : 0;
+}
+
+/** Methods scored in the topic-segmentation section besides the baselines. */
+const SEGMENTATION_METHODS = new Set(["semantic", "fixed", "chonkie-semantic"]);
+/**
+ * Pk / WindowDiff of each method on each set at each budget (the service's default first), and the bar of
+ * issue 13: the semantic tier's Pk at the default at most half of TextTiling's.
+ */
+async function topicSegmentationSection(
+  methods: Method[],
+  sets: { name: string; samples: SegmentationSample[] }[],
+  budgets: number[],
+): Promise<string> {
+  const columns = sets.flatMap((set) => budgets.map((budget) => ({ set, budget })));
+  const pct = (x: number) => (x * 100).toFixed(1);
+  const scores = new Map<string, { pk: number; windowDiff: number }[]>();
+  for (const method of methods) {
+    const row: { pk: number; windowDiff: number }[] = [];
+    for (const { set, budget } of columns) {
+      const started = performance.now();
+      row.push(await segmentationScores(method, budget, set.samples));
+      console.error(
+        `  segmentation ${set.name} ${budget} ${method.id}: ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+    }
+    scores.set(method.id, row);
+  }
+  const header = `| method | ${columns.map((c) => `${c.set.name}, ${c.budget}`).join(" | ")} |`;
+  const rule = `|---|${columns.map(() => "---").join("|")}|`;
+  const rows = methods.map(
+    (m) =>
+      `| ${m.label()} | ${scores
+        .get(m.id)!
+        .map((s) => `${pct(s.pk)} / ${pct(s.windowDiff)}`)
+        .join(" | ")} |`,
+  );
+  const bars = sets.map((set) => {
+    const k = columns.findIndex((c) => c.set === set && c.budget === budgets[0]);
+    const semantic = scores.get("semantic")?.[k]?.pk;
+    const tiling = scores.get("texttiling")?.[k]?.pk;
+    if (semantic === undefined || tiling === undefined) return `- n/a  ${set.name}: semantic or TextTiling not run`;
+    return `- ${semantic <= tiling / 2 ? "PASS" : "FAIL"}  ${set.name}, max_tokens ${budgets[0]}: semantic Pk ${pct(semantic)} at most half of TextTiling's ${pct(tiling)}`;
+  });
+  const counts = sets.map((s) => `${s.name}: ${s.samples.length} samples`).join("; ");
+  return (
+    `### Topic segmentation (Pk / WindowDiff, %, lower is better)\n\n${counts}. TextTiling and C99 ignore max_tokens.\n\n` +
+    `${[header, rule, ...rows].join("\n")}\n\nBars (issue 13):\n\n${bars.join("\n")}\n`
+  );
 }
 
 main().then(

@@ -11,7 +11,7 @@
  *   name is answered the same way (`standin-small` and `standin-large` are
  *   the names it lists). No `response_format`, an unknown schema name or
  *   `stream: true` is a 400.
- * - `POST /embeddings`: the project's LocalEmbedder vectors (1024
+ * - `POST /embeddings`: the project's HashedNgramEmbedder vectors (1024
  *   dimensions), as `float` arrays or `base64` (the openai SDK's default).
  * - `GET /models`: standin-small, standin-large, standin-embed.
  * Outside /v1: `GET /` describes the stand-in; `GET /control` shows settings
@@ -37,7 +37,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { LocalEmbedder } from "@/lib/embeddings/local";
+import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
 import { ApiError, badRequest } from "@/lib/errors";
 import { countTokens } from "@/lib/tokens";
 import { MARKERS, TASK_NAMES, answerContent, isKnownTask, markerFault } from "./answers";
@@ -207,7 +207,7 @@ function textOf(content: ChatCompletionRequest["messages"][number]["content"]): 
 // ---------------------------------------------------------------------------
 
 class StandinServer {
-  private readonly embedder = new LocalEmbedder();
+  private readonly embedder = new HashedNgramEmbedder();
   private completionsServed = 0;
 
   constructor(readonly controls: StandinControls) {}

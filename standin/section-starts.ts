@@ -21,7 +21,7 @@
  * first three rules can make it a start. Pure function of the message: the
  * same input always gets the same answer.
  */
-import { LocalEmbedder } from "@/lib/embeddings/local";
+import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
 
 export interface Unit {
   number: number;
@@ -156,7 +156,7 @@ const CONTEXT_UNITS = 3;
 /** Units with fewer content-bearing words than this say too little to judge a topic by. */
 const MIN_WORDS = 6;
 
-const embedder = new LocalEmbedder();
+const embedder = new HashedNgramEmbedder();
 
 function contentWords(text: string): number {
   return (text.match(/\p{L}{4,}/gu) ?? []).length;

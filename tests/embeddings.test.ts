@@ -12,7 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { chunkExtracted } from "@/lib/chunking";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder, embedderId } from "@/lib/embeddings";
-import { LOCAL_EMBEDDER_ID, LocalEmbedder } from "@/lib/embeddings/local";
+import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
+import { SENTENCE_ENCODER_ID, SentenceEncoderEmbedder } from "@/lib/embeddings/sentence-encoder";
 import { OpenAIEmbedder, type OpenAIEmbedderOptions } from "@/lib/embeddings/openai";
 import { parseRetryAfter, retryDelay } from "@/lib/embeddings/retry";
 import { ApiError } from "@/lib/errors";
@@ -33,8 +34,8 @@ function articles(): Map<string, string[]> {
   return new Map([...out].filter(([, paragraphs]) => paragraphs.length >= 4));
 }
 
-describe("local embedder", () => {
-  const embedder = new LocalEmbedder();
+describe("hashed n-gram vectors (the semantic tier's lexical half)", () => {
+  const embedder = new HashedNgramEmbedder();
 
   it("gives the same unit vector for the same text, whatever else is in the batch", async () => {
     const texts = [
@@ -44,7 +45,7 @@ describe("local embedder", () => {
       "",
     ];
     const once = await embedder.embed(texts);
-    const again = await new LocalEmbedder().embed([...texts].reverse());
+    const again = await new HashedNgramEmbedder().embed([...texts].reverse());
     expect(again.reverse()).toEqual(once);
     expect((await embedder.embed([texts[1]!]))[0]).toEqual(once[1]);
     for (const vector of once.slice(0, 3)) {
@@ -335,11 +336,11 @@ describe("retry timing", () => {
 });
 
 describe("createEmbedder", () => {
-  it("is the local embedder by default and the OpenAI-compatible one when a base URL is set, with matching ids", () => {
+  it("is the built-in model by default and the OpenAI-compatible one when a base URL is set, with matching ids", () => {
     const local = loadConfig({}).embeddings;
-    expect(createEmbedder(local)).toBeInstanceOf(LocalEmbedder);
-    expect(createEmbedder(local).id).toBe(LOCAL_EMBEDDER_ID);
-    expect(embedderId(local)).toBe(LOCAL_EMBEDDER_ID);
+    expect(createEmbedder(local)).toBeInstanceOf(SentenceEncoderEmbedder);
+    expect(createEmbedder(local).id).toBe(SENTENCE_ENCODER_ID);
+    expect(embedderId(local)).toBe(SENTENCE_ENCODER_ID);
     const remote = loadConfig({
       EMBEDDINGS_BASE_URL: "http://127.0.0.1:9/v1/",
       EMBEDDINGS_MODEL: "nomic-embed-text",

@@ -23,7 +23,9 @@ import {
   sizeStats,
   windowDiff,
 } from "@/eval/metrics";
-import { buildSegmentationSet, chatConversations, wikitextArticles } from "@/eval/segmentation";
+import { buildChoiSet, buildSegmentationSet, chatConversations, wikitextArticles } from "@/eval/segmentation";
+import { c99, textTiling } from "@/eval/topic-baselines";
+import { CachedEmbedder } from "@/eval/cached-embedder";
 import { tokenScale } from "@/eval/token-scale";
 
 const r = (start: number, end: number) => ({ start, end });
@@ -282,5 +284,81 @@ describe("segmentation set", () => {
         if (i > 0) expect(sample.sources[i]).not.toBe(sample.sources[i - 1]);
       }
     }
+  });
+});
+
+describe("Choi-style set and topic baselines", () => {
+  const words = ["alpha", "bravo", "charlie", "delta", "echo"];
+  const sources = words.map((w) => ({
+    id: w,
+    genre: w === "alpha" || w === "bravo" ? "first" : "second",
+    paragraphs: Array.from({ length: 4 }, (_, p) =>
+      Array.from({ length: 5 }, (_, s) => `The ${w} sentence ${p}-${s} is here.`).join(" "),
+    ),
+  }));
+
+  it("builds samples of whole sentences, one a line, in the ranges taking turns", async () => {
+    const options = {
+      samples: 4,
+      seed: 3,
+      segments: 5,
+      sentenceRanges: [[3, 5] as [number, number], [9, 11] as [number, number]],
+    };
+    const samples = await buildChoiSet(sources, options, loadConfig().limits);
+    expect(samples.map((s) => s.id)).toEqual(["choi-3-5-1", "choi-9-11-2", "choi-3-5-3", "choi-9-11-4"]);
+    for (const [n, sample] of samples.entries()) {
+      const [lo, hi] = options.sentenceRanges[n % 2]!;
+      const text = sample.extracted.text;
+      const edges = [0, ...sample.boundaries, text.length + 1];
+      expect(edges.length - 1).toBe(5);
+      for (let i = 0; i + 1 < edges.length; i++) {
+        const lines = text.slice(edges[i], edges[i + 1]! - 1).split("\n");
+        expect(lines.length).toBeGreaterThanOrEqual(lo);
+        expect(lines.length).toBeLessThanOrEqual(hi);
+        for (const line of lines)
+          expect(line).toMatch(new RegExp(`^The ${sample.sources[i]} sentence \\d-\\d is here\\.$`));
+        if (i > 0) expect(sample.sources[i]).not.toBe(sample.sources[i - 1]);
+      }
+    }
+  });
+
+  // Two topics with no word in common besides stop words, one sentence a line: the change is at line 13.
+  const topic = (vocabulary: string[], n: number) =>
+    Array.from(
+      { length: n },
+      (_, i) => Array.from({ length: 9 }, (_, j) => vocabulary[(i * 3 + j * 5) % vocabulary.length]).join(" ") + ".",
+    );
+  const ocean = "whale tide coral reef current salt wave kelp shore squid".split(" ");
+  const engine = "piston valve crank torque fuel spark gear shaft clutch diesel".split(" ");
+  const lines = [...topic(ocean, 12), ...topic(engine, 12)];
+  const text = lines.join("\n");
+  const change = lines.slice(0, 12).join("\n").length + 1;
+
+  it("TextTiling and C99 find where the vocabulary changes", () => {
+    expect(c99(text)).toEqual([change]);
+    expect(textTiling(text, { w: 10, k: 4 })).toContain(change);
+  });
+
+  it("C99 finds nothing to cut in one topic", () => {
+    expect(c99(topic(ocean, 24).join("\n"))).toEqual([]);
+  });
+});
+
+describe("cached embedder", () => {
+  it("asks the inner embedder once per distinct text and answers in order", async () => {
+    const asked: string[][] = [];
+    const inner = {
+      id: "inner",
+      charsPerDocument: 99,
+      embed: async (texts: string[]) => {
+        asked.push(texts);
+        return texts.map((t) => Float32Array.of(t.length));
+      },
+    };
+    const cached = new CachedEmbedder(inner);
+    expect([cached.id, cached.charsPerDocument]).toEqual(["inner", 99]);
+    expect((await cached.embed(["ab", "c", "ab"])).map((v) => v[0])).toEqual([2, 1, 2]);
+    expect((await cached.embed(["c", "defg"])).map((v) => v[0])).toEqual([1, 4]);
+    expect(asked).toEqual([["ab", "c"], ["defg"]]);
   });
 });

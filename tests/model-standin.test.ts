@@ -22,7 +22,7 @@ import {
   documentSummaryMessage,
   sectionStartsMessage,
 } from "@/lib/ai/prompts";
-import { LocalEmbedder } from "@/lib/embeddings/local";
+import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
 import { MAX_BODY_BYTES, type ModelStandin, STANDIN_BANNER, startModelStandin } from "@/standin/model-server";
 
 const root = join(import.meta.dirname, "..");
@@ -250,7 +250,7 @@ describe("embeddings", () => {
   const texts = ["Chunking splits documents for retrieval.", "Fruit trees are planted while dormant."];
 
   it("answers the project's local vectors, in OpenAI's shape, as floats and as base64", async () => {
-    const expected = await new LocalEmbedder().embed(texts);
+    const expected = await new HashedNgramEmbedder().embed(texts);
     const response = await post("/embeddings", { model: "standin-embed", input: texts, encoding_format: "float" });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {

@@ -1,7 +1,8 @@
 /**
  * The semantic tier's splitter on real text (excerpts of the WikiText
  * articles and chat logs in tests/fixtures/, and the project's own) with
- * the built-in local embedder: it finds the seam between two unrelated
+ * the hashed n-gram vectors standing in for the model (tests/sentence-encoder.test.ts
+ * runs the model itself): it finds the seam between two unrelated
  * texts, and whatever it decides, its chunks are exact ranges of the input,
  * in order, within the token budget by gpt-tokenizer's own count.
  */
@@ -18,13 +19,13 @@ import { splitSemantic } from "@/lib/chunking/semantic";
 import { sentenceSpans } from "@/lib/chunking/sentence-spans";
 import type { Span } from "@/lib/chunking/types";
 import { loadConfig } from "@/lib/config";
-import { LocalEmbedder } from "@/lib/embeddings/local";
+import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
 import type { Embedder } from "@/lib/embeddings/types";
 
 const root = join(import.meta.dirname, "..");
 const wiki = fs.readFileSync(join(root, "tests/fixtures/wikitext-excerpt.md"), "utf8");
 const chat = fs.readFileSync(join(root, "tests/fixtures/chatlogs-excerpt.md"), "utf8");
-const embedder = new LocalEmbedder();
+const embedder = new HashedNgramEmbedder();
 
 /** gpt-tokenizer's count, the ground truth. */
 const reference = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
@@ -299,6 +300,66 @@ describe("semantic splitter", () => {
     await expect(splitSemantic(text, { maxTokens: 200, overlapTokens: 0 }, broken)).rejects.toThrow(/returned/);
   });
 
+  it("keeps a Markdown code block and list whole where they fit, and starts no overlap inside them", async () => {
+    const code = [
+      "```ts",
+      ...Array.from({ length: 8 }, (_, i) => `const value${i} = compute(${i}); // step ${i}.`),
+      "```",
+    ].join("\n");
+    const list = Array.from(
+      { length: 6 },
+      (_, i) => `- Item ${i} says one thing. It then says another thing about item ${i}.`,
+    ).join("\n");
+    const a = opening("Plain maskray", 6);
+    const text = `${a}\n\n${code}\n\n${list}\n\n${opening("Cicely Mary Barker", 6)}`;
+    const codeAt = a.length + 2;
+    const listAt = codeAt + code.length + 2;
+    const inside = (at: number) =>
+      (at > codeAt && at < codeAt + code.length) || (at > listAt && at < listAt + list.length);
+    for (const maxTokens of [200, 300]) {
+      for (const overlapTokens of [0, 40]) {
+        const spans = await splitSemantic(text, { maxTokens, overlapTokens }, embedder);
+        checkSpans(text, spans, maxTokens, overlapTokens);
+        expect(spans.filter((s) => inside(s.start)).map((s) => s.start)).toEqual([]);
+      }
+    }
+    // Read as plain text, the same document may be cut anywhere: the protection is the Markdown reading's.
+    const plain = await splitSemantic(text, { maxTokens: 200, overlapTokens: 40, flavor: "plain" }, embedder);
+    checkSpans(text, plain, 200, 40);
+  });
+
+  it("gives an embedder that reads only so much every unit, every other unit, or none, as its limit allows", async () => {
+    const text = `${opening("Plain maskray", 12)}\n\n${opening("Cicely Mary Barker", 12)}`;
+    const units = sentenceSpans(text).length;
+    const counting = (charsPerDocument: number) => {
+      const asked: string[] = [];
+      const counted: Embedder = {
+        id: "counting",
+        charsPerDocument,
+        embed: (texts) => {
+          asked.push(...texts);
+          return embedder.embed(texts);
+        },
+      };
+      return { asked, counted };
+    };
+    const options = { maxTokens: 1000, overlapTokens: 0 };
+    const all = counting(text.length);
+    const alone = await splitSemantic(text, options, all.counted);
+    expect(all.asked.length).toBeGreaterThan(units * 0.8);
+    const half = counting(Math.ceil(text.length * 0.6));
+    checkSpans(text, await splitSemantic(text, options, half.counted), 1000);
+    expect(half.asked.length).toBe(Math.ceil(all.asked.length / 2));
+    expect(half.asked).toEqual(all.asked.filter((_, i) => i % 2 === 0));
+    // Past every other unit, word overlap alone: the embedder is not asked.
+    const none = counting(Math.ceil(text.length / 3));
+    const lexicalOnly = await splitSemantic(text, options, none.counted);
+    expect(none.asked).toEqual([]);
+    checkSpans(text, lexicalOnly, 1000);
+    expect(alone.length).toBeGreaterThan(1);
+    expect(lexicalOnly.length).toBeGreaterThan(1);
+  });
+
   it("is what the semantic tier runs, and GET /api names its embedder", async () => {
     const text = `${opening("Plain maskray", 6)}\n\n${opening("Cicely Mary Barker", 6)}`;
     const { chunks } = await chunkExtracted(
@@ -312,7 +373,10 @@ describe("semantic splitter", () => {
 
     const semantic = (config: ReturnType<typeof loadConfig>) =>
       apiInfo(config, "http://chunkwise.test/api").tiers.find((t) => t.id === "semantic")!;
-    expect(semantic(loadConfig({}))).toMatchObject({ running_method: "semantic", embedder: "local:hashed-ngrams-v1" });
+    expect(semantic(loadConfig({}))).toMatchObject({
+      running_method: "semantic",
+      embedder: "local:universal-sentence-encoder-lite",
+    });
     expect(
       semantic(
         loadConfig({ EMBEDDINGS_BASE_URL: "http://127.0.0.1:9/v1", EMBEDDINGS_MODEL: "text-embedding-3-small" }),
@@ -337,7 +401,11 @@ describe("npm run chunk --tier semantic", () => {
     const result = JSON.parse(before.stdout);
     expect(JSON.parse(after.stdout)).toEqual(result);
     expect(result.tier).toBe("semantic");
-    expect(result.metadata).toMatchObject({ method: "semantic", embedder: "local:hashed-ngrams-v1", max_tokens: 48 });
+    expect(result.metadata).toMatchObject({
+      method: "semantic",
+      embedder: "local:universal-sentence-encoder-lite",
+      max_tokens: 48,
+    });
     expect(result.total_chunks).toBeGreaterThan(1);
     for (const chunk of result.chunks) expect(chunk.metadata.token_count).toBeLessThanOrEqual(48);
   });

@@ -40,7 +40,8 @@ const METHODS: Record<TierId, Method> = {
   },
   semantic: {
     name: "semantic",
-    split: (source, options, context) => splitSemantic(source.text, options, context.embedder),
+    split: (source, options, context) =>
+      splitSemantic(source.text, { ...options, flavor: structureFlavor(source) }, context.embedder),
   },
   ai: { name: "ai-boundaries", split: alongSections },
   // Enrichment follows in the pipeline, on the chunks.

@@ -31,7 +31,7 @@ export interface TopicShifts {
   valley: Uint8Array;
 }
 
-function cosine(a: Float64Array, b: Float64Array): number {
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
   let na = 0;
   let nb = 0;
@@ -47,11 +47,12 @@ function addInto(sum: Float64Array, v: Float32Array, sign: number): void {
   for (let i = 0; i < sum.length; i++) sum[i]! += sign * v[i]!;
 }
 
-export function topicShifts(
+/** similarity[g]: the cosine between the blocks of units before and after gap g (index 0 unused). */
+export function blockSimilarity(
   vectors: readonly Float32Array[],
   unitTokens: ArrayLike<number>,
   options: TopicShiftOptions,
-): TopicShifts {
+): Float64Array {
   const n = vectors.length;
   const dims = n > 0 ? vectors[0]!.length : 0;
   const similarity = new Float64Array(n);
@@ -81,7 +82,12 @@ export function topicShifts(
     }
     similarity[g] = cosine(left, right);
   }
+  return similarity;
+}
 
+/** Depths and valleys of a similarity curve (step 2). */
+export function shiftsOf(similarity: Float64Array): TopicShifts {
+  const n = similarity.length;
   // Peaks reached climbing from each gap while the similarity rises, left and right.
   const leftPeak = new Float64Array(n);
   const rightPeak = new Float64Array(n);

@@ -1,6 +1,8 @@
 /**
- * The built-in embedder: no network, no model, the same vector for the same
- * text on every machine.
+ * Word vectors: the semantic tier's lexical half, mixed with the sentence
+ * encoder's meaning (lib/chunking/semantic.ts), and all it has on documents
+ * too long for the model. No network, no model, the same vector for the
+ * same text on every machine, in any language.
  *
  * A text becomes a bag of hashed features, folded into `dimensions` buckets
  * (the hashing trick, with a sign bit per feature so collisions cancel out
@@ -32,7 +34,7 @@ import type { Embedder } from "./types";
 const DIMENSIONS = 1024;
 
 /** Version of the feature recipe: changes whenever the same text would get a different vector. */
-export const LOCAL_EMBEDDER_ID = "local:hashed-ngrams-v1";
+const HASHED_NGRAMS_ID = "local:hashed-ngrams-v1";
 
 /**
  * Function words that occur in any topic. Common English, French, German,
@@ -195,8 +197,8 @@ function addBigrams(features: FeatureCounts, text: string, start: number, end: n
   for (let i = start; i + 1 < end; i++) features.add(hashRange(text, i, i + 2, BIGRAM_SEED), 1);
 }
 
-export class LocalEmbedder implements Embedder {
-  readonly id = LOCAL_EMBEDDER_ID;
+export class HashedNgramEmbedder implements Embedder {
+  readonly id = HASHED_NGRAMS_ID;
   readonly dimensions = DIMENSIONS;
   private readonly features = new FeatureCounts();
 
