@@ -75,11 +75,19 @@ function tier(tierId: TierId, embedder: Embedder): Method {
     id: tierId,
     label: () => `chunkwise ${tierId} (${methodFor(tierId)})`,
     note: `the ${tierId} tier through chunkExtracted(), as the API runs it${tierId === "semantic" ? `, embedder ${embedder.id}` : ""}; overlap 0`,
-    async chunk(extracted, maxTokens) {
-      const { chunks } = await chunkExtracted(extracted, tierId, { maxTokens, overlapTokens: 0 }, { embedder });
-      return chunks.map((c) => ({ start: c.metadata.start, end: c.metadata.end, tokens: c.metadata.token_count }));
-    },
+    chunk: (extracted, maxTokens) => tierChunks(extracted, tierId, maxTokens, embedder),
   };
+}
+
+/** A tier's chunks through chunkExtracted(), as the API runs it, with no overlap. */
+async function tierChunks(
+  extracted: Extracted,
+  tierId: TierId,
+  maxTokens: number,
+  embedder: Embedder,
+): Promise<MeasuredChunk[]> {
+  const { chunks } = await chunkExtracted(extracted, tierId, { maxTokens, overlapTokens: 0 }, { embedder });
+  return chunks.map((c) => ({ start: c.metadata.start, end: c.metadata.end, tokens: c.metadata.token_count }));
 }
 
 /** Greedy runs of whole o200k pre-tokens up to the budget: a fixed-size token window that ignores all structure. */
@@ -192,20 +200,12 @@ export function createSemanticVariants(embedder: Embedder): Method[] {
     id,
     label: () => name,
     note,
-    async chunk(extracted, maxTokens) {
-      const limited = {
-        ...embedder,
-        embed: embedder.embed.bind(embedder),
+    chunk: (extracted, maxTokens) =>
+      tierChunks(extracted, "semantic", maxTokens, {
+        id: embedder.id,
+        embed: (texts) => embedder.embed(texts),
         charsPerDocument: Math.max(1, Math.floor(extracted.text.length * share)),
-      };
-      const { chunks } = await chunkExtracted(
-        extracted,
-        "semantic",
-        { maxTokens, overlapTokens: 0 },
-        { embedder: limited },
-      );
-      return chunks.map((c) => ({ start: c.metadata.start, end: c.metadata.end, tokens: c.metadata.token_count }));
-    },
+      }),
   });
   return [
     variant(

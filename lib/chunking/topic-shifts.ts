@@ -2,7 +2,8 @@
  * How strongly the topic shifts at each gap between neighbouring units
  * (sentences) of a document: TextTiling's depth scores (Hearst, 1997,
  * "TextTiling: Segmenting Text into Multi-paragraph Subtopic Passages"),
- * computed on embedding vectors instead of word counts.
+ * computed on any unit vectors (a model's embeddings, hashed words) instead of
+ * word counts. Step 1 is `blockSimilarity`, step 2 `shiftsOf`.
  *
  * 1. Similarity at a gap: the cosine between the sum of the unit vectors in
  *    a block before the gap and the sum of those in a block after it. A
