@@ -190,10 +190,11 @@ function topicSegmenter(id: string, name: string, note: string, boundaries: (tex
 }
 
 /**
- * The semantic tier as it runs on documents too long for the built-in model
- * to read whole (lib/chunking/semantic.ts): the model given every other
- * sentence, or word overlap alone. Forced here by telling the splitter the
- * model reads half the sample, or nothing.
+ * The semantic tier as it runs on documents of other lengths
+ * (lib/chunking/semantic.ts): the model given every sentence (up to ~40,000
+ * characters), every other sentence (to ~80,000), or none (word overlap
+ * alone). Forced here by telling the splitter what share of the sample the
+ * model reads.
  */
 export function createSemanticVariants(embedder: Embedder): Method[] {
   const variant = (id: string, name: string, note: string, share: number): Method => ({
@@ -204,10 +205,16 @@ export function createSemanticVariants(embedder: Embedder): Method[] {
       tierChunks(extracted, "semantic", maxTokens, {
         id: embedder.id,
         embed: (texts) => embedder.embed(texts),
-        charsPerDocument: Math.max(1, Math.floor(extracted.text.length * share)),
+        charsPerDocument: share >= 1 ? undefined : Math.max(1, Math.floor(extracted.text.length * share)),
       }),
   });
   return [
+    variant(
+      "semantic-all",
+      "chunkwise semantic, model reads every sentence",
+      "the semantic tier as on documents of up to ~40,000 characters: the model's curve from every sentence",
+      1,
+    ),
     variant(
       "semantic-half",
       "chunkwise semantic, model reads every other sentence",

@@ -276,3 +276,24 @@ export async function buildChoiSet(
   }
   return samples;
 }
+
+/**
+ * The samples of a set as one long document, their sections joined as in a
+ * sample: the semantic tier as it runs on documents too long for the
+ * built-in model to read whole.
+ */
+export async function concatenatedSample(
+  id: string,
+  samples: readonly SegmentationSample[],
+  joiner: string,
+  limits: Config["limits"],
+): Promise<SegmentationSample> {
+  const sections: string[] = [];
+  const ids: string[] = [];
+  for (const { extracted, boundaries, sources } of samples) {
+    const cuts = [0, ...boundaries, extracted.text.length];
+    for (let i = 1; i < cuts.length; i++) sections.push(extracted.text.slice(cuts[i - 1], cuts[i]).trimEnd());
+    ids.push(...sources);
+  }
+  return sampleOf(id, sections, ids, joiner, limits);
+}

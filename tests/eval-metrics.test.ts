@@ -23,7 +23,13 @@ import {
   sizeStats,
   windowDiff,
 } from "@/eval/metrics";
-import { buildChoiSet, buildSegmentationSet, chatConversations, wikitextArticles } from "@/eval/segmentation";
+import {
+  buildChoiSet,
+  buildSegmentationSet,
+  chatConversations,
+  concatenatedSample,
+  wikitextArticles,
+} from "@/eval/segmentation";
 import { c99, textTiling } from "@/eval/topic-baselines";
 import { CachedEmbedder } from "@/eval/cached-embedder";
 import { tokenScale } from "@/eval/token-scale";
@@ -320,6 +326,24 @@ describe("Choi-style set and topic baselines", () => {
         if (i > 0) expect(sample.sources[i]).not.toBe(sample.sources[i - 1]);
       }
     }
+  });
+
+  it("joins a set's samples into one long document with every section boundary kept", async () => {
+    const limits = loadConfig().limits;
+    const options = { samples: 3, seed: 5, segments: 4, sentenceRanges: [[3, 5] as [number, number]] };
+    const samples = await buildChoiSet(sources, options, limits);
+    const long = await concatenatedSample("long", samples, "\n", limits);
+    expect(long.extracted.text).toBe(samples.map((s) => s.extracted.text).join("\n"));
+    expect(long.sources).toEqual(samples.flatMap((s) => s.sources));
+    const expected: number[] = [];
+    let offset = 0;
+    for (const [n, sample] of samples.entries()) {
+      if (n > 0) expected.push(offset);
+      expected.push(...sample.boundaries.map((b) => b + offset));
+      offset += sample.extracted.text.length + 1;
+    }
+    expect(long.boundaries).toEqual(expected);
+    expect(long.boundaries).toHaveLength(11);
   });
 
   // Two topics with no word in common besides stop words, one sentence a line: the change is at line 13.
