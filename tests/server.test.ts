@@ -48,6 +48,8 @@ async function startServer(env: Record<string, string>): Promise<Server> {
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  // Not left running: it would hold its ports (the local chain's 8899) for every later run.
+  child.kill("SIGKILL");
   throw new Error(`server did not become healthy within 30 s:\n${output}`);
 }
 
