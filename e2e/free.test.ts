@@ -162,15 +162,15 @@ describe("free tier", () => {
     const page = await newPage(browser);
     await openHome(page, app.base);
     const before = await freePages(page);
-    await chooseFile(page, fixture("image.png"));
-    await page.getByTestId("file-summary").getByRole("button", { name: "Remove image.png" }).waitFor();
+    await chooseFile(page, fixture("image.gif"));
+    await page.getByTestId("file-summary").getByRole("button", { name: "Remove image.gif" }).waitFor();
     await page.getByRole("button", { name: "Chunk for free" }).click();
 
     const alert = problemAlert(page, "unsupported_type");
     await alert.waitFor();
     const text = await alert.innerText();
     expect(text).toContain("This type of file cannot be chunked");
-    expect(text).toMatch(/This file is .*PNG.*, which cannot be chunked/i);
+    expect(text).toMatch(/This file is .*GIF.*, which cannot be chunked/i);
     // Nothing charged: the free pages left are the same, and no result appeared.
     await expectFreePagesLeft(page, before.remaining);
     expect(await page.getByTestId("result-view").count()).toBe(0);

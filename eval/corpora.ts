@@ -21,7 +21,11 @@ type Limits = Config["limits"];
 
 /** Bytes → extracted text through the same core the API uses. */
 export function extractBytes(bytes: Uint8Array, filename: string, limits: Limits): Promise<Extracted> {
-  return extractDocument(loaded({ bytes, filename }), limits);
+  // The evaluation reads no scans: OCR settings are the defaults.
+  return extractDocument(loaded({ bytes, filename }), {
+    limits,
+    ocr: { languages: ["eng"], syncMaxPages: limits.maxPagesPerRequest },
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -269,7 +269,11 @@ export const DocumentMetadataSchema = z
       .number()
       .int()
       .min(1)
-      .meta({ description: "A PDF's page count; otherwise ceil(characters / 3000)." }),
+      .meta({ description: "A PDF's or an image's page count; otherwise ceil(characters / 3000)." }),
+    ocr_pages: z.array(z.number().int().min(1)).meta({
+      description:
+        "Pages read by OCR, 1-based: a PDF's pages without a text layer, every page of an image; empty for everything else.",
+    }),
     method: z.string().meta({ description: "The method that ran (`GET /api` lists each tier's `running_method`)." }),
     embedder: z.string().optional().meta({ description: "semantic tier: the embedder that ran." }),
     ai: AiDetailsSchema.optional(),

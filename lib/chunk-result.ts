@@ -5,9 +5,10 @@ import type { ChunkOptionsInput } from "@/lib/api-schema";
 import { methodFor, modelBoundaries } from "@/lib/chunking";
 import type { Chunk, MethodContext } from "@/lib/chunking/types";
 import type { Config } from "@/lib/config";
-import { type CpuRunner, chunkOnCpu, inThisThread, layoutOnCpu } from "@/lib/cpu/pool";
+import { type CpuRunner, chunkOnCpu, inThisThread, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { badRequest } from "@/lib/errors";
 import { extract } from "@/lib/extract";
+import { stepsHere } from "@/lib/extract/steps";
 import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import type { OutputFormat } from "@/lib/formats";
@@ -47,6 +48,7 @@ export interface ChunkingResult {
     content_type: string;
     size_bytes: number;
     estimated_pages: number;
+    ocr_pages: number[];
     method: string;
     embedder?: string;
     ai?: Record<string, unknown>;
@@ -87,8 +89,13 @@ export function loaded(
   };
 }
 
-/** `cpu`: where a PDF's layout runs (the service's pool); this thread without it. */
-export function extractDocument(doc: Loaded, limits: Config["limits"], cpu?: CpuRunner): Promise<Extracted> {
+/** `cpu`: where a PDF's layout and OCR run (the service's pool); this thread without it. */
+export function extractDocument(
+  doc: Loaded,
+  config: Pick<Config, "limits" | "ocr">,
+  cpu?: CpuRunner,
+): Promise<Extracted> {
+  const { limits, ocr } = config;
   return extract(
     doc.bytes,
     { filename: doc.filename, contentType: doc.contentType },
@@ -96,9 +103,10 @@ export function extractDocument(doc: Loaded, limits: Config["limits"], cpu?: Cpu
       maxUnpackedBytes: limits.maxUnpackedBytes,
       maxChars: limits.maxCharsPerRequest,
       maxPages: limits.maxPagesPerRequest,
+      maxOcrPages: ocr.syncMaxPages,
       timeoutMs: limits.extractTimeoutMs,
     },
-    cpu && layoutOnCpu(cpu),
+    cpu ? extractStepsOnCpu(cpu, ocr.languages) : stepsHere(ocr.languages),
     doc.detected,
   );
 }
@@ -166,6 +174,7 @@ export async function buildResult(
       content_type: extracted.mediaType,
       size_bytes: doc.bytes.length,
       estimated_pages: extracted.pageCount,
+      ocr_pages: extracted.ocrPages ?? [],
       method: methodFor(tier),
       ...(tier === "semantic" ? { embedder: context.embedder.id } : {}),
       ...(found ? { ai: { ...found.details, ...(enrichment ? { unenriched: enrichment.unenriched } : {}) } } : {}),

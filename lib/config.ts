@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { LANGUAGE_CODE, languageDataFile } from "@/lib/extract/ocr/language-data";
 
 /**
  * The environment, parsed and validated once. The only module that reads
@@ -66,6 +67,14 @@ const EnvSchema = z.object({
   MAX_CHARS_PER_REQUEST: int(1000, 100_000_000).default(3_000_000),
   MAX_UNPACKED_BYTES: int(1024 * 1024, 4 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
   EXTRACT_TIMEOUT_MS: int(1000, 600_000).default(60_000),
+  /** Tesseract language codes joined by "+", each installed as @tesseract.js-data/<code>. */
+  OCR_LANGUAGES: z
+    .string()
+    .trim()
+    .default("eng")
+    .transform((value) => value.split("+").map((code) => code.trim())),
+  /** Dense pages are read at 16-19 a minute on two cores (npm run bench): 10 take ~35 s of the 60 s extraction limit. */
+  OCR_SYNC_MAX_PAGES: int(1, 100_000).default(10),
 
   CPU_THREADS: int(1, 256).optional(),
   CPU_QUEUE: int(0, 10_000).default(16),
@@ -142,6 +151,12 @@ export interface Config {
     maxCharsPerRequest: number;
     maxUnpackedBytes: number;
     extractTimeoutMs: number;
+  };
+  ocr: {
+    /** Tesseract's codes, in order of preference ("eng", "fra", "chi_sim"). */
+    languages: string[];
+    /** Pages read by OCR in one synchronous request. */
+    syncMaxPages: number;
   };
   /** The worker threads that do the CPU work of requests (lib/cpu/pool.ts). */
   cpu: {
@@ -257,6 +272,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       "AI_MODEL / AI_PRO_MODEL need AI_BASE_URL (any OpenAI-compatible endpoint) or AI_API_KEY (OpenAI itself).",
     );
+  for (const code of e.OCR_LANGUAGES)
+    if (!languageDataFile(code))
+      throw new ConfigError(
+        LANGUAGE_CODE.test(code)
+          ? `OCR_LANGUAGES names ${code}, which is not installed: npm install @tesseract.js-data/${code}`
+          : `OCR_LANGUAGES: ${JSON.stringify(code)} is not a Tesseract language code (eng, fra, chi_sim, ...; several joined by "+").`,
+      );
   if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
     throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
 
@@ -292,6 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
     },
+    ocr: { languages: [...new Set(e.OCR_LANGUAGES)], syncMaxPages: e.OCR_SYNC_MAX_PAGES },
     cpu: {
       threads: e.CPU_THREADS ?? availableParallelism(),
       queue: e.CPU_QUEUE,

@@ -27,6 +27,7 @@ import {
 } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { type ErrorStatus, STATUS_NAMES } from "@/lib/errors";
+import { MAX_IMAGE_PIXELS } from "@/lib/extract/ocr/settings";
 import { FaucetRequestSchema } from "@/lib/faucet";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
 import { lifetimeText } from "@/lib/results";
@@ -96,7 +97,13 @@ function errorCodes(config: Config): ErrorCode[] {
     e(400, "invalid_encoding", "Text that is neither UTF-8 nor UTF-16 with a byte-order mark.", "detect", "document"),
     e(400, "corrupted_pdf", "A damaged or incomplete PDF.", "document"),
     e(400, "encrypted_pdf", "A password-protected PDF.", "document"),
-    e(400, "no_text", "A PDF without extractable text (scanned pages: OCR it first).", "document"),
+    e(
+      400,
+      "no_text",
+      "No text anywhere: neither a text layer nor anything OCR could read on the PDF's scanned pages or the image.",
+      "document",
+    ),
+    e(400, "corrupted_image", "An image that is damaged or cut short.", "document"),
     e(400, "corrupted_docx", "A damaged or invalid .docx.", "document"),
     e(
       400,
@@ -173,11 +180,23 @@ function errorCodes(config: Config): ErrorCode[] {
       `More than ${config.limits.maxCharsPerRequest.toLocaleString("en-US")} characters of text.`,
       "document",
     ),
+    e(
+      413,
+      "image_too_large",
+      `An image page of more than ${(MAX_IMAGE_PIXELS / 1e6).toFixed(0)} million pixels (refused before it is decoded).`,
+      "document",
+    ),
+    e(
+      413,
+      "ocr_too_many_pages",
+      `More than ${config.ocr.syncMaxPages} pages to read by OCR (pages without a text layer, or an image's pages) in one request.`,
+      "document",
+    ),
     e(413, "zip_bomb", `A DOCX unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`, "document"),
     e(
       415,
       "unsupported_type",
-      "Not PDF, DOCX, HTML, Markdown or text (the type is read from the bytes).",
+      "Not PDF, DOCX, HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
       "detect",
       "document",
     ),

@@ -62,7 +62,7 @@ async function prepare(services: Services, request: Checked): Promise<{ doc: Loa
   const { input } = request;
   const doc = input.kind === "upload" ? loaded(input, request) : loaded(await services.fetchUrl(input.url));
   await mainThreadTurn();
-  return { doc, extracted: await extractDocument(doc, services.config.limits, services.cpu) };
+  return { doc, extracted: await extractDocument(doc, services.config, services.cpu) };
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {

@@ -519,7 +519,7 @@ async function aiProJob(standinUrl: string, pdf: Uint8Array) {
     .parse((result.metadata as { ai: unknown }).ai);
   // Again, apart, for its size and its own time.
   const extractedAt = performance.now();
-  const extracted = await extractDocument(loaded(pdfInput(pdf)), config.limits);
+  const extracted = await extractDocument(loaded(pdfInput(pdf)), config);
   const extractMs = performance.now() - extractedAt;
   return {
     wallMs,
@@ -538,7 +538,7 @@ async function aiSync(standinUrl: string, pdf: Uint8Array) {
   const started = performance.now();
   // What a paid ai request does after its payment gate (lib/pipeline.ts respond()).
   const doc = loaded(pdfInput(pdf));
-  const extracted = await extractDocument(doc, config.limits);
+  const extracted = await extractDocument(doc, config);
   const context = { embedder: services.embedder, models: services.models, modelConcurrency: config.ai.concurrency };
   const result = await buildResult(doc, extracted, "ai", resolveOptions({}, config.chunking), context);
   const wallMs = performance.now() - started;

@@ -50,7 +50,7 @@ async function main(): Promise<number> {
   const path = positionals[0]!;
   const bytes = new Uint8Array(await readFile(path));
   const doc = loaded({ bytes, filename: basename(path) });
-  const extracted = await extractDocument(doc, config.limits);
+  const extracted = await extractDocument(doc, config);
   const context = {
     embedder: createEmbedder(config.embeddings),
     models: createModelClients(config.ai),

@@ -637,6 +637,11 @@ function png(): Uint8Array {
   );
 }
 
+/** A 1×1 transparent GIF, the smallest well-formed one: an image format OCR does not read. */
+const GIF = Uint8Array.from(
+  Buffer.from("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b", "hex"),
+);
+
 function crc32(data: Uint8Array): number {
   let c = ~0;
   for (const b of data) {
@@ -682,6 +687,7 @@ async function main() {
     "utf16be-bom.txt": utf16be(UTF16_TEXT),
     "invalid-utf8.txt": invalidUtf8(),
     "image.png": png(),
+    "image.gif": GIF,
   };
   for (const [name, bytes] of Object.entries(files)) {
     if (bytes.length > 300 * 1024) throw new Error(`${name} is ${bytes.length} bytes; fixtures stay under 300 KB`);

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Window, decidingWindows, findBoundaries, mergeAnswers, planWindows } from "@/lib/ai/boundaries";
@@ -508,11 +510,8 @@ describe("POST /api/chunk/ai-pro", () => {
 
   it("refuses an upload no tier can read with 415 before asking for payment or making a job", async () => {
     useServices();
-    const png = new Uint8Array([
-      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2,
-      0, 0, 0,
-    ]);
-    const response = await call("POST", "/api/chunk/ai-pro", { body: upload(png, "scan.png") });
+    const gif = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/image.gif")));
+    const response = await call("POST", "/api/chunk/ai-pro", { body: upload(gif, "scan.gif") });
     expect(response.status).toBe(415);
     expect(await json(response)).toMatchObject({ success: false, code: "unsupported_type" });
   });

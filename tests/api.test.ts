@@ -13,6 +13,7 @@ import * as quotaRoute from "@/app/api/quota/route";
 import { PEER_HEADER } from "@/lib/http/client-address";
 import { ORIGIN, call, prose, upload } from "./helpers/api";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { renderPages } from "./helpers/scans";
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "fixtures", name)));
 
@@ -200,6 +201,7 @@ describe("free tier uploads", () => {
         content_type: "text/plain",
         size_bytes: text.length,
         estimated_pages: 2,
+        ocr_pages: [],
       });
       expect(result.total_chunks).toBe(result.chunks.length);
       expect(result.total_chunks).toBeGreaterThan(1);
@@ -230,6 +232,18 @@ describe("free tier uploads", () => {
     expect(last.page_end).toBe(pages);
     for (const chunk of result.chunks)
       expect(chunk.metadata.page_end).toBeGreaterThanOrEqual(chunk.metadata.page_start);
+  });
+
+  it("reads a scanned page by OCR and says so, counting it as a page", async () => {
+    const [scan] = await renderPages(fixture("structured.pdf"), [1], 200);
+    const client = newClient();
+    const response = await call("POST", "/api/chunk/free", { body: upload(scan!, "scan.png"), client });
+    expect(response.status).toBe(200);
+    const result = await body(response);
+    expect(result.metadata).toMatchObject({ content_type: "image/png", estimated_pages: 1, ocr_pages: [1] });
+    const text = result.chunks.map((chunk: any) => chunk.text).join("\n");
+    expect(text).toContain("Binoculars and a spotting scope with its tripod");
+    expect(response.headers.get("x-ratelimit-remaining")).toBe("99");
   });
 
   it.each([
@@ -634,7 +648,8 @@ describe("bad input gets a specific 4xx and the service keeps serving", () => {
   const cases: [string, () => FormData, number, string][] = [
     ["empty file", () => upload(new Uint8Array(0), "empty.txt"), 400, "empty_document"],
     ["whitespace only", () => upload("  \n\n\t ", "blank.txt"), 400, "empty_document"],
-    ["wrong type (PNG)", () => upload(fixture("image.png"), "photo.txt"), 415, "unsupported_type"],
+    ["wrong type (GIF)", () => upload(fixture("image.gif"), "photo.txt"), 415, "unsupported_type"],
+    ["image without text", () => upload(fixture("image.png"), "photo.png"), 400, "no_text"],
     ["corrupted PDF", () => upload(fixture("corrupted.pdf"), "x.pdf"), 400, "corrupted_pdf"],
     ["truncated PDF", () => upload(fixture("truncated.pdf"), "x.pdf"), 400, "corrupted_pdf"],
     ["invalid UTF-8", () => upload(fixture("invalid-utf8.txt"), "x.txt"), 400, "invalid_encoding"],

@@ -249,7 +249,7 @@ describe("a remote embedder through the pool", () => {
       bytes: new TextEncoder().encode(`# Apples\n\n${prose(2, 3)}\n\n# Invoices\n\n${prose(2, 9)}`),
       filename: "doc.md",
     });
-    const extracted = await extractDocument(doc, services.config.limits, services.cpu);
+    const extracted = await extractDocument(doc, services.config, services.cpu);
     const options = resolveOptions({ max_tokens: 128 }, services.config.chunking);
     const semantic = (cpu?: CpuPool) =>
       buildResult(doc, extracted, "semantic", options, { embedder: services.embedder, cpu });
@@ -276,7 +276,7 @@ describe("a remote embedder through the pool", () => {
     });
     standin.control({ delayMs: 5000 });
     const doc = loaded({ bytes: new TextEncoder().encode(`# Notes\n\n${prose(1, 5)}`), filename: "notes.md" });
-    const extracted = await extractDocument(doc, services.config.limits, services.cpu);
+    const extracted = await extractDocument(doc, services.config, services.cpu);
     const options = resolveOptions({ max_tokens: 128 }, services.config.chunking);
     const result = await buildResult(doc, extracted, "semantic", options, {
       embedder: services.embedder,

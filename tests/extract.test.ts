@@ -18,6 +18,7 @@ const LIMITS: ExtractLimits = {
   maxUnpackedBytes: 20 * 1024 * 1024,
   maxChars: 1_000_000,
   maxPages: 100,
+  maxOcrPages: 10,
   timeoutMs: 20_000,
 };
 
@@ -109,13 +110,16 @@ describe("type detection from bytes", () => {
     expect(doc.text).toBe(markdownAboutHtml);
   });
 
-  it("refuses a PNG with 415 even under a .txt name", async () => {
+  it("refuses a GIF, an image it does not read, with 415 even under a .txt name", async () => {
+    const gif = new Uint8Array(64);
+    gif.set(utf8("GIF89a"));
     const error = await expectRefused(
-      extract(fixture("image.png"), { filename: "image.txt", contentType: "text/plain" }, LIMITS),
+      extract(gif, { filename: "image.txt", contentType: "text/plain" }, LIMITS),
       415,
       "unsupported_type",
     );
-    expect(error.message).toContain("PNG");
+    expect(error.message).toContain("GIF");
+    expect(error.message).toContain("PNG, JPEG, TIFF, WebP");
   });
 
   it("refuses a ZIP that is not a Word document with 415", async () => {
@@ -230,9 +234,10 @@ describe("PDF", () => {
     },
   );
 
-  it("refuses a PDF without text with 400 no_text, saying OCR is not supported", async () => {
+  it("reads a PDF's pages without a text layer by OCR, and refuses with 400 no_text when it finds nothing", async () => {
+    // no-text.pdf's two pages are empty: nothing for pdf.js, nothing for Tesseract.
     const error = await expectRefused(extract(fixture("no-text.pdf"), {}, LIMITS), 400, "no_text");
-    expect(error.message).toMatch(/OCR is not supported/);
+    expect(error.message).toContain("This PDF has no text layer, and OCR found no text on its 2 pages");
   });
 
   it("gives up on a document that takes longer than the timeout with 400 document_too_complex", async () => {
@@ -586,9 +591,9 @@ describe("text and Markdown", () => {
     // HTML of the same size is converted first; a binary format is named, not counted.
     const page = utf8(`<!doctype html><p>${"<br>".repeat(10_001)}</p>`);
     expect(await detect(page, {}, 10_000)).toMatchObject({ kind: "html" });
-    const jpeg = new Uint8Array(50_000);
-    jpeg.set([0xff, 0xd8, 0xff, 0xe0]);
-    await expectRefused(detect(jpeg, {}, 10_000), 415, "unsupported_type");
+    const gif = new Uint8Array(50_000);
+    gif.set(utf8("GIF89a"));
+    await expectRefused(detect(gif, {}, 10_000), 415, "unsupported_type");
   });
 });
 

@@ -31,7 +31,7 @@ async function chunkDocument(
   { tier = "free", maxTokens = 64, overlapTokens = 8, format = "raw" }: Chunking = {},
 ) {
   const doc = loaded({ bytes: source, filename });
-  const extracted = await extractDocument(doc, config.limits);
+  const extracted = await extractDocument(doc, config);
   const result = await buildResult(doc, extracted, tier, { maxTokens, overlapTokens, outputFormat: format }, context);
   const ref: DocumentRef = { documentId: doc.documentId, filename: doc.filename, tier, maxTokens, overlapTokens };
   return { records: JSON.parse(result.chunksJson) as unknown[], ref };

@@ -624,7 +624,7 @@ describe("answers match the documented schemas", () => {
       "corrupted_pdf",
     );
     await expectError(
-      await call("POST", "/api/chunk/free", { body: upload(fixture("image.png"), "x.png"), client: newClient() }),
+      await call("POST", "/api/chunk/free", { body: upload(fixture("image.gif"), "x.gif"), client: newClient() }),
       "POST",
       "/api/chunk/free",
       "unsupported_type",

@@ -43,7 +43,9 @@ describe("page estimates before upload", () => {
     expect(documentKind("notes.md")).toBe("text");
     expect(documentKind("x.docx")).toBe("docx");
     expect(documentKind("blob", "text/html")).toBe("html");
-    expect(documentKind("photo.png", "image/png")).toBeNull();
+    expect(documentKind("scan.TIFF")).toBe("image");
+    expect(documentKind("blob", "image/webp")).toBe("image");
+    expect(documentKind("anim.gif", "image/gif")).toBeNull();
   });
 });
 

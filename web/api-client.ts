@@ -77,6 +77,8 @@ export interface ChunkingResult {
   metadata: Record<string, unknown> & {
     filename: string;
     estimated_pages: number;
+    /** Pages read by OCR; sent by services that read scans. */
+    ocr_pages?: number[];
     method: string;
     output_format: OutputFormat;
   };

@@ -6,7 +6,7 @@
  */
 export const CHARS_PER_PAGE = 3000;
 
-export type DocumentKind = "pdf" | "docx" | "html" | "text";
+export type DocumentKind = "pdf" | "docx" | "html" | "text" | "image";
 
 export type PageEstimate =
   /** `approximate`: a count from raw bytes or markup the service will read differently. */
@@ -20,6 +20,12 @@ const EXTENSION_KINDS: Record<string, DocumentKind> = {
   md: "text",
   markdown: "text",
   txt: "text",
+  png: "image",
+  jpg: "image",
+  jpeg: "image",
+  webp: "image",
+  tif: "image",
+  tiff: "image",
 };
 
 /** From the name first (what the picker filtered on), else the browser's media type; unknown files are treated as text and the service decides. */
@@ -29,6 +35,7 @@ export function documentKind(name: string, mediaType = ""): DocumentKind | null 
   if (mediaType === "application/pdf") return "pdf";
   if (mediaType === "application/vnd.openxmlformats-officedocument.wordprocessingml.document") return "docx";
   if (mediaType === "text/html") return "html";
+  if (/^image\/(png|jpeg|webp|tiff)$/.test(mediaType)) return "image";
   if (mediaType.startsWith("text/")) return "text";
   return null;
 }
@@ -75,6 +82,11 @@ export async function estimatePages(file: File): Promise<PageEstimate> {
       return { kind: "pages", pages: pagesFromText(visibleHtmlText(await file.text())), approximate: true };
     case "text":
       return { kind: "pages", pages: pagesFromText(await file.text()), approximate: false };
+    case "image":
+      // A TIFF may hold several pages; the other formats one.
+      return /\.tiff?$/i.test(file.name) || file.type === "image/tiff"
+        ? { kind: "after-upload", reason: "A TIFF's pages are counted once it is read" }
+        : { kind: "pages", pages: 1, approximate: false };
     default:
       return { kind: "after-upload", reason: "The service reads the file type from its bytes" };
   }

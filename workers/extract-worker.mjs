@@ -6,6 +6,14 @@
 // request here is a single library call whose answer is posted back.
 import { parentPort } from "node:worker_threads";
 
+// pdf.js's renderer calls ArrayBuffer.prototype.transferToFixedLength (Node 21+); on Node 20 every page
+// rendered blank. A copy does what pdf.js needs of it: the original buffer is dropped right after.
+ArrayBuffer.prototype.transferToFixedLength ??= function transferToFixedLength(length = this.byteLength) {
+  const copy = new ArrayBuffer(length);
+  new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+  return copy;
+};
+
 let pdfDocument;
 
 const handlers = {
@@ -21,6 +29,28 @@ const handlers = {
   async "pdf-items"() {
     const numbers = Array.from({ length: pdfDocument.numPages }, (_, i) => i + 1);
     return { pages: await Promise.all(numbers.map(pageItems)) };
+  },
+
+  // A page in grey for OCR, at `dpi` unless that would make more than `maxPixels` pixels, as a PGM:
+  // Tesseract reads it without decoding, and making it costs no encoding (a PNG took ~0.2 s a page each way).
+  async "pdf-render"({ page: number, dpi, maxPixels }) {
+    const { createIsomorphicCanvasFactory } = await load("unpdf");
+    const CanvasFactory = await createIsomorphicCanvasFactory(() => load("@napi-rs/canvas"));
+    const page = await pdfDocument.getPage(number);
+    const factory = new CanvasFactory();
+    let drawing;
+    try {
+      const { width, height } = page.getViewport({ scale: 1 });
+      const scale = Math.min(dpi / 72, Math.sqrt(maxPixels / Math.max(1, width * height)));
+      const viewport = page.getViewport({ scale });
+      drawing = factory.create(viewport.width, viewport.height);
+      await page.render({ canvas: drawing.canvas, canvasContext: drawing.context, viewport }).promise;
+      const { width: w, height: h } = drawing.canvas;
+      return { image: greyPgm(drawing.canvas.data(), w, h), width: w, height: h, dpi: scale * 72 };
+    } finally {
+      if (drawing) factory.destroy(drawing);
+      page.cleanup();
+    }
   },
 
   async "docx-html"({ data }) {
@@ -85,6 +115,16 @@ async function pageItems(number) {
 
 /** A library that fails to load is our fault, not the document's: `stage` tells the two apart. */
 class LoadError extends Error {}
+
+/** RGBA pixels → a binary PGM (P5) of their luma (ITU-R BT.601 weights). */
+function greyPgm(rgba, width, height) {
+  const header = new TextEncoder().encode(`P5\n${width} ${height}\n255\n`);
+  const pgm = new Uint8Array(header.length + width * height);
+  pgm.set(header);
+  for (let i = 0, o = header.length; i < rgba.length; i += 4, o++)
+    pgm[o] = (rgba[i] * 77 + rgba[i + 1] * 150 + rgba[i + 2] * 29) >> 8;
+  return pgm;
+}
 
 async function load(name) {
   try {

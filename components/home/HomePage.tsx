@@ -80,8 +80,9 @@ function Hero({ api }: { api: ApiInfo | null }) {
     <div className="max-w-3xl">
       <h1 className="text-3xl font-bold tracking-tight text-fg sm:text-4xl">Chunk documents for retrieval</h1>
       <p className="mt-3 text-base leading-relaxed text-muted sm:text-lg">
-        Drop a PDF, Word, HTML, Markdown or text file and get chunks sized in tokens, ready for your vector store. The
-        free tier needs nothing; paid tiers settle per document in USDC on Solana.
+        Drop a PDF (scanned or not), Word, HTML, Markdown or text file, or an image of a page, and get chunks sized in
+        tokens, ready for your vector store. The free tier needs nothing; paid tiers settle per document in USDC on
+        Solana.
       </p>
       {/* Height reserved before GET /api answers, so the form below never moves. */}
       <p className="mt-4 h-7 text-sm">

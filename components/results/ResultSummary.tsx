@@ -7,13 +7,18 @@ import { tierName } from "@/web/labels";
 export function ResultSummary({ result }: { result: ChunkingResult }) {
   const { metadata, payment } = result;
   const paid = payment.amount > 0;
+  const ocrPages = metadata.ocr_pages?.length ?? 0;
   return (
     <div className="space-y-4">
       <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5">
         <Figure term="Chunks" value={formatCount(result.total_chunks)} />
         <Figure term="Tier" value={tierName(result.tier)} />
         <Figure term="Method" value={metadata.method} code />
-        <Figure term="Pages" value={formatCount(metadata.estimated_pages)} />
+        <Figure
+          term="Pages"
+          value={formatCount(metadata.estimated_pages)}
+          detail={ocrPages > 0 ? <span className="block text-xs">{formatCount(ocrPages)} read by OCR</span> : null}
+        />
         <Figure
           wide
           term="Payment"

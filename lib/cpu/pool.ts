@@ -7,7 +7,7 @@ import { embedderId } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import { ApiError } from "@/lib/errors";
 import { failures } from "@/lib/extract/failures";
-import type { PdfLayout } from "@/lib/extract/pdf";
+import type { ExtractSteps } from "@/lib/extract/steps";
 import type { Extracted } from "@/lib/extract/types";
 import type { DocumentRef, OutputFormat } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
@@ -24,7 +24,7 @@ import {
 
 /**
  * Where the CPU work of requests runs: chunking (every tier's split), output
- * formats and their JSON, PDF layout. In the service that is a pool of worker
+ * formats and their JSON, PDF layout, OCR. In the service that is a pool of worker
  * threads, one per core, so the event loop is left with I/O and a large
  * document delays nobody else's request; the command line runs the same
  * tasks in its own thread.
@@ -277,10 +277,11 @@ export function chunkOnCpu(
   );
 }
 
-/** PDF layout on `cpu`, the page items' arrays moved there. */
-export const layoutOnCpu =
-  (cpu: CpuRunner): PdfLayout =>
-  async (pages) => {
+/** Extraction's layout and OCR on `cpu`, the page items' arrays and the page images moved there. */
+export const extractStepsOnCpu = (cpu: CpuRunner, languages: string[]): ExtractSteps => ({
+  async layout(pages) {
     const buffers = new Set(pages.flatMap((page) => [page.geometry.buffer, page.font.buffer]));
     return (await cpu.run({ op: "pdf-layout", pages }, { transfer: [...buffers] as ArrayBuffer[] })).texts;
-  };
+  },
+  ocr: (page) => cpu.run({ op: "ocr", page, languages }, { transfer: [page.image.buffer as ArrayBuffer] }),
+});

@@ -7,12 +7,13 @@ import { ApiError, type ErrorStatus } from "@/lib/errors";
 import type { Extracted } from "@/lib/extract/types";
 import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
 import { layoutPages } from "@/lib/extract/pdf-layout";
+import { type OcrPage, type PageImage, recognize } from "@/lib/extract/ocr/recognize";
 import { type DocumentRef, type OutputFormat, formatChunks } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
 
 /**
  * The CPU work of a request, as tasks a worker thread runs (workers/cpu-worker.mjs
- * loads this module): chunking, output formats and their JSON, PDF layout.
+ * loads this module): chunking, output formats and their JSON, PDF layout, OCR.
  * The same functions run in process for the command line. Each task has a
  * port of its own to the main thread: the worker says when it starts (the
  * time limit counts from then, not from queueing) and asks it for embeddings
@@ -47,13 +48,21 @@ export interface LayoutTask {
   pages: PdfPageItems[];
 }
 
-export type TaskBody = ChunkTask | FormatTask | LayoutTask;
+export interface OcrTask {
+  op: "ocr";
+  /** Its image transferred. */
+  page: PageImage;
+  languages: string[];
+}
+
+export type TaskBody = ChunkTask | FormatTask | LayoutTask | OcrTask;
 export type CpuTask = TaskBody & { port: MessagePort };
 
 export interface TaskResults {
   chunk: { count: number; chunks?: Chunk[]; json?: string };
   format: { json: string };
   "pdf-layout": { texts: string[] };
+  ocr: OcrPage;
 }
 
 /** An ApiError crosses threads as this (a structured clone keeps only an error's message and name). */
@@ -130,6 +139,8 @@ async function run(task: CpuTask): Promise<TaskResults[keyof TaskResults]> {
       return { json: JSON.stringify(formatChunks(task.chunks, task.format, task.ref)) };
     case "pdf-layout":
       return { texts: layoutPages(task.pages.map(toPageContent)) };
+    case "ocr":
+      return recognize(task.page, task.languages);
   }
 }
 

@@ -8,7 +8,14 @@ import { MEDIA_TYPES } from "@/lib/extract/types";
  * content type are only consulted to tell Markdown from plain text, which
  * bytes cannot do; they never turn one format into another.
  */
-export type Detected = { kind: "pdf" } | { kind: "docx" } | { kind: "html" | "markdown" | "text"; text: string };
+export type Detected =
+  | { kind: "pdf" }
+  | { kind: "docx" }
+  | { kind: "image"; mediaType: string }
+  | { kind: "html" | "markdown" | "text"; text: string };
+
+/** Images read by OCR. */
+const OCR_IMAGES = new Set(["image/png", "image/jpeg", "image/tiff", "image/webp"]);
 
 export interface Hint {
   filename?: string;
@@ -35,6 +42,7 @@ export async function detect(bytes: Uint8Array, hint: Hint, maxChars = Infinity)
   const type = await fileTypeFromBuffer(bytes);
   if (type?.mime === MEDIA_TYPES.pdf) return { kind: "pdf" };
   if (type?.mime === MEDIA_TYPES.docx) return { kind: "docx" };
+  if (type && OCR_IMAGES.has(type.mime)) return { kind: "image", mediaType: type.mime };
   if (type && MARKUP_FORMATS.has(type.ext)) throw failures.unsupportedType(...describe(type));
 
   if (bytes.length > MIN_BYTES_PER_CHAR * (maxChars + 1) && (!type || isTextual(type.mime)))

@@ -4,7 +4,8 @@ import { ApiError } from "@/lib/errors";
  * Every way extraction can refuse a document, in one place so codes and
  * wording stay consistent. Messages tell the user what to do next.
  */
-const ACCEPTED = "Send a PDF, a Word document (.docx), HTML, Markdown or plain text.";
+const ACCEPTED =
+  "Send a PDF, a Word document (.docx), HTML, Markdown, plain text or an image of text (PNG, JPEG, TIFF, WebP).";
 
 export const failures = {
   unsupportedType: (what: string, advice = ACCEPTED) =>
@@ -35,11 +36,34 @@ export const failures = {
       "encrypted_pdf",
       "This PDF is password-protected. Remove the password (for example by printing it to a new PDF) and send it again.",
     ),
-  noText: () =>
+  /** `ocrPages`: the pages OCR read and found nothing on; the document had no text anywhere else. */
+  noText: (ocrPages: number, kind: "pdf" | "image") =>
     new ApiError(
       400,
       "no_text",
-      "This PDF has no extractable text; it is probably scanned images. OCR is not supported: run it through OCR first and send the resulting PDF or text.",
+      `${
+        kind === "image"
+          ? `OCR found no text in this image${ocrPages > 1 ? ` (${ocrPages} pages)` : ""}.`
+          : `This PDF has no text layer, and OCR found no text on its ${ocrPages === 1 ? "page" : `${ocrPages} pages`}.`
+      } Check that you sent the right file and that its text is legible (letters at least about 10 pixels high).`,
+    ),
+  corruptedImage: () =>
+    new ApiError(
+      400,
+      "corrupted_image",
+      "This image is damaged or incomplete and could not be read. Export or save it again and send the new file.",
+    ),
+  imageTooLarge: (width: number, height: number, maxPixels: number) =>
+    new ApiError(
+      413,
+      "image_too_large",
+      `This image is ${width} × ${height} pixels; at most ${(maxPixels / 1e6).toFixed(0)} million pixels a page are read. Scale it down (300 pixels per inch is plenty for OCR) and send it again.`,
+    ),
+  ocrTooManyPages: (pages: number, max: number) =>
+    new ApiError(
+      413,
+      "ocr_too_many_pages",
+      `This document has ${pages} pages without a text layer to read by OCR; at most ${max} are read per request. Split it and send the parts separately.`,
     ),
   corruptedDocx: () =>
     new ApiError(

@@ -2,7 +2,9 @@ import { type Detected, detect, type Hint } from "@/lib/extract/detect";
 import { extractDocx } from "@/lib/extract/docx";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
-import { type PdfLayout, extractPdf } from "@/lib/extract/pdf";
+import { extractImage } from "@/lib/extract/image";
+import { extractPdf } from "@/lib/extract/pdf";
+import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
 import { isBlank } from "@/lib/extract/text";
 import { MEDIA_TYPES, type DocumentKind, type Extracted, type ExtractLimits } from "@/lib/extract/types";
 
@@ -21,16 +23,26 @@ export async function extract(
   bytes: Uint8Array,
   hint: Hint,
   limits: ExtractLimits,
-  pdfLayout?: PdfLayout,
+  /** Where layout and OCR run; this thread, in English, without it. */
+  steps: ExtractSteps = stepsHere(["eng"]),
   /** `detect`'s answer for these bytes, when the caller has it already. */
   known?: Detected,
 ): Promise<Extracted> {
   const detected = known ?? (await detect(bytes, hint));
   switch (detected.kind) {
-    case "pdf": {
-      const pdf = await extractPdf(bytes, limits, pdfLayout);
-      checkChars(pdf.text, limits);
-      return { kind: "pdf", mediaType: MEDIA_TYPES.pdf, text: pdf.text, pages: pdf.pages, pageCount: pdf.pageCount };
+    case "pdf":
+    case "image": {
+      const read =
+        detected.kind === "pdf" ? await extractPdf(bytes, limits, steps) : await extractImage(bytes, limits, steps);
+      checkChars(read.text, limits);
+      return {
+        kind: detected.kind,
+        mediaType: detected.kind === "pdf" ? MEDIA_TYPES.pdf : detected.mediaType,
+        text: read.text,
+        pages: read.pages,
+        pageCount: read.pageCount,
+        ...(read.ocrPages.length > 0 ? { ocrPages: read.ocrPages } : {}),
+      };
     }
     case "docx":
       return finish("docx", await extractDocx(bytes, limits), limits);
@@ -42,7 +54,7 @@ export async function extract(
   }
 }
 
-function finish(kind: Exclude<DocumentKind, "pdf">, text: string, limits: ExtractLimits): Extracted {
+function finish(kind: Exclude<DocumentKind, "pdf" | "image">, text: string, limits: ExtractLimits): Extracted {
   if (isBlank(text)) throw failures.emptyDocument();
   checkChars(text, limits);
   const pageCount = Math.max(1, Math.ceil(text.length / CHARS_PER_PAGE));

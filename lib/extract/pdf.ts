@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
-import { layoutPages, type PdfPageContent } from "@/lib/extract/pdf-layout";
+import { readPages } from "@/lib/extract/ocr/read-pages";
+import type { OcrPage } from "@/lib/extract/ocr/recognize";
+import { MAX_OCR_PIXELS, RENDER_DPI } from "@/lib/extract/ocr/settings";
+import type { PdfPageContent } from "@/lib/extract/pdf-layout";
+import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits, PageRange } from "@/lib/extract/types";
 import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
 
@@ -8,11 +12,16 @@ import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
  * PDF text, page by page, as Markdown: unpdf (pdf.js) reads positioned text
  * in a worker thread, lib/extract/pdf-layout.ts turns it into headings,
  * paragraphs and lists without running headers, footers and page numbers.
+ * A page without a text layer (a scan) is rendered there too and read by
+ * OCR, whose lines go through the same layout recovery; a page with one is
+ * never OCR'd.
  */
 export interface PdfText {
   text: string;
   pages: PageRange[];
   pageCount: number;
+  /** Pages read by OCR, 1-based. */
+  ocrPages: number[];
 }
 
 export const PAGE_SEPARATOR = "\n\n";
@@ -37,20 +46,23 @@ const PageItems = z
     "text items whose columns disagree",
   );
 const Items = z.object({ ok: z.literal(true), pages: z.array(PageItems) });
+const Rendered = z.object({
+  ok: z.literal(true),
+  image: z.instanceof(Uint8Array),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  dpi: z.number().positive(),
+});
 
 export type PdfPageItems = z.infer<typeof PageItems>;
 
-/** Page items → one text per page; the service runs it in its CPU pool (lib/cpu). */
-export type PdfLayout = (pages: PdfPageItems[]) => Promise<string[]>;
-
-const layoutHere: PdfLayout = async (pages) => layoutPages(pages.map(toPageContent));
-
 export async function extractPdf(
   bytes: Uint8Array,
-  limits: Pick<ExtractLimits, "maxPages" | "timeoutMs">,
-  layout: PdfLayout = layoutHere,
+  limits: Pick<ExtractLimits, "maxPages" | "maxOcrPages" | "timeoutMs">,
+  steps: ExtractSteps,
 ): Promise<PdfText> {
-  const { pages, pageCount } = await withWorker(
+  const deadline = performance.now() + limits.timeoutMs;
+  const { pages, pageCount, scans } = await withWorker(
     { timeoutMs: limits.timeoutMs, damaged: failures.corruptedPdf },
     async (worker) => {
       const opened = await worker.call({ op: "pdf-open", data: bytes }, Opened);
@@ -62,12 +74,48 @@ export async function extractPdf(
       if (read.pages.length !== opened.pageCount) {
         throw failures.extractorUnavailable(new Error(`worker read ${read.pages.length} pages of ${opened.pageCount}`));
       }
-      return { pages: read.pages, pageCount: opened.pageCount };
+      const blank = read.pages.flatMap((page, i) => (page.text.some((t) => t.trim() !== "") ? [] : [i]));
+      if (blank.length > limits.maxOcrPages) throw failures.ocrTooManyPages(blank.length, limits.maxOcrPages);
+      // Read here, while the worker renders the next page, and so within the extraction time limit.
+      const render = async (k: number) => {
+        const request = { op: "pdf-render" as const, page: blank[k]! + 1, dpi: RENDER_DPI, maxPixels: MAX_OCR_PIXELS };
+        const rendered = await worker.call(request, Rendered);
+        if (!rendered.ok) throw refusal(rendered);
+        return rendered;
+      };
+      const ocr = await readPages(blank.length, render, steps.ocr, deadline);
+      return {
+        pages: read.pages,
+        pageCount: opened.pageCount,
+        scans: blank.map((index, k) => ({ index, ocr: ocr[k]! })),
+      };
     },
   );
-  const texts = await layout(pages);
-  if (texts.every((t) => t === "")) throw failures.noText();
-  return { ...joinPages(texts), pageCount };
+  const texts = await layoutWithScans(pages, scans, steps);
+  if (texts.every((t) => t === "")) throw failures.noText(scans.length, "pdf");
+  return { ...joinPages(texts), pageCount, ocrPages: scans.map((s) => s.index + 1) };
+}
+
+/**
+ * One text per page: the text pages laid out together, the OCR'd ones laid
+ * out together. Apart, because OCR'd lines are all in one made-up font:
+ * among a document's real fonts they would read as headings.
+ */
+export async function layoutWithScans(
+  pages: PdfPageItems[],
+  scans: { index: number; ocr: OcrPage }[],
+  steps: ExtractSteps,
+): Promise<string[]> {
+  const scanned = new Set(scans.map((s) => s.index));
+  const textPages = pages.flatMap((page, i) => (scanned.has(i) ? [] : [i]));
+  const texts: string[] = new Array<string>(pages.length).fill("");
+  const [fromText, fromScans] = await Promise.all([
+    textPages.length > 0 ? steps.layout(textPages.map((i) => pages[i]!)) : [],
+    scans.length > 0 ? steps.layout(scans.map((s) => s.ocr.items)) : [],
+  ]);
+  textPages.forEach((page, k) => (texts[page] = fromText[k]!));
+  scans.forEach((scan, k) => (texts[scan.index] = fromScans[k]!));
+  return texts;
 }
 
 /** pdf.js's exception names are its API for telling a password prompt from a broken file. */

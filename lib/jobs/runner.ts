@@ -246,7 +246,7 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
   } else {
     doc = loaded(await services.fetchUrl(input.url));
   }
-  const extracted = await extractDocument(doc, services.config.limits, services.cpu);
+  const extracted = await extractDocument(doc, services.config, services.cpu);
 
   // Progress is the share of model calls made: boundary windows, enrichment calls (estimated from
   // the text until the chunks exist), and the document summary.

@@ -1,0 +1,86 @@
+import sharp, { type Metadata } from "sharp";
+import { failures } from "@/lib/extract/failures";
+import type { PageImage } from "@/lib/extract/ocr/recognize";
+import { readPages } from "@/lib/extract/ocr/read-pages";
+import { DEFAULT_IMAGE_DPI, MAX_IMAGE_PIXELS, MAX_OCR_PIXELS } from "@/lib/extract/ocr/settings";
+import { joinPages, layoutWithScans, type PdfText } from "@/lib/extract/pdf";
+import type { ExtractSteps } from "@/lib/extract/steps";
+import type { ExtractLimits } from "@/lib/extract/types";
+
+/**
+ * An image of text (PNG, JPEG, TIFF with every page, WebP) read by OCR.
+ * sharp (libvips) reads the header first, so an image too large to decode
+ * safely is refused before any pixel is, then decodes each page upright
+ * (EXIF orientation), in grey (a PGM, as PDF pages are rendered), scaled
+ * down to what OCR needs at most; each page is then read like a scanned PDF
+ * page.
+ */
+export async function extractImage(
+  bytes: Uint8Array,
+  limits: Pick<ExtractLimits, "maxPages" | "maxOcrPages" | "timeoutMs">,
+  steps: ExtractSteps,
+): Promise<PdfText> {
+  let header: Metadata;
+  try {
+    header = await sharp(bytes, HEADER_ONLY).metadata();
+  } catch {
+    throw failures.corruptedImage();
+  }
+  const pageCount = header.pages ?? 1;
+  if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
+  if (pageCount > limits.maxOcrPages) throw failures.ocrTooManyPages(pageCount, limits.maxOcrPages);
+
+  const density = header.density ?? DEFAULT_IMAGE_DPI;
+  const deadline = performance.now() + limits.timeoutMs;
+  const ocr = await readPages(pageCount, (k) => pageImage(bytes, k, density), steps.ocr, deadline);
+  const texts = await layoutWithScans(
+    ocr.map(() => EMPTY_PAGE),
+    ocr.map((page, index) => ({ index, ocr: page })),
+    steps,
+  );
+  if (texts.every((t) => t === "")) throw failures.noText(pageCount, "image");
+  return { ...joinPages(texts), pageCount, ocrPages: ocr.map((_, index) => index + 1) };
+}
+
+/** Reading a header decodes no pixel: sharp's own size limit would turn a bomb into "damaged" before ours names it. */
+const HEADER_ONLY = { limitInputPixels: false } as const;
+
+const EMPTY_PAGE = {
+  box: [0, 0, 0, 0] as [number, number, number, number],
+  text: [],
+  geometry: new Float64Array(),
+  font: new Uint32Array(),
+  fonts: [],
+  monospace: [],
+};
+
+async function pageImage(bytes: Uint8Array, page: number, density: number): Promise<PageImage> {
+  let size: Metadata;
+  try {
+    size = await sharp(bytes, { ...HEADER_ONLY, page }).metadata();
+  } catch {
+    throw failures.corruptedImage();
+  }
+  const { width = 0, height = 0 } = size;
+  if (width * height > MAX_IMAGE_PIXELS) throw failures.imageTooLarge(width, height, MAX_IMAGE_PIXELS);
+  const shrink = Math.min(1, Math.sqrt(MAX_OCR_PIXELS / Math.max(1, width * height)));
+  // Inside a square of the longer side: the same whichever way autoOrient turns the page.
+  const side = Math.floor(Math.max(width, height) * shrink);
+  try {
+    const { data, info } = await sharp(bytes, { page, limitInputPixels: MAX_IMAGE_PIXELS, failOn: "truncated" })
+      .autoOrient()
+      .resize(side, side, { fit: "inside", withoutEnlargement: true })
+      // Transparent parts on white, as a viewer shows them; then one channel of grey.
+      .flatten({ background: "#ffffff" })
+      .toColourspace("b-w")
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const header = new TextEncoder().encode(`P5\n${info.width} ${info.height}\n255\n`);
+    const image = new Uint8Array(header.length + data.length);
+    image.set(header);
+    image.set(data, header.length);
+    return { image, width: info.width, height: info.height, dpi: density * shrink };
+  } catch {
+    throw failures.corruptedImage();
+  }
+}

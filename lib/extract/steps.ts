@@ -1,0 +1,20 @@
+import { recognize, type OcrPage, type PageImage } from "@/lib/extract/ocr/recognize";
+import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
+import { layoutPages } from "@/lib/extract/pdf-layout";
+
+/**
+ * The CPU-heavy steps of extraction, given to it so that the service runs
+ * them in its pool of worker threads (lib/cpu) and the command line here.
+ */
+export interface ExtractSteps {
+  /** Page items → one text per page (`pdf-layout.ts`). */
+  layout: (pages: PdfPageItems[]) => Promise<string[]>;
+  /** A page image → its text as page items (`ocr/recognize.ts`). */
+  ocr: (page: PageImage) => Promise<OcrPage>;
+}
+
+/** The steps in this thread; OCR in `languages` (Tesseract's codes, installed from npm). */
+export const stepsHere = (languages: readonly string[]): ExtractSteps => ({
+  layout: async (pages) => layoutPages(pages.map(toPageContent)),
+  ocr: (page) => recognize(page, languages),
+});

@@ -1,0 +1,229 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { crc32, deflateSync } from "node:zlib";
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { chunkExtracted } from "@/lib/chunking";
+import { ConfigError, loadConfig } from "@/lib/config";
+import type { MethodContext } from "@/lib/chunking/types";
+import { ApiError } from "@/lib/errors";
+import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
+import { stepsHere } from "@/lib/extract/steps";
+import { renderPages } from "./helpers/scans";
+
+/**
+ * Scans and images read by OCR (tesseract.js, English from
+ * @tesseract.js-data/eng). Every image here is made at test time from
+ * tests/fixtures/structured.pdf (helpers/scans.ts), so the words a page
+ * should give back are known: its text layer's.
+ */
+
+const LIMITS: ExtractLimits = {
+  maxUnpackedBytes: 20 * 1024 * 1024,
+  maxChars: 1_000_000,
+  maxPages: 1000,
+  maxOcrPages: 10,
+  timeoutMs: 60_000,
+};
+
+const fixture = (name: string) => new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures", name)));
+const STRUCTURED = fixture("structured.pdf");
+
+/** Lower-case words of letters and digits, Markdown marks and punctuation dropped. */
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** The share of `expected`'s words found in `actual`, each occurrence counted once. */
+function wordRecall(expected: string, actual: string): number {
+  const left = new Map<string, number>();
+  for (const w of words(actual)) left.set(w, (left.get(w) ?? 0) + 1);
+  const wanted = words(expected);
+  let found = 0;
+  for (const w of wanted) {
+    const n = left.get(w) ?? 0;
+    if (n > 0) {
+      found++;
+      left.set(w, n - 1);
+    }
+  }
+  return found / wanted.length;
+}
+
+const pageText = (doc: Extracted, page: number) => {
+  const range = doc.pages![page - 1]!;
+  return doc.text.slice(range.start, range.end);
+};
+
+async function refusal(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected extraction to fail").toBeInstanceOf(ApiError);
+  expect({ status: (error as ApiError).status, code: (error as ApiError).code }).toEqual({ status, code });
+  return error as ApiError;
+}
+
+let textLayer: Extracted;
+let page1: Uint8Array;
+let page2: Uint8Array;
+
+beforeAll(async () => {
+  textLayer = await extract(STRUCTURED, {}, LIMITS);
+  const pages = await renderPages(STRUCTURED, [1, 2], 200);
+  [page1, page2] = [pages[0]!, pages[1]!];
+});
+
+describe("images", () => {
+  it("reads a PNG of a page by OCR, with its headings and lists laid out as Markdown", async () => {
+    const doc = await extract(page1, { filename: "scan.png" }, LIMITS);
+    expect(doc).toMatchObject({ kind: "image", mediaType: "image/png", pageCount: 1, ocrPages: [1] });
+    expect(wordRecall(pageText(textLayer, 1), doc.text)).toBeGreaterThan(0.9);
+    // Headings come from the OCR'd lines' heights, as a text page's come from its font sizes; list items from
+    // their markers (a bullet Tesseract reads as "«" or "+" is told by the gap after it) and hanging indents.
+    expect(doc.text).toMatch(/^# Coastal Survey Handbook$/m);
+    expect(doc.text).toMatch(/^## 1 Equipment$/m);
+    expect(doc.text).toMatch(/^- Binoculars and a spotting scope with its tripod$/m);
+    expect(doc.text).toMatch(/^- A waterproof notebook .* even when it gets soaked$/m);
+    expect(doc.text).toMatch(/^ {2}- printed on paper, not kept on a phone$/m);
+    expect(doc.text).toMatch(/^1\. Check the weather forecast/m);
+  });
+
+  it("reads JPEG and WebP, and every page of a TIFF", async () => {
+    const jpeg = await sharp(page1).jpeg({ quality: 85 }).toBuffer();
+    const webp = await sharp(page1).webp({ quality: 85 }).toBuffer();
+    const tiff = await sharp([Buffer.from(page1), Buffer.from(page2)], { join: { animated: true } })
+      .tiff({ compression: "lzw" })
+      .toBuffer();
+    for (const [bytes, mediaType] of [
+      [jpeg, "image/jpeg"],
+      [webp, "image/webp"],
+    ] as const) {
+      const doc = await extract(new Uint8Array(bytes), {}, LIMITS);
+      expect(doc).toMatchObject({ kind: "image", mediaType, pageCount: 1, ocrPages: [1] });
+      expect(wordRecall(pageText(textLayer, 1), doc.text)).toBeGreaterThan(0.9);
+    }
+    const doc = await extract(new Uint8Array(tiff), {}, LIMITS);
+    expect(doc).toMatchObject({ kind: "image", mediaType: "image/tiff", pageCount: 2, ocrPages: [1, 2] });
+    expect(wordRecall(pageText(textLayer, 1), pageText(doc, 1))).toBeGreaterThan(0.9);
+    expect(wordRecall(pageText(textLayer, 2), pageText(doc, 2))).toBeGreaterThan(0.9);
+  });
+
+  it("refuses a decompression bomb (30000 × 30000 pixels in ~110 KB) with 413 before decoding it", async () => {
+    const side = 30_000;
+    // One bit a pixel, every row filter byte 0 and white: 112 MB of rows deflated.
+    const rows = Buffer.alloc(side * (1 + side / 8), 0);
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(side, 0);
+    header.writeUInt32BE(side, 4);
+    header.set([1, 0, 0, 0, 0], 8); // 1-bit greyscale
+    const bomb = new Uint8Array(
+      Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        pngChunk("IHDR", header),
+        pngChunk("IDAT", deflateSync(rows, { level: 9 })),
+        pngChunk("IEND", Buffer.alloc(0)),
+      ]),
+    );
+    expect(bomb.length).toBeLessThan(200_000);
+    const error = await refusal(extract(bomb, {}, LIMITS), 413, "image_too_large");
+    expect(error.message).toContain("30000 × 30000");
+  });
+
+  it("refuses a truncated PNG or JPEG with 400 corrupted_image", async () => {
+    const jpeg = new Uint8Array(await sharp(page1).jpeg().toBuffer());
+    for (const whole of [page1, jpeg])
+      await refusal(extract(whole.slice(0, Math.floor(whole.length / 2)), {}, LIMITS), 400, "corrupted_image");
+  });
+
+  it("answers 400 no_text, saying OCR found nothing, for an image without text", async () => {
+    const blank = await sharp({ create: { width: 1700, height: 2200, channels: 3, background: "white" } })
+      .png()
+      .toBuffer();
+    const error = await refusal(extract(new Uint8Array(blank), {}, LIMITS), 400, "no_text");
+    expect(error.message).toContain("OCR found no text in this image");
+  });
+
+  it("refuses more pages to OCR than one request reads with 413 ocr_too_many_pages, rendering none", async () => {
+    // A 500-page scan: 500 pages without a text layer.
+    const scan = await PDFDocument.create();
+    for (let i = 0; i < 500; i++) scan.addPage([612, 792]);
+    const error = await refusal(extract(await scan.save(), {}, LIMITS), 413, "ocr_too_many_pages");
+    expect(error.message).toContain("500 pages");
+    expect(error.message).toContain("at most 10");
+  });
+});
+
+describe("a PDF with a text page and a scanned page", () => {
+  let mixed: Extracted;
+  let firstPageAlone: Extracted;
+
+  beforeAll(async () => {
+    const source = await PDFDocument.load(STRUCTURED);
+    const pdf = await PDFDocument.create();
+    const [textPage] = await pdf.copyPages(source, [0]);
+    pdf.addPage(textPage);
+    firstPageAlone = await extract(await pdf.save(), {}, LIMITS);
+    const image = await pdf.embedPng(page2);
+    const { width, height } = source.getPage(1).getSize();
+    pdf.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height });
+    mixed = await extract(await pdf.save(), {}, LIMITS);
+  });
+
+  it("OCRs only the page without a text layer and keeps the words of both", () => {
+    expect(mixed).toMatchObject({ kind: "pdf", pageCount: 2, ocrPages: [2] });
+    // Page 1 is read from its text layer alone, exactly as a PDF of that page alone is.
+    expect(firstPageAlone.ocrPages).toBeUndefined();
+    expect(pageText(mixed, 1)).toBe(firstPageAlone.text);
+    expect(wordRecall(pageText(textLayer, 2), pageText(mixed, 2))).toBeGreaterThan(0.9);
+  });
+
+  it("gives chunks the page their text comes from, up to the scanned page", async () => {
+    const context: MethodContext = {
+      embedder: { id: "none", embed: () => Promise.reject(new Error("no embedding in this test")) },
+    };
+    const { chunks } = await chunkExtracted(mixed, "free", { maxTokens: 64, overlapTokens: 0 }, context);
+    const secondPage = mixed.pages![1]!;
+    expect(chunks.at(-1)?.metadata.page_end).toBe(2);
+    for (const { metadata } of chunks) expect(metadata.page_start).toBe(metadata.start >= secondPage.start ? 2 : 1);
+  });
+});
+
+describe("languages", () => {
+  it("reads English by default and takes OCR_LANGUAGES among the installed @tesseract.js-data packages", () => {
+    expect(loadConfig({}).ocr).toEqual({ languages: ["eng"], syncMaxPages: 10 });
+    expect(loadConfig({ OCR_LANGUAGES: "deu+eng+deu" }).ocr.languages).toEqual(["deu", "eng"]);
+    expect(() => loadConfig({ OCR_LANGUAGES: "eng+fra" })).toThrow(
+      new ConfigError("OCR_LANGUAGES names fra, which is not installed: npm install @tesseract.js-data/fra"),
+    );
+    expect(() => loadConfig({ OCR_LANGUAGES: "english" })).toThrow(/"english" is not a Tesseract language code/);
+    expect(() => loadConfig({ OCR_LANGUAGES: "../eng" })).toThrow(/not a Tesseract language code/);
+  });
+
+  it("reads German's letters with German installed (a devDependency here) and named", async () => {
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const lines = [
+      "Die Größe der Straße wurde im Frühjahr gemessen.",
+      "Übermäßige Überschwemmungen führten zu Schäden.",
+      "Die Bürger äußerten ihre Zufriedenheit.",
+    ];
+    const page = pdf.addPage([595, 842]);
+    lines.forEach((line, i) => page.drawText(line, { x: 72, y: 760 - 24 * i, size: 14, font }));
+    const [image] = await renderPages(await pdf.save(), [1], 200);
+    const german = await extract(image!, {}, LIMITS, stepsHere(["deu", "eng"]));
+    expect(wordRecall(lines.join(" "), german.text)).toBeGreaterThan(0.9);
+    // English alone has no ß and reads fewer of these words.
+    const english = await extract(image!, {}, LIMITS, stepsHere(["eng"]));
+    expect(wordRecall(lines.join(" "), english.text)).toBeLessThan(wordRecall(lines.join(" "), german.text));
+  });
+});
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
