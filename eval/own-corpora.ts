@@ -96,3 +96,22 @@ export function segmentationSources(chromaDir: string | null): SourceDocument[] 
   }
   return sources;
 }
+
+/**
+ * Text PDFs to make scans of: the PDF corpus rendered as its documents are,
+ * and the tests' two PDF fixtures with running headers and lists
+ * (tests/fixtures/README.md), whose origin and words are the project's own.
+ */
+export async function scanSources(): Promise<Array<{ name: string; pdf: Uint8Array }>> {
+  const corpus = await Promise.all(
+    annotated(path.join(CORPORA_DIR, "pdf")).map(async ({ name, source }) => ({
+      name: `pdf/${name}`,
+      pdf: await renderPdf(fs.readFileSync(source, "utf8")),
+    })),
+  );
+  const fixtures = ["structured.pdf", "multipage.pdf"].map((name) => ({
+    name: `tests/fixtures/${name}`,
+    pdf: new Uint8Array(fs.readFileSync(path.resolve(CORPORA_DIR, "../../tests/fixtures", name))),
+  }));
+  return [...corpus, ...fixtures];
+}

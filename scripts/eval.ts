@@ -4,7 +4,7 @@
  * topic-segmentation set. Method and corpora: docs/eval.md.
  *
  *   npm run eval [-- --budgets 400,200,800] [--methods structure,langchain-recursive]
- *                [--corpora chroma,markdown,pdf,segmentation] [--chroma-dir DIR] [--no-docs]
+ *                [--corpora chroma,markdown,pdf,segmentation,ocr] [--chroma-dir DIR] [--no-docs]
  *
  * A full default run rewrites the results section of docs/eval.md. The exit
  * code is 0 whether or not the bars hold (this is a report), 1 if a method or
@@ -14,12 +14,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config";
+import { CpuPool, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { createEmbedder } from "@/lib/embeddings";
 import { CachedEmbedder } from "@/eval/cached-embedder";
 import { loadChromaDev, missingChromaFiles, type QaDocument } from "@/eval/corpora";
 import { evaluateMethod, segmentationScores } from "@/eval/evaluate";
 import { type Method, createMethods, createSemanticVariants, createTopicBaselines } from "@/eval/methods";
-import { loadOwnCorpora, segmentationSources } from "@/eval/own-corpora";
+import { ocrSection } from "@/eval/ocr";
+import { loadOwnCorpora, scanSources, segmentationSources } from "@/eval/own-corpora";
 import { type Row, barLines, bars, corpusTable, mainTable } from "@/eval/report";
 import {
   CHOI_SET,
@@ -35,7 +37,7 @@ const DEFAULT_CHROMA_DIR = path.resolve(ROOT, "../shared/eval-data/chroma-dev");
 const DOCS = path.join(ROOT, "docs", "eval.md");
 const MAIN_BUDGET = 400;
 const DEFAULT_BUDGETS = [MAIN_BUDGET, 200, 800];
-const CORPORA = ["chroma", "markdown", "pdf", "segmentation"] as const;
+const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr"] as const;
 const RESULTS_START = "<!-- results:start -->";
 const RESULTS_END = "<!-- results:end -->";
 
@@ -173,6 +175,25 @@ async function main(): Promise<number> {
     );
     console.log(`\n${longSection}`);
     sections.push(longSection);
+  }
+
+  if (corpora.includes("ocr")) {
+    const pool = new CpuPool({ threads: 2, queue: 16, taskTimeoutMs: 600_000, heapMb: 1024 });
+    try {
+      const limits = {
+        maxUnpackedBytes: config.limits.maxUnpackedBytes,
+        maxChars: config.limits.maxCharsPerRequest,
+        maxPages: config.limits.maxPagesPerRequest,
+        maxOcrPages: 1000,
+        timeoutMs: 600_000,
+      };
+      const steps = extractStepsOnCpu(pool, ["eng"]);
+      const section = await ocrSection(await scanSources(), limits, steps, MAIN_BUDGET, { embedder });
+      console.log(`\n${section}`);
+      sections.push(section);
+    } finally {
+      await pool.close();
+    }
   }
 
   const seconds = (performance.now() - started) / 1000;

@@ -30,6 +30,7 @@ import {
   concatenatedSample,
   wikitextArticles,
 } from "@/eval/segmentation";
+import { alignWords, wordAccuracy } from "@/eval/ocr-accuracy";
 import { c99, textTiling } from "@/eval/topic-baselines";
 import { CachedEmbedder } from "@/eval/cached-embedder";
 import { tokenScale } from "@/eval/token-scale";
@@ -172,6 +173,21 @@ describe("Pk and WindowDiff", () => {
 
   it("refuses segmentations of different lengths", () => {
     expect(() => pk(reference, { length: 11, boundaries: [5] })).toThrow(/different lengths/);
+  });
+});
+
+describe("OCR word accuracy", () => {
+  it("counts substituted, missing and extra words against the words expected, ignoring case and punctuation", () => {
+    expect(wordAccuracy("Hello, World!", "hello world")).toBe(1);
+    expect(wordAccuracy("# Tide tables\n\n- the cat sat", "Tide tab1es the cat")).toBe(1 - 2 / 5);
+    expect(wordAccuracy("a b", "a b c d")).toBe(0);
+    expect(wordAccuracy("a b c d", "")).toBe(0);
+  });
+
+  it("lines each word of a copy up with the original's, an inserted word with the next original word", () => {
+    expect(alignWords(["a", "b", "c"], ["a", "x", "b", "c"])).toEqual([0, 1, 1, 2]);
+    expect(alignWords(["a", "b", "c", "d"], ["a", "c", "d"])).toEqual([0, 2, 3]);
+    expect(alignWords(["a", "b"], ["a", "q"])).toEqual([0, 1]);
   });
 });
 
