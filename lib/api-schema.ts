@@ -29,7 +29,7 @@ export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).meta({
     description:
-      "The document's `http` or `https` URL: PDF, DOCX, HTML, Markdown or plain text. Every hop must resolve to a public address.",
+      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address.",
     example: "https://example.com/paper.pdf",
   }),
   tier: z
@@ -47,7 +47,7 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
   file: z.file().meta({
     description:
-      "The document: PDF, DOCX, HTML, Markdown or plain text (UTF-8, or UTF-16 with a byte-order mark). Its type is read from the bytes; the name only tells Markdown from plain text.",
+      "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text.",
   }),
 });
 
@@ -55,7 +55,7 @@ export const UploadRequestSchema = ChunkOptionsSchema.extend({
 export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).optional().meta({ description: "The document's http(s) URL." }),
   text: z.string().optional().meta({ description: "The document itself, as text (Markdown, HTML or plain)." }),
-  file_base64: z.string().optional().meta({ description: "The document's bytes in base64 (PDF, DOCX, ...)." }),
+  file_base64: z.string().optional().meta({ description: "The document's bytes in base64 (PDF, DOCX, PNG, ...)." }),
   filename: z
     .string()
     .max(255)

@@ -8,6 +8,7 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { startLocalChain } from "@/lib/localchain";
 import { prose, upload } from "./helpers/api";
 import { freePort } from "./helpers/redis-server";
+import { renderPages } from "./helpers/scans";
 
 /**
  * The built app (`npm run build`, which `npm test` runs first) served by
@@ -114,7 +115,7 @@ describe("npm start with no environment", () => {
     expect(tools.result.tools.map((t) => t.name)).toContain("chunk_document");
   });
 
-  it("chunks text, PDF, DOCX and HTML uploads, refuses a corrupted PDF with 400, and answers unknown API paths with JSON", async () => {
+  it("chunks text, PDF, DOCX, HTML and scanned uploads, refuses a corrupted PDF with 400, and answers unknown API paths with JSON", async () => {
     const response = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(prose(1), "a.txt") });
     expect(response.status).toBe(200);
     const result = (await response.json()) as { total_chunks: number; chunks: unknown[] };
@@ -138,6 +139,24 @@ describe("npm start with no environment", () => {
     });
     expect(corrupted.status).toBe(400);
     expect(((await corrupted.json()) as { code: string }).code).toBe("corrupted_pdf");
+
+    // OCR: tesseract.js starts its own thread and reads its WebAssembly and language data from node_modules, sharp
+    // and @napi-rs/canvas load native binaries: the build must ship all of them unbundled.
+    const [scan] = await renderPages(fixture("structured.pdf"), [1], 200);
+    for (const [bytes, name] of [
+      [scan!, "scan.png"],
+      [fixture("no-text.pdf"), "blank-scan.pdf"],
+    ] as const) {
+      const read = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(bytes, name) });
+      const body = (await read.json()) as { metadata?: { ocr_pages: number[] }; code?: string };
+      if (name === "scan.png") {
+        expect(read.status, JSON.stringify(body)).toBe(200);
+        expect(body.metadata?.ocr_pages).toEqual([1]);
+      } else {
+        // Both pages rendered and read; nothing on them.
+        expect({ status: read.status, code: body.code }).toEqual({ status: 400, code: "no_text" });
+      }
+    }
 
     const missing = await fetch(`${base}/api/nope`);
     expect(missing.status).toBe(404);
