@@ -142,6 +142,13 @@ describe("images", () => {
       .toBuffer();
     const error = await refusal(extract(new Uint8Array(blank), {}, LIMITS), 400, "no_text");
     expect(error.message).toContain("OCR found no text in this image");
+    // Tesseract itself fails on an image a few pixels across; it is given none.
+    for (const side of [1, 5]) {
+      const tiny = await sharp({ create: { width: side, height: side, channels: 3, background: "black" } })
+        .png()
+        .toBuffer();
+      await refusal(extract(new Uint8Array(tiny), {}, LIMITS), 400, "no_text");
+    }
   });
 
   it("refuses more pages to OCR than one request reads with 413 ocr_too_many_pages, rendering none", async () => {

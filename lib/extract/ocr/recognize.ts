@@ -42,6 +42,9 @@ function tesseract(languages: readonly string[]): Promise<Worker> {
       langPath: languageFolder(languages),
       cacheMethod: "none",
       gzip: true,
+      // A failed job rejects its promise; without a handler tesseract.js also throws from its message listener,
+      // an uncaught exception that ends the CPU pool's thread.
+      errorHandler: () => undefined,
     });
     await made.setParameters({
       // Automatic page segmentation: columns, blocks and their reading order (tesseract.js defaults to one block).
@@ -66,12 +69,21 @@ function tesseract(languages: readonly string[]): Promise<Worker> {
 const onePage = pLimit(1);
 
 export async function recognize(page: PageImage, languages: readonly string[]): Promise<OcrPage> {
+  const points = 72 / page.dpi;
+  // Tesseract fails on images a few pixels across (its JSON comes back empty); none can hold legible text.
+  if (page.width < MIN_TEXT_PIXELS || page.height < MIN_TEXT_PIXELS) return noWords(page, points);
   const { data } = await onePage(async () => {
     const worker = await tesseract(languages);
-    await worker.setParameters({ user_defined_dpi: String(Math.round(page.dpi)) });
-    return worker.recognize(Buffer.from(page.image), {}, { blocks: true, text: false });
+    try {
+      await worker.setParameters({ user_defined_dpi: String(Math.round(page.dpi)) });
+      return await worker.recognize(Buffer.from(page.image), {}, { blocks: true, text: false });
+    } catch (error) {
+      // Whatever state the engine is in, the next page gets a new one.
+      if (engine?.languages === languages.join("+")) engine = undefined;
+      await worker.terminate().catch(() => undefined);
+      throw error;
+    }
   });
-  const points = 72 / page.dpi;
   const text: string[] = [];
   const geometry: number[] = [];
   let words = 0;
@@ -110,6 +122,14 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
     confidence: words > 0 ? confidence / words : 0,
     words,
   };
+}
+
+/** Fewer pixels than a line of legible text is high. */
+const MIN_TEXT_PIXELS = 10;
+
+function noWords(page: PageImage, points: number): OcrPage {
+  const items = { text: [], geometry: new Float64Array(), font: new Uint32Array(), fonts: ["ocr"], monospace: [] };
+  return { items: { box: [0, 0, page.width * points, page.height * points], ...items }, confidence: 0, words: 0 };
 }
 
 /** What Tesseract's English model reads a round or square list bullet (•, ●, ▪) as. */
