@@ -22,6 +22,8 @@ let chain: LocalChain;
 let store: RedisStore;
 let documents: http.Server;
 let docBase: string;
+/** A scan of structured.pdf's first page, served as a document URL. */
+let scanPng: Uint8Array;
 const served = { requests: 0 };
 
 /** Fresh services on the shared real Redis, with settings for one test; each test uses its own client address. */
@@ -59,6 +61,7 @@ function expectErrorBody(payload: Record<string, any>, status: number, code: str
 }
 
 beforeAll(async () => {
+  scanPng = (await renderPages(fixture("structured.pdf"), [1], 200))[0]!;
   redis = await startRedisServer();
   chain = await startLocalChain({ port: 0 });
   store = new RedisStore({ url: redis.url });
@@ -71,6 +74,9 @@ beforeAll(async () => {
     } else if (url.pathname === "/report.pdf") {
       res.writeHead(200, { "content-type": "application/pdf" });
       res.end(fixture("multipage.pdf"));
+    } else if (url.pathname === "/scan.png") {
+      res.writeHead(200, { "content-type": "image/png" });
+      res.end(scanPng);
     } else if (url.pathname === "/page.html") {
       res.writeHead(200, { "content-type": "text/html" });
       res.end(fixture("page.html"));
@@ -358,11 +364,12 @@ describe("stored results", () => {
 });
 
 describe("POST /api/chunk with a URL", () => {
-  it("fetches and chunks a document on the free tier", async () => {
+  it("fetches and chunks a document on the free tier, a scan included", async () => {
     for (const [path, type] of [
       ["/doc.txt", "text/plain"],
       ["/report.pdf", "application/pdf"],
       ["/page.html", "text/html"],
+      ["/scan.png", "image/png"],
     ] as const) {
       const response = await call("POST", "/api/chunk", {
         body: JSON.stringify({ url: `${docBase}${path}`, tier: "free" }),
