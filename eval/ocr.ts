@@ -93,11 +93,11 @@ export interface ScanReading {
 
 export async function readScan(
   source: ScanSource,
+  text: Extracted,
   how: Degradation,
   limits: ExtractLimits,
   steps: ExtractSteps,
 ): Promise<ScanReading> {
-  const text = await extract(source.pdf, {}, limits, steps);
   const bytes = await scanOf(source, how);
   const started = performance.now();
   const scan = await extract(bytes, {}, limits, steps);
@@ -170,9 +170,11 @@ export async function ocrSection(
 ): Promise<string> {
   const accuracyRows: string[] = [];
   const readings = new Map<Degradation, ScanReading[]>();
+  const texts: Extracted[] = [];
+  for (const source of sources) texts.push(await extract(source.pdf, {}, limits, steps));
   for (const how of DEGRADATIONS) {
     const read: ScanReading[] = [];
-    for (const source of sources) read.push(await readScan(source, how, limits, steps));
+    for (const [i, source] of sources.entries()) read.push(await readScan(source, texts[i]!, how, limits, steps));
     readings.set(how, read);
     const scores = scoreScans(read);
     console.error(`  ocr ${how.id}: ${scores.seconds.toFixed(1)} s`);

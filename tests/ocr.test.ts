@@ -10,6 +10,7 @@ import type { MethodContext } from "@/lib/chunking/types";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { stepsHere } from "@/lib/extract/steps";
+import { words } from "@/eval/ocr-accuracy";
 import { renderPages } from "./helpers/scans";
 
 /**
@@ -29,9 +30,6 @@ const LIMITS: ExtractLimits = {
 
 const fixture = (name: string) => new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures", name)));
 const STRUCTURED = fixture("structured.pdf");
-
-/** Lower-case words of letters and digits, Markdown marks and punctuation dropped. */
-const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /** The share of `expected`'s words found in `actual`, each occurrence counted once. */
 function wordRecall(expected: string, actual: string): number {

@@ -3,7 +3,7 @@ import { failures } from "@/lib/extract/failures";
 import type { PageImage } from "@/lib/extract/ocr/recognize";
 import { readPages } from "@/lib/extract/ocr/read-pages";
 import { DEFAULT_IMAGE_DPI, MAX_IMAGE_PIXELS, MAX_OCR_PIXELS } from "@/lib/extract/ocr/settings";
-import { joinPages, layoutWithScans, type PdfText } from "@/lib/extract/pdf";
+import { joinPages, type PdfText } from "@/lib/extract/pdf";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits } from "@/lib/extract/types";
 
@@ -33,26 +33,13 @@ export async function extractImage(
   const density = header.density ?? DEFAULT_IMAGE_DPI;
   const deadline = performance.now() + limits.timeoutMs;
   const ocr = await readPages(pageCount, (k) => pageImage(bytes, k, density), steps.ocr, deadline);
-  const texts = await layoutWithScans(
-    ocr.map(() => EMPTY_PAGE),
-    ocr.map((page, index) => ({ index, ocr: page })),
-    steps,
-  );
+  const texts = await steps.layout(ocr.map((page) => page.items));
   if (texts.every((t) => t === "")) throw failures.noText(pageCount, "image");
   return { ...joinPages(texts), pageCount, ocrPages: ocr.map((_, index) => index + 1) };
 }
 
 /** Reading a header decodes no pixel: sharp's own size limit would turn a bomb into "damaged" before ours names it. */
 const HEADER_ONLY = { limitInputPixels: false } as const;
-
-const EMPTY_PAGE = {
-  box: [0, 0, 0, 0] as [number, number, number, number],
-  text: [],
-  geometry: new Float64Array(),
-  font: new Uint32Array(),
-  fonts: [],
-  monospace: [],
-};
 
 async function pageImage(bytes: Uint8Array, page: number, density: number): Promise<PageImage> {
   let size: Metadata;

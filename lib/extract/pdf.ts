@@ -101,7 +101,7 @@ export async function extractPdf(
  * out together. Apart, because OCR'd lines are all in one made-up font:
  * among a document's real fonts they would read as headings.
  */
-export async function layoutWithScans(
+async function layoutWithScans(
   pages: PdfPageItems[],
   scans: { index: number; ocr: OcrPage }[],
   steps: ExtractSteps,
