@@ -135,6 +135,21 @@ export const EntitySchema = Entity.meta({
   description: "A named entity the ai-pro tier found in a chunk.",
 });
 
+const share = z.number().min(0).max(1);
+export const ChunkBoxSchema = z
+  .object({
+    page: z.number().int().min(1).meta({ description: "The page (1-based)." }),
+    x0: share.meta({ description: "Left edge, as a share of the page's width." }),
+    y0: share.meta({ description: "Top edge, as a share of the page's height, from the top." }),
+    x1: share.meta({ description: "Right edge." }),
+    y1: share.meta({ description: "Bottom edge." }),
+  })
+  .meta({
+    id: "ChunkBox",
+    description:
+      "Where a line of the chunk is on its page as displayed (rotation applied): origin at the top left, coordinates 0-1 of the page's size. Multiply by the rendered page's pixel size to highlight it.",
+  });
+
 export const ChunkMetadataSchema = z
   .object({
     chunk_index: count.meta({ description: "Zero-based position of the chunk in the document." }),
@@ -150,13 +165,21 @@ export const ChunkMetadataSchema = z
       .int()
       .min(1)
       .optional()
-      .meta({ description: "PDF only: the first page the chunk covers (1-based)." }),
+      .meta({ description: "PDFs and images: the first page the chunk covers (1-based)." }),
     page_end: z
       .number()
       .int()
       .min(1)
       .optional()
-      .meta({ description: "PDF only: the last page the chunk covers (1-based)." }),
+      .meta({ description: "PDFs and images: the last page the chunk covers (1-based)." }),
+    boxes: z.array(ChunkBoxSchema).optional().meta({
+      description:
+        "PDFs and images: one box per line the chunk covers, in reading order (from the text layer's positions, or OCR's word boxes on scanned pages).",
+    }),
+    ocr_confidence: z.number().min(0).max(100).optional().meta({
+      description:
+        "When any of the chunk's lines was read by OCR: Tesseract's word confidence over them, 0-100, weighted by characters. Below ~80 the text deserves a look.",
+    }),
     headings: z
       .array(z.string())
       .optional()
@@ -192,7 +215,7 @@ const recordUuid = z.uuid().meta({
 export const PineconeRecordSchema = z.looseObject({ _id: recordKey, chunk_text: z.string(), ...recordFields }).meta({
   id: "PineconeRecord",
   description:
-    '`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
+    '`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `boxes` (a JSON string of box objects), `ocr_confidence`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
 });
 
 export const ChromaRecordSchema = z
@@ -201,7 +224,7 @@ export const ChromaRecordSchema = z
     document: z.string(),
     metadata: z.looseObject(recordFields).meta({
       description:
-        'Scalars only: `headings` as one `"A > B"` string, `entities` as a JSON string, `truncated_fields` as `"a,b"`.',
+        'Scalars only: `headings` as one `"A > B"` string, `entities` and `boxes` as JSON strings, `truncated_fields` as `"a,b"`.',
     }),
   })
   .meta({
@@ -214,7 +237,7 @@ export const WeaviateObjectSchema = z
     id: recordUuid,
     properties: z.looseObject({ text: z.string(), ...recordFields }).meta({
       description:
-        "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
     }),
   })
   .meta({
@@ -227,7 +250,7 @@ export const QdrantPointSchema = z
     id: recordUuid,
     payload: z.looseObject({ text: z.string(), ...recordFields }).meta({
       description:
-        "Also, when present: `page_start`, `page_end`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
     }),
   })
   .meta({

@@ -145,12 +145,20 @@ describe("vector-store records from real chunking results", () => {
             end: chunks[i]!.metadata.end,
             filename: name,
           });
-          if (name.endsWith(".pdf"))
+          if (name.endsWith(".pdf")) {
             expect(fields).toMatchObject({
               page_start: chunks[i]!.metadata.page_start,
               page_end: chunks[i]!.metadata.page_end,
             });
-          else expect(Object.keys(fields)).not.toContain("page_start");
+            // Lists of objects where the store takes them, a JSON string where it does not.
+            const boxes =
+              format === "pinecone" || format === "chroma" ? JSON.parse(String(fields.boxes)) : fields.boxes;
+            expect(boxes).toEqual(chunks[i]!.metadata.boxes);
+            expect(boxes.length).toBeGreaterThan(0);
+          } else {
+            expect(Object.keys(fields)).not.toContain("page_start");
+            expect(Object.keys(fields)).not.toContain("boxes");
+          }
         });
       }
     }
@@ -204,6 +212,41 @@ describe("headings, summary and entities", () => {
       expectStoreRules(format, records);
       for (const key of ["headings", "summary", "entities"])
         expect(Object.keys(fieldsOf(format, records[0]))).not.toContain(key);
+    }
+  });
+});
+
+describe("boxes and OCR confidence", () => {
+  it("carry every box where the store has room, and as many whole boxes as fit where it has not", async () => {
+    const { chunks, ref } = await rawChunks("multipage.pdf");
+    // A chunk of 400 lines (a page of small print): its boxes are over Pinecone's and Chroma's per-field budgets.
+    const boxes = Array.from({ length: 400 }, (_, i) => ({
+      page: 1,
+      x0: 0.1,
+      y0: i / 400,
+      x1: 0.9,
+      y1: (i + 1) / 400,
+    }));
+    const many: SourceChunk[] = [
+      { text: chunks[0]!.text, metadata: { ...chunks[0]!.metadata, boxes, ocr_confidence: 91.5 } },
+    ];
+    for (const format of STORES) {
+      const [record] = formatChunks(many, format, ref);
+      expectStoreRules(format, [record]);
+      const fields = fieldsOf(format, record);
+      expect(fields.ocr_confidence).toBe(91.5);
+      if (format === "weaviate" || format === "qdrant") {
+        expect(fields.boxes).toEqual(boxes);
+        expect(Object.keys(fields)).not.toContain("truncated_fields");
+        continue;
+      }
+      const kept = JSON.parse(String(fields.boxes)) as typeof boxes;
+      expect(kept.length).toBeGreaterThan(10);
+      expect(kept).toEqual(boxes.slice(0, kept.length));
+      expect(kept.length).toBeLessThan(boxes.length);
+      expect(format === "pinecone" ? fields.truncated_fields : String(fields.truncated_fields).split(",")).toEqual([
+        "boxes",
+      ]);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { layoutPages, type PdfPageContent, type PdfTextItem } from "@/lib/extract/pdf-layout";
+import { layoutPages as layout, type PdfPageContent, type PdfTextItem } from "@/lib/extract/pdf-layout";
 
 // Made-up pdf.js output: an A4 page, a body text of 10 pt on a 12 pt leading.
 const BOX: PdfPageContent["box"] = [0, 0, 595, 842];
@@ -39,6 +39,8 @@ const page = (items: PdfTextItem[], monospaceFonts: string[] = []): PdfPageConte
   items,
   monospaceFonts,
 });
+/** The pages' texts. */
+const layoutPages = (pages: PdfPageContent[]) => layout(pages).map((p) => p.text);
 const layoutOne = (items: PdfTextItem[], monospaceFonts: string[] = []) =>
   layoutPages([page(items, monospaceFonts)])[0] ?? "";
 

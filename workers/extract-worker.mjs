@@ -105,6 +105,7 @@ async function pageItems(number) {
   page.cleanup();
   return {
     box: page.view,
+    rotate: page.rotate,
     text,
     font: Uint32Array.from(font),
     geometry: Float64Array.from(geometry),

@@ -1,8 +1,9 @@
 import { findBoundaries } from "@/lib/ai/boundaries";
 import { type AiTierId, isAiTier, requireModel } from "@/lib/ai/model-client";
 import type { Embedder } from "@/lib/embeddings/types";
-import type { Extracted, PageRange } from "@/lib/extract/types";
+import type { Extracted } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
+import { provenance } from "./provenance";
 import { splitRecursive } from "./recursive";
 import { splitSemantic } from "./semantic";
 import { splitStructure, structureFlavor } from "./structure";
@@ -74,18 +75,6 @@ export async function modelBoundaries(
 
 export const methodFor = (tier: TierId) => METHODS[tier].name;
 
-/** The page holding character `offset`: the last page starting at or before it. */
-function pageAt(pages: PageRange[], offset: number): number {
-  let lo = 0;
-  let hi = pages.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (pages[mid]!.start <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return pages[lo]!.number;
-}
-
 /** `char_count` counts Unicode code points (what "characters" means to most clients); `start`/`end` are UTF-16 offsets, JavaScript string indices. */
 function countCodePoints(text: string): number {
   let surrogates = 0;
@@ -117,10 +106,7 @@ export async function splitDocument(
       },
     };
     if (span.headings) chunk.metadata.headings = span.headings;
-    if (source.pages?.length) {
-      chunk.metadata.page_start = pageAt(source.pages, span.start);
-      chunk.metadata.page_end = pageAt(source.pages, span.end - 1);
-    }
+    Object.assign(chunk.metadata, provenance(source, span.start, span.end));
     return chunk;
   });
 }

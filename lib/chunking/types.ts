@@ -45,6 +45,18 @@ export interface ModelProgress {
 /** What a method found besides the spans, reported in the result's metadata (the AI tiers: model, windows, fallbacks). */
 export type MethodDetails = Record<string, unknown>;
 
+/**
+ * A line of the chunk on its page as shown: left, top, right, bottom, as shares (0-1) of the page's width and height
+ * from its top left corner. A type alias, not an interface, so it fits the store clients' index-signature types.
+ */
+export type ChunkBox = {
+  page: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+};
+
 export interface ChunkMetadata {
   chunk_index: number;
   char_count: number;
@@ -53,6 +65,10 @@ export interface ChunkMetadata {
   token_count: number;
   page_start?: number;
   page_end?: number;
+  /** PDFs and images: one box per line the chunk covers. */
+  boxes?: ChunkBox[];
+  /** Lines read by OCR: Tesseract's confidence in their words, 0-100, weighted by the characters the chunk holds. */
+  ocr_confidence?: number;
   headings?: string[];
   /** ai-pro: what the chunk says, in a sentence or two. */
   summary?: string;

@@ -280,8 +280,14 @@ export function chunkOnCpu(
 /** Extraction's layout and OCR on `cpu`, the page items' arrays and the page images moved there. */
 export const extractStepsOnCpu = (cpu: CpuRunner, languages: string[]): ExtractSteps => ({
   async layout(pages) {
-    const buffers = new Set(pages.flatMap((page) => [page.geometry.buffer, page.font.buffer]));
-    return (await cpu.run({ op: "pdf-layout", pages }, { transfer: [...buffers] as ArrayBuffer[] })).texts;
+    const buffers = new Set(
+      pages.flatMap((page) => [
+        page.geometry.buffer,
+        page.font.buffer,
+        ...(page.confidence ? [page.confidence.buffer] : []),
+      ]),
+    );
+    return (await cpu.run({ op: "pdf-layout", pages }, { transfer: [...buffers] as ArrayBuffer[] })).pages;
   },
   ocr: (page) => cpu.run({ op: "ocr", page, languages }, { transfer: [page.image.buffer as ArrayBuffer] }),
 });

@@ -6,7 +6,7 @@ import type { Embedder } from "@/lib/embeddings/types";
 import { ApiError, type ErrorStatus } from "@/lib/errors";
 import type { Extracted } from "@/lib/extract/types";
 import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
-import { layoutPages } from "@/lib/extract/pdf-layout";
+import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
 import { type OcrPage, type PageImage, recognize } from "@/lib/extract/ocr/recognize";
 import { type DocumentRef, type OutputFormat, formatChunks } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
@@ -61,7 +61,7 @@ export type CpuTask = TaskBody & { port: MessagePort };
 export interface TaskResults {
   chunk: { count: number; chunks?: Chunk[]; json?: string };
   format: { json: string };
-  "pdf-layout": { texts: string[] };
+  "pdf-layout": { pages: PageLayout[] };
   ocr: OcrPage;
 }
 
@@ -138,7 +138,7 @@ async function run(task: CpuTask): Promise<TaskResults[keyof TaskResults]> {
     case "format":
       return { json: JSON.stringify(formatChunks(task.chunks, task.format, task.ref)) };
     case "pdf-layout":
-      return { texts: layoutPages(task.pages.map(toPageContent)) };
+      return { pages: layoutPages(task.pages.map(toPageContent)) };
     case "ocr":
       return recognize(task.page, task.languages);
   }

@@ -33,9 +33,9 @@ export async function extractImage(
   const density = header.density ?? DEFAULT_IMAGE_DPI;
   const deadline = performance.now() + limits.timeoutMs;
   const ocr = await readPages(pageCount, (k) => pageImage(bytes, k, density), steps.ocr, deadline);
-  const texts = await steps.layout(ocr.map((page) => page.items));
-  if (texts.every((t) => t === "")) throw failures.noText(pageCount, "image");
-  return { ...joinPages(texts), pageCount, ocrPages: ocr.map((_, index) => index + 1) };
+  const layouts = await steps.layout(ocr.map((page) => page.items));
+  if (layouts.every((page) => page.text === "")) throw failures.noText(pageCount, "image");
+  return { ...joinPages(layouts), pageCount, ocrPages: ocr.map((_, index) => index + 1) };
 }
 
 /** Reading a header decodes no pixel: sharp's own size limit would turn a bomb into "damaged" before ours names it. */

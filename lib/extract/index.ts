@@ -40,6 +40,7 @@ export async function extract(
         mediaType: detected.kind === "pdf" ? MEDIA_TYPES.pdf : detected.mediaType,
         text: read.text,
         pages: read.pages,
+        lines: read.lines,
         pageCount: read.pageCount,
         ...(read.ocrPages.length > 0 ? { ocrPages: read.ocrPages } : {}),
       };

@@ -1,3 +1,5 @@
+import type { PageBox } from "@/lib/extract/types";
+
 /**
  * PDF text items → Markdown-ish text, page by page. pdf.js gives positioned
  * runs of text, not structure; this recovers what a reader sees: lines from
@@ -21,6 +23,8 @@ export interface PdfTextItem {
   font: string;
   /** Runs left to right on a horizontal baseline. Rotated text is kept, but as a line of its own. */
   upright: boolean;
+  /** Read by OCR: Tesseract's confidence in the item's words, 0-100. */
+  confidence?: number;
 }
 
 export interface PdfPageContent {
@@ -29,10 +33,28 @@ export interface PdfPageContent {
   items: PdfTextItem[];
   /** Fonts pdf.js classes as monospace: whole lines in them are code. */
   monospaceFonts: string[];
+  /** Degrees the page is shown turned clockwise (pdf.js's `rotate`; a multiple of 90). */
+  rotate?: number;
 }
 
-/** One Markdown text per page, in page order; a page without text gives "". */
-export function layoutPages(pages: PdfPageContent[]): string[] {
+/** A line of a page's output: the range [start, end) of the page's text it became, and where it is on the page. */
+export interface LaidLine {
+  start: number;
+  end: number;
+  box: PageBox;
+  /** Read by OCR: Tesseract's confidence in its words, 0-100. */
+  confidence?: number;
+}
+
+export interface PageLayout {
+  /** Markdown; "" for a page without text. */
+  text: string;
+  /** The lines the text came from, in the text's order; running headers and footers dropped are not among them. */
+  lines: LaidLine[];
+}
+
+/** One Markdown text per page, in page order, each with where its lines came from. */
+export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
   const lined = pages.map(toLines);
   const body = bodyStyle(lined.flat());
   const kept = dropRunningLines(lined, pages, body);
@@ -40,7 +62,44 @@ export function layoutPages(pages: PdfPageContent[]): string[] {
   const blocks = kept.map((lines) => toBlocks(lines, leading, body));
   const headings = headingLevels(blocks.flat(), body);
   const words = new DocumentWords(kept);
-  return blocks.map((page) => render(joinWrappedHeadings(classify(page, headings), leading), words, leading));
+  return blocks.map((page, i) => {
+    const { text, lines } = render(joinWrappedHeadings(classify(page, headings), leading), words, leading);
+    return {
+      text,
+      lines: lines.map(({ start, end, line }) => ({
+        start,
+        end,
+        box: pageBox(line, pages[i]!),
+        ...(line.confidence === undefined ? {} : { confidence: line.confidence }),
+      })),
+    };
+  });
+}
+
+/** Where a line is on its page as shown (turned by `rotate`), from its glyphs' extent in PDF user space; four decimals, a tenth of a point on A4. */
+function pageBox(line: Line, page: PdfPageContent): PageBox {
+  const [left, bottom, right, top] = page.box;
+  const width = right - left || 1;
+  const height = top - bottom || 1;
+  const share = (value: number) => Math.round(Math.min(1, Math.max(0, value)) * 1e4) / 1e4;
+  // Unturned, from the top left: x across, y down.
+  const x0 = (line.left - left) / width;
+  const x1 = (line.right - left) / width;
+  const y0 = (top - line.top) / height;
+  const y1 = (top - line.bottom) / height;
+  const turned: PageBox = (() => {
+    switch ((((page.rotate ?? 0) % 360) + 360) % 360) {
+      case 90:
+        return [1 - y1, x0, 1 - y0, x1];
+      case 180:
+        return [1 - x1, 1 - y1, 1 - x0, 1 - y0];
+      case 270:
+        return [y0, 1 - x1, y1, 1 - x0];
+      default:
+        return [x0, y0, x1, y1];
+    }
+  })();
+  return turned.map(share) as PageBox;
 }
 
 // ---------------------------------------------------------------- lines
@@ -61,6 +120,11 @@ interface Line {
   fontShare: number;
   upright: boolean;
   monospace: boolean;
+  /** Extent of its glyphs above and below the baselines, from their sizes. */
+  top: number;
+  bottom: number;
+  /** Read by OCR: its items' confidence, weighted by their characters. */
+  confidence?: number;
 }
 
 interface LineDraft {
@@ -74,7 +138,15 @@ interface LineDraft {
   last: PdfTextItem;
   /** Characters per size and font, to find what most of the line is set in. */
   styles: Map<string, { size: number; font: string; y: number; chars: number }>;
+  top: number;
+  bottom: number;
+  /** OCR'd items' confidence times characters, and their characters. */
+  confidence: { sum: number; chars: number };
 }
+
+/** Glyphs rise about this share of the font size above the baseline, and fall this share below it. */
+const ASCENT_EM = 0.8;
+const DESCENT_EM = 0.2;
 
 /**
  * A gap wider than this share of the font size is a word space pdf.js did not
@@ -109,6 +181,9 @@ function toLines(page: PdfPageContent): Line[] {
       spaceDue: false,
       last: item,
       styles: new Map(),
+      top: -Infinity,
+      bottom: Infinity,
+      confidence: { sum: 0, chars: 0 },
     };
     countStyle(draft, item, text);
   }
@@ -150,6 +225,12 @@ function appendToLine(draft: LineDraft, item: PdfTextItem, text: string, monospa
 
 function countStyle(draft: LineDraft, item: PdfTextItem, text: string): void {
   const chars = text.replace(/\s/g, "").length;
+  draft.top = Math.max(draft.top, item.y + ASCENT_EM * item.size);
+  draft.bottom = Math.min(draft.bottom, item.y - DESCENT_EM * item.size);
+  if (item.confidence !== undefined) {
+    draft.confidence.sum += item.confidence * chars;
+    draft.confidence.chars += chars;
+  }
   const key = `${roundSize(item.size)}|${item.font}`;
   const style = draft.styles.get(key);
   if (style) style.chars += chars;
@@ -178,6 +259,9 @@ function finishLine(draft: LineDraft, monospace: Set<string>): Line {
     fontShare: total > 0 ? inFont / total : 1,
     upright: draft.upright,
     monospace: monospace.has(main.font),
+    top: draft.top,
+    bottom: draft.bottom,
+    ...(draft.confidence.chars > 0 ? { confidence: draft.confidence.sum / draft.confidence.chars } : {}),
   };
 }
 
@@ -610,43 +694,71 @@ function joinWrappedHeadings(placed: Placed[], leading: Leading): Placed[] {
   return out;
 }
 
-function render(placed: Placed[], words: DocumentWords, leading: Leading): string {
+/** A line's place in the page's text; it runs to where the next one starts. */
+interface LineAt {
+  start: number;
+  end: number;
+  line: Line;
+}
+
+function render(placed: Placed[], words: DocumentWords, leading: Leading): { text: string; lines: LineAt[] } {
   const list = new ListIndents();
   const kind = (entry: Placed | undefined) => (entry?.level === undefined ? entry?.block.kind : "heading");
   let out = "";
+  const lines: LineAt[] = [];
   placed.forEach((entry, i) => {
     const { block, level } = entry;
-    let text: string;
+    let text: Joined;
     if (level !== undefined) {
-      text = `${"#".repeat(level)} ${joinLines(
-        block.lines.map((l) => l.text),
-        words,
-      )}`;
-    } else if (block.kind === "item") {
-      const indent = list.indentFor(block.lines[0]!, block.marker.output.length);
-      text =
-        indent +
-        block.marker.output +
-        joinLines([block.marker.body, ...block.lines.slice(1).map((l) => l.text)], words);
-    } else if (block.kind === "code") {
-      text = fence(block, leading);
-    } else if (block.kind === "contents") {
-      text = escapeBlockStart(block.lines[0]!.text.replace(LEADERS, " … "));
-    } else {
-      text = escapeBlockStart(
+      text = prefixed(
+        `${"#".repeat(level)} `,
         joinLines(
           block.lines.map((l) => l.text),
           words,
         ),
       );
+    } else if (block.kind === "item") {
+      const indent = list.indentFor(block.lines[0]!, block.marker.output.length);
+      text = prefixed(
+        indent + block.marker.output,
+        joinLines([block.marker.body, ...block.lines.slice(1).map((l) => l.text)], words),
+      );
+    } else if (block.kind === "code") {
+      text = fence(block, leading);
+    } else if (block.kind === "contents") {
+      const entry = block.lines[0]!.text.replace(LEADERS, " … ");
+      text = prefixed(blockStartEscape(entry), { text: entry, starts: [0] });
+    } else {
+      const joined = joinLines(
+        block.lines.map((l) => l.text),
+        words,
+      );
+      text = prefixed(blockStartEscape(joined.text), joined);
     }
     if (kind(entry) !== "item") list.reset();
     // Items of one list are one Markdown list, entries of a contents page one paragraph: no blank line between them.
     const together = kind(entry) === kind(placed[i - 1]) && (kind(entry) === "item" || kind(entry) === "contents");
     if (i > 0) out += together ? "\n" : "\n\n";
-    out += text;
+    const blockStart = out.length;
+    out += text.text;
+    block.lines.forEach((line, k) => {
+      // A line's range runs to the next line's start: the space or hyphen between them goes with it.
+      const end = k + 1 < block.lines.length ? blockStart + text.starts[k + 1]! : out.length;
+      lines.push({ start: k === 0 ? blockStart : blockStart + text.starts[k]!, end, line });
+    });
   });
-  return out;
+  return { text: out, lines };
+}
+
+/** A block's text and where each of its lines starts in it. */
+interface Joined {
+  text: string;
+  starts: number[];
+}
+
+/** `joined` after a marker ("## ", "- ") or an escape; the first line starts the block, marker and all. */
+function prefixed(prefix: string, joined: Joined): Joined {
+  return { text: prefix + joined.text, starts: joined.starts.map((start, k) => (k === 0 ? 0 : start + prefix.length)) };
 }
 
 /** Nesting follows the markers' indents: an item further right than the one above is one level in. */
@@ -674,23 +786,31 @@ class ListIndents {
 }
 
 /** Code keeps its lines, its indentation (from positions, in character widths) and its blank lines. */
-function fence({ lines, left }: Block, leading: Leading): string {
+function fence({ lines, left }: Block, leading: Leading): Joined {
   const widths = lines.filter((l) => l.raw.length >= 4).map((l) => (l.right - l.left) / l.raw.length);
   const charWidth =
     widths.length > 0 ? widths.sort((a, b) => a - b)[Math.floor(widths.length / 2)]! : 0.6 * lines[0]!.size;
   const body: string[] = [];
+  const rows: number[] = [];
   lines.forEach((line, i) => {
     const above = lines[i - 1];
     if (above && above.y - line.y > 1.6 * leading(line.size)) body.push("");
+    rows.push(body.length);
     body.push(" ".repeat(Math.max(0, Math.round((line.left - left) / charWidth))) + line.raw);
   });
   const marker = body.some((l) => l.includes("```")) ? "~~~~" : "```";
-  return `${marker}\n${body.join("\n")}\n${marker}`;
+  const offsets: number[] = [];
+  let at = marker.length + 1;
+  for (const row of body) {
+    offsets.push(at);
+    at += row.length + 1;
+  }
+  return { text: `${marker}\n${body.join("\n")}\n${marker}`, starts: rows.map((row) => offsets[row]!) };
 }
 
-/** Prose that happens to start like a Markdown block (a heading, list item, quote, fence or rule) is escaped, so a Markdown parser reads it as prose. */
-function escapeBlockStart(text: string): string {
-  return /^(?:#{1,6}(?:\s|$)|[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|(?:[-*_]\s*){3,}$|=+$|\|)/.test(text) ? `\\${text}` : text;
+/** Prose that happens to start like a Markdown block (a heading, list item, quote, fence or rule) is escaped, so a Markdown parser reads it as prose: the backslash to put before it, if any. */
+function blockStartEscape(text: string): string {
+  return /^(?:#{1,6}(?:\s|$)|[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|(?:[-*_]\s*){3,}$|=+$|\|)/.test(text) ? "\\" : "";
 }
 
 /** "pre- and post-war": a hyphen left hanging before a conjunction is not a broken word. */
@@ -708,26 +828,35 @@ const STARTS_CJK = new RegExp(`^${CJK}`, "u");
  * ("measure-" + "ments"), as typesetters hyphenate far more often than
  * compounds happen to fall at a line end.
  */
-function joinLines(lines: string[], words: DocumentWords): string {
+function joinLines(lines: string[], words: DocumentWords): Joined {
   // Endings are tested on the previous line alone, never on the text joined so far: a long paragraph must not cost its length squared.
   const parts = [lines[0] ?? ""];
+  const starts = [0];
+  let length = parts[0]!.length;
   for (const next of lines.slice(1)) {
     const prev = parts.at(-1)!;
     if (prev.endsWith("\u00ad")) {
       parts[parts.length - 1] = prev.slice(0, -1);
+      length--;
     } else if (/\p{L}-$/u.test(prev) && /^\p{Ll}/u.test(next) && !SUSPENDED.test(next)) {
       const head = /[\p{L}-]+-$/u.exec(prev)![0];
       const tail = /^[\p{L}-]+/u.exec(next)![0];
       const hyphenated = words.has(head + tail) && !words.has(head.slice(0, -1) + tail);
-      if (!hyphenated) parts[parts.length - 1] = prev.slice(0, -1);
+      if (!hyphenated) {
+        parts[parts.length - 1] = prev.slice(0, -1);
+        length--;
+      }
     } else if (/\p{L}-$/u.test(prev) && /^[\p{Lu}\p{N}]/u.test(next)) {
       // "Jean-" + "Paul", "COVID-" + "19": a hyphen before a capital or a digit belongs to the word.
     } else if (!prev.endsWith("—") && !(ENDS_CJK.test(prev) && STARTS_CJK.test(next))) {
       parts.push(" ");
+      length++;
     }
+    starts.push(length);
     parts.push(next);
+    length += next.length;
   }
-  return parts.join("");
+  return { text: parts.join(""), starts };
 }
 
 /** The document's words, lower-cased, to decide how a word broken at a line end is spelt. Built on first use: most documents never ask. */

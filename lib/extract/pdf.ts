@@ -3,9 +3,9 @@ import { failures } from "@/lib/extract/failures";
 import { readPages } from "@/lib/extract/ocr/read-pages";
 import type { OcrPage } from "@/lib/extract/ocr/recognize";
 import { MAX_OCR_PIXELS, RENDER_DPI } from "@/lib/extract/ocr/settings";
-import type { PdfPageContent } from "@/lib/extract/pdf-layout";
+import type { PageLayout, PdfPageContent } from "@/lib/extract/pdf-layout";
 import type { ExtractSteps } from "@/lib/extract/steps";
-import type { ExtractLimits, PageRange } from "@/lib/extract/types";
+import type { ExtractLimits, PageRange, SourceLine } from "@/lib/extract/types";
 import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
 
 /**
@@ -19,6 +19,7 @@ import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
 export interface PdfText {
   text: string;
   pages: PageRange[];
+  lines: SourceLine[];
   pageCount: number;
   /** Pages read by OCR, 1-based. */
   ocrPages: number[];
@@ -27,13 +28,19 @@ export interface PdfText {
 export const PAGE_SEPARATOR = "\n\n";
 
 const Opened = z.object({ ok: z.literal(true), pageCount: z.number().int().nonnegative() });
-/** One page from the worker's "pdf-items": per text item a string, five numbers (x, y, size, width, upright) and a font index. */
+/**
+ * One page from the worker's "pdf-items" (or from OCR): per text item a
+ * string, five numbers (x, y, size, width, upright), a font index, and from
+ * OCR a confidence.
+ */
 const PageItems = z
   .object({
     box: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+    rotate: z.number(),
     text: z.array(z.string()),
     geometry: z.instanceof(Float64Array),
     font: z.instanceof(Uint32Array),
+    confidence: z.instanceof(Float64Array).optional(),
     fonts: z.array(z.string()),
     monospace: z.array(z.string()),
   })
@@ -41,6 +48,7 @@ const PageItems = z
     (page) =>
       page.geometry.length === page.text.length * 5 &&
       page.font.length === page.text.length &&
+      (page.confidence === undefined || page.confidence.length === page.text.length) &&
       page.font.every((index) => index < page.fonts.length) &&
       page.geometry.every(Number.isFinite),
     "text items whose columns disagree",
@@ -91,9 +99,9 @@ export async function extractPdf(
       };
     },
   );
-  const texts = await layoutWithScans(pages, scans, steps);
-  if (texts.every((t) => t === "")) throw failures.noText(scans.length, "pdf");
-  return { ...joinPages(texts), pageCount, ocrPages: scans.map((s) => s.index + 1) };
+  const layouts = await layoutWithScans(pages, scans, steps);
+  if (layouts.every((page) => page.text === "")) throw failures.noText(scans.length, "pdf");
+  return { ...joinPages(layouts), pageCount, ocrPages: scans.map((s) => s.index + 1) };
 }
 
 /**
@@ -105,17 +113,17 @@ async function layoutWithScans(
   pages: PdfPageItems[],
   scans: { index: number; ocr: OcrPage }[],
   steps: ExtractSteps,
-): Promise<string[]> {
+): Promise<PageLayout[]> {
   const scanned = new Set(scans.map((s) => s.index));
   const textPages = pages.flatMap((page, i) => (scanned.has(i) ? [] : [i]));
-  const texts: string[] = new Array<string>(pages.length).fill("");
+  const layouts = new Array<PageLayout>(pages.length);
   const [fromText, fromScans] = await Promise.all([
     textPages.length > 0 ? steps.layout(textPages.map((i) => pages[i]!)) : [],
     scans.length > 0 ? steps.layout(scans.map((s) => s.ocr.items)) : [],
   ]);
-  textPages.forEach((page, k) => (texts[page] = fromText[k]!));
-  scans.forEach((scan, k) => (texts[scan.index] = fromScans[k]!));
-  return texts;
+  textPages.forEach((page, k) => (layouts[page] = fromText[k]!));
+  scans.forEach((scan, k) => (layouts[scan.index] = fromScans[k]!));
+  return layouts;
 }
 
 /** pdf.js's exception names are its API for telling a password prompt from a broken file. */
@@ -124,9 +132,10 @@ function refusal(failure: DocumentFailure) {
 }
 
 export function toPageContent(page: PdfPageItems): PdfPageContent {
-  const { text, geometry: g, font, fonts } = page;
+  const { text, geometry: g, font, fonts, confidence } = page;
   return {
     box: page.box,
+    rotate: page.rotate,
     items: text.map((str, i) => ({
       text: str,
       x: g[i * 5]!,
@@ -135,19 +144,22 @@ export function toPageContent(page: PdfPageItems): PdfPageContent {
       width: g[i * 5 + 3]!,
       upright: g[i * 5 + 4] === 1,
       font: fonts[font[i]!]!,
+      ...(confidence ? { confidence: confidence[i]! } : {}),
     })),
     monospaceFonts: page.monospace,
   };
 }
 
-/** Joins page texts with PAGE_SEPARATOR; page `n` covers exactly its own text, the separators belong to no page. */
-export function joinPages(texts: string[]): { text: string; pages: PageRange[] } {
+/** Joins page texts with PAGE_SEPARATOR; page `n` covers exactly its own text, the separators belong to no page nor line. */
+export function joinPages(layouts: PageLayout[]): { text: string; pages: PageRange[]; lines: SourceLine[] } {
   const pages: PageRange[] = [];
+  const lines: SourceLine[] = [];
   let offset = 0;
-  texts.forEach((t, i) => {
+  layouts.forEach(({ text, lines: laid }, i) => {
     if (i > 0) offset += PAGE_SEPARATOR.length;
-    pages.push({ number: i + 1, start: offset, end: offset + t.length });
-    offset += t.length;
+    pages.push({ number: i + 1, start: offset, end: offset + text.length });
+    for (const line of laid) lines.push({ ...line, start: offset + line.start, end: offset + line.end, page: i + 1 });
+    offset += text.length;
   });
-  return { text: texts.join(PAGE_SEPARATOR), pages };
+  return { text: layouts.map((page) => page.text).join(PAGE_SEPARATOR), pages, lines };
 }

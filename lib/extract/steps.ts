@@ -1,14 +1,14 @@
 import { recognize, type OcrPage, type PageImage } from "@/lib/extract/ocr/recognize";
 import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
-import { layoutPages } from "@/lib/extract/pdf-layout";
+import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
 
 /**
  * The CPU-heavy steps of extraction, given to it so that the service runs
  * them in its pool of worker threads (lib/cpu) and the command line here.
  */
 export interface ExtractSteps {
-  /** Page items → one text per page (`pdf-layout.ts`). */
-  layout: (pages: PdfPageItems[]) => Promise<string[]>;
+  /** Page items → one text per page and where its lines are (`pdf-layout.ts`). */
+  layout: (pages: PdfPageItems[]) => Promise<PageLayout[]>;
   /** A page image → its text as page items (`ocr/recognize.ts`). */
   ocr: (page: PageImage) => Promise<OcrPage>;
 }

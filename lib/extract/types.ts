@@ -16,6 +16,19 @@ export interface PageRange {
   end: number;
 }
 
+/** A rectangle on a page as it is shown: left, top, right, bottom, as shares (0-1) of its width and height from its top left corner. */
+export type PageBox = [x0: number, y0: number, x1: number, y1: number];
+
+/** A line of a PDF's or an image's text: the range [start, end) of `text` it became, its page (1-based) and where it is there. */
+export interface SourceLine {
+  start: number;
+  end: number;
+  page: number;
+  box: PageBox;
+  /** Read by OCR: Tesseract's confidence in its words, 0-100. */
+  confidence?: number;
+}
+
 export interface Extracted {
   kind: DocumentKind;
   mediaType: string;
@@ -23,6 +36,8 @@ export interface Extracted {
   text: string;
   /** Present for PDFs and images: one range per page, in order, covering `text` (pages joined by "\n\n"). */
   pages?: PageRange[];
+  /** Present for PDFs and images: the lines of `text`, in order (running headers and footers, dropped, are not among them). */
+  lines?: SourceLine[];
   /** A PDF's or an image's real page count; otherwise ceil(characters / 3000), at least 1. */
   pageCount: number;
   /** Pages read by OCR (1-based): a PDF's pages without a text layer, every page of an image. */

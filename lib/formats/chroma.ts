@@ -1,5 +1,5 @@
 import { type ChunkScalars, type DocumentRef, type Entity, type SourceChunk, chunkFields } from "./fields";
-import { jsonBytes, longestFittingPrefix, truncateUtf8 } from "./fit";
+import { fittingJson, truncateUtf8, utf8Bytes } from "./fit";
 import { recordKey } from "./ids";
 
 /**
@@ -18,16 +18,23 @@ export const CHROMA_VALUE_BYTES = 4096;
 const HEADING_SEPARATOR = " > ";
 
 /**
- * Headings become one path string ("Guide > Install"), entities a JSON string
- * (`[{"text":…,"type":…}]`, parse it back), each cut to Chroma Cloud's 4 KB
- * per value: the path and summary end in "…", the entity list keeps the
- * entities that fit whole. The chunk itself (`document`) is never cut; Chroma
+ * Headings become one path string ("Guide > Install"), entities and boxes a
+ * JSON string (`[{"text":…,"type":…}]`, parse it back), each cut to Chroma
+ * Cloud's 4 KB per value: the path and summary end in "…", the lists keep
+ * the entries that fit whole. The chunk itself (`document`) is never cut; Chroma
  * Cloud's 16 KB document quota is the caller's to meet with `max_tokens`.
  */
 export function chromaRecord(chunk: SourceChunk, doc: DocumentRef): ChromaRecord {
   const fields = chunkFields(chunk, doc);
   const metadata: ChromaRecord["metadata"] = { ...fields.scalars, ...fields.pages };
   const truncated: string[] = [];
+  const fits = (json: string) => utf8Bytes(json) <= CHROMA_VALUE_BYTES;
+  if (fields.ocrConfidence !== undefined) metadata.ocr_confidence = fields.ocrConfidence;
+  if (fields.boxes) {
+    const { json, kept } = fittingJson(fields.boxes, fits);
+    if (kept) metadata.boxes = json;
+    if (kept < fields.boxes.length) truncated.push("boxes");
+  }
 
   if (fields.headings) {
     const path = fields.headings.join(HEADING_SEPARATOR);
@@ -39,9 +46,9 @@ export function chromaRecord(chunk: SourceChunk, doc: DocumentRef): ChromaRecord
     if (metadata.summary !== fields.summary) truncated.push("summary");
   }
   if (fields.entities) {
-    const kept = longestFittingPrefix<Entity>(fields.entities, (prefix) => jsonBytes(prefix) <= CHROMA_VALUE_BYTES);
-    if (kept.length) metadata.entities = JSON.stringify(kept);
-    if (kept.length < fields.entities.length) truncated.push("entities");
+    const { json, kept } = fittingJson<Entity>(fields.entities, fits);
+    if (kept) metadata.entities = json;
+    if (kept < fields.entities.length) truncated.push("entities");
   }
   if (truncated.length) metadata.truncated_fields = truncated.join(",");
   return { id: recordKey(doc, fields.scalars.chunk_index), document: chunk.text, metadata };

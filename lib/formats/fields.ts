@@ -1,5 +1,5 @@
 import type { Entity } from "@/lib/ai/prompts";
-import type { Chunk } from "@/lib/chunking/types";
+import type { Chunk, ChunkBox } from "@/lib/chunking/types";
 
 /** What the record ids and the document-level fields are made of. */
 export interface DocumentRef {
@@ -10,6 +10,8 @@ export interface DocumentRef {
   maxTokens: number;
   overlapTokens: number;
 }
+
+export type { ChunkBox } from "@/lib/chunking/types";
 
 /** A named entity the ai-pro tier finds in a chunk (a type alias, so it fits the clients' index-signature types: Weaviate's nested properties). */
 export type { Entity } from "@/lib/ai/prompts";
@@ -34,6 +36,9 @@ export interface ChunkFields {
   scalars: ChunkScalars;
   pages?: { page_start: number; page_end: number };
   /** Non-empty when present. */
+  boxes?: ChunkBox[];
+  ocrConfidence?: number;
+  /** Non-empty when present. */
   headings?: string[];
   /** Non-empty when present. */
   summary?: string;
@@ -50,6 +55,8 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     token_count,
     page_start,
     page_end,
+    boxes,
+    ocr_confidence,
     headings,
     summary,
     entities,
@@ -72,6 +79,8 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     },
   };
   if (page_start !== undefined && page_end !== undefined) fields.pages = { page_start, page_end };
+  if (boxes?.length) fields.boxes = boxes;
+  if (ocr_confidence !== undefined) fields.ocrConfidence = ocr_confidence;
   if (headings?.length) fields.headings = headings;
   if (summary) fields.summary = summary;
   if (entities?.length) fields.entities = entities;

@@ -57,6 +57,12 @@ export function longestFittingPrefix<T>(items: readonly T[], fits: (prefix: read
   return items.slice(0, lo);
 }
 
+/** The JSON of the longest leading run of `items` whose JSON `fits` (kept: how many): a list of objects for a store that takes only strings. */
+export function fittingJson<T>(items: readonly T[], fits: (json: string) => boolean): { json: string; kept: number } {
+  const kept = longestFittingPrefix(items, (prefix) => fits(JSON.stringify(prefix)));
+  return { json: JSON.stringify(kept), kept: kept.length };
+}
+
 /**
  * A list of strings whose JSON fits `maxBytes`: each string first shortened to
  * fit on its own, then as many leading strings as fit together. A heading

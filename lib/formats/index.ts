@@ -36,6 +36,8 @@ export interface FormattedRecord {
  * | summary            | string                 | string                   | text            | string          |
  * | entities           | ["type:text", …]       | JSON string              | object[]        | object[]        |
  * | page_start/_end    | number, if known       | number, if known         | number, if known| number, if known|
+ * | ocr_confidence     | number, if OCR'd       | number, if OCR'd         | number, if OCR'd| number, if OCR'd|
+ * | boxes              | JSON string, if known  | JSON string, if known    | object[]        | object[]        |
  * | truncated_fields   | string[], if any cut   | "a,b" string, if any cut | never cut       | never cut       |
  *
  * Absent values are left out, never null; empty lists are left out too.

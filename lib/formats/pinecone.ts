@@ -1,5 +1,5 @@
 import { type ChunkScalars, type DocumentRef, type SourceChunk, chunkFields } from "./fields";
-import { fitJsonString, fitStrings, jsonBytes } from "./fit";
+import { fitJsonString, fitStrings, fittingJson, jsonBytes } from "./fit";
 import { recordKey } from "./ids";
 
 /** Pinecone's metadata value types: string, number, boolean, list of strings. No null, no nested objects. */
@@ -30,6 +30,7 @@ export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRe
     chunk_text: chunk.text,
     ...fields.scalars,
     ...fields.pages,
+    ...(fields.ocrConfidence === undefined ? {} : { ocr_confidence: fields.ocrConfidence }),
   };
   const truncated: string[] = [];
 
@@ -57,6 +58,12 @@ export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRe
       "entities",
       fields.entities.map((entity) => `${entity.type}:${entity.text}`),
     );
+  // Lists of objects are not allowed either: the boxes travel as one JSON string, as many whole boxes as fit.
+  if (fields.boxes) {
+    const { json, kept } = fittingJson(fields.boxes, (json) => jsonBytes(json) <= room("boxes"));
+    if (kept) record.boxes = json;
+    if (kept < fields.boxes.length) truncated.push("boxes");
+  }
   if (truncated.length) record.truncated_fields = truncated;
   return record;
 }

@@ -14,5 +14,7 @@ export function qdrantPoint(chunk: SourceChunk, doc: DocumentRef): QdrantPoint {
   if (fields.headings) payload.headings = fields.headings;
   if (fields.summary) payload.summary = fields.summary;
   if (fields.entities) payload.entities = fields.entities.map(({ text, type }) => ({ text, type }));
+  if (fields.boxes) payload.boxes = fields.boxes.map((box) => ({ ...box }));
+  if (fields.ocrConfidence !== undefined) payload.ocr_confidence = fields.ocrConfidence;
   return { id: recordUuid(doc, fields.scalars.chunk_index), payload };
 }

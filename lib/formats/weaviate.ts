@@ -1,8 +1,15 @@
-import { type ChunkScalars, type DocumentRef, type Entity, type SourceChunk, chunkFields } from "./fields";
+import {
+  type ChunkBox,
+  type ChunkScalars,
+  type DocumentRef,
+  type Entity,
+  type SourceChunk,
+  chunkFields,
+} from "./fields";
 import { recordUuid } from "./ids";
 
 /** Property values Weaviate's auto-schema types: text, number, boolean, text[] and nested object[]. Never null or an empty list, which auto-schema cannot type. */
-export type WeaviateValue = string | number | boolean | string[] | Entity[];
+export type WeaviateValue = string | number | boolean | string[] | Entity[] | ChunkBox[];
 
 /**
  * An object for `collection.data.insertMany(objects)`. Property names are
@@ -14,12 +21,14 @@ export type WeaviateObject = {
   properties: { text: string } & ChunkScalars & { [property: string]: WeaviateValue };
 };
 
-/** Weaviate takes lists and nested objects and has no small size limit: headings stay a text[], entities an object[] of `{text, type}`, nothing is cut. */
+/** Weaviate takes lists and nested objects and has no small size limit: headings stay a text[], entities and boxes object[]s, nothing is cut. */
 export function weaviateObject(chunk: SourceChunk, doc: DocumentRef): WeaviateObject {
   const fields = chunkFields(chunk, doc);
   const properties: WeaviateObject["properties"] = { text: chunk.text, ...fields.scalars, ...fields.pages };
   if (fields.headings) properties.headings = fields.headings;
   if (fields.summary) properties.summary = fields.summary;
   if (fields.entities) properties.entities = fields.entities.map(({ text, type }) => ({ text, type }));
+  if (fields.boxes) properties.boxes = fields.boxes;
+  if (fields.ocrConfidence !== undefined) properties.ocr_confidence = fields.ocrConfidence;
   return { id: recordUuid(doc, fields.scalars.chunk_index), properties };
 }

@@ -86,6 +86,7 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
   });
   const text: string[] = [];
   const geometry: number[] = [];
+  const confidences: number[] = [];
   let words = 0;
   let confidence = 0;
   for (const block of data.blocks ?? [])
@@ -95,7 +96,9 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
         const kept = line.words.filter((w) => w.text.trim() !== "");
         if (kept.length === 0) continue;
         words += kept.length;
-        confidence += kept.reduce((sum, w) => sum + w.confidence, 0);
+        const sum = kept.reduce((total, w) => total + w.confidence, 0);
+        confidence += sum;
+        confidences.push(sum / kept.length);
         const { x0, x1 } = line.bbox;
         const { baseline, rowAttributes } = line;
         // Baseline height at the line's start (Tesseract gives it as a line through two points).
@@ -113,9 +116,12 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
   return {
     items: {
       box: [0, 0, page.width * points, page.height * points],
+      // The image is read as it is shown: PDF pages rendered turned, images turned upright by their EXIF orientation.
+      rotate: 0,
       text,
       geometry: Float64Array.from(geometry),
       font: new Uint32Array(text.length),
+      confidence: Float64Array.from(confidences),
       fonts: ["ocr"],
       monospace: [],
     },
@@ -128,7 +134,15 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
 const MIN_TEXT_PIXELS = 10;
 
 function noWords(page: PageImage, points: number): OcrPage {
-  const items = { text: [], geometry: new Float64Array(), font: new Uint32Array(), fonts: ["ocr"], monospace: [] };
+  const items = {
+    rotate: 0,
+    text: [],
+    geometry: new Float64Array(),
+    font: new Uint32Array(),
+    confidence: new Float64Array(),
+    fonts: ["ocr"],
+    monospace: [],
+  };
   return { items: { box: [0, 0, page.width * points, page.height * points], ...items }, confidence: 0, words: 0 };
 }
 
