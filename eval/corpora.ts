@@ -24,7 +24,7 @@ export function extractBytes(bytes: Uint8Array, filename: string, limits: Limits
   // The evaluation reads no scans: OCR settings are the defaults.
   return extractDocument(loaded({ bytes, filename }), {
     limits,
-    ocr: { languages: ["eng"], syncMaxPages: limits.maxPagesPerRequest },
+    ocr: { languages: ["eng"], syncMaxPages: limits.maxPagesPerRequest, jobMaxPages: limits.maxPagesPerRequest },
   });
 }
 

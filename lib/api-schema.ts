@@ -23,6 +23,13 @@ export const ChunkOptionsSchema = z.object({
     .enum(OUTPUT_FORMATS)
     .optional()
     .meta({ description: "`raw` (default), or records for a vector store's official JS client." }),
+  async: z
+    .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
+    .optional()
+    .meta({
+      description:
+        "`true`: run as a job, on any tier (ai-pro always is one). The answer is at once `{job_id, status_url}`; poll the status (progress page by page while OCR reads a scan), then fetch the result. For scans with more pages than a synchronous request reads by OCR.",
+    }),
 });
 export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 
@@ -121,14 +128,16 @@ export function describeIssues(error: z.ZodError): string {
 const count = z.number().int().nonnegative();
 
 export const ResultIdSchema = z.string().regex(RESULT_ID_PATTERN).meta({
-  description: "A stored result: `standard_<12 hex>` for large documents, `ai-pro_<12 hex>` for completed jobs.",
+  description:
+    "A stored result: `ai-pro_<12 hex>` for an ai-pro job's, `standard_<12 hex>` for any other (a large document's, or a job's run with `async=true`).",
   example: "standard_3f9c0a1b2c3d",
 });
 
-export const JobIdSchema = z
-  .string()
-  .regex(JOB_ID_PATTERN)
-  .meta({ description: "An ai-pro job: `ai-pro_<12 hex>`.", example: "ai-pro_3f9c0a1b2c3d" });
+export const JobIdSchema = z.string().regex(JOB_ID_PATTERN).meta({
+  description:
+    "A job: `<tier>_<12 hex>`: `ai-pro_<12 hex>` for ai-pro, whose requests always are jobs; any tier's with `async=true`.",
+  example: "ai-pro_3f9c0a1b2c3d",
+});
 
 export const EntitySchema = Entity.meta({
   id: "Entity",

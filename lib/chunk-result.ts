@@ -89,13 +89,18 @@ export function loaded(
   };
 }
 
-/** `cpu`: where a PDF's layout and OCR run (the service's pool); this thread without it. */
+/**
+ * `cpu`: where a PDF's layout and OCR run (the service's pool); this thread without it. `job`: an async job's
+ * extraction, with a job's OCR page and time limits, telling `onPageRead` of each page OCR reads.
+ */
 export function extractDocument(
   doc: Loaded,
   config: Pick<Config, "limits" | "ocr">,
   cpu?: CpuRunner,
+  job?: { onPageRead: (done: number, total: number) => void },
 ): Promise<Extracted> {
   const { limits, ocr } = config;
+  const steps = cpu ? extractStepsOnCpu(cpu, ocr.languages) : stepsHere(ocr.languages);
   return extract(
     doc.bytes,
     { filename: doc.filename, contentType: doc.contentType },
@@ -103,10 +108,11 @@ export function extractDocument(
       maxUnpackedBytes: limits.maxUnpackedBytes,
       maxChars: limits.maxCharsPerRequest,
       maxPages: limits.maxPagesPerRequest,
-      maxOcrPages: ocr.syncMaxPages,
-      timeoutMs: limits.extractTimeoutMs,
+      maxOcrPages: job ? ocr.jobMaxPages : ocr.syncMaxPages,
+      timeoutMs: job ? limits.jobExtractTimeoutMs : limits.extractTimeoutMs,
+      ...(job ? {} : { maxOcrPagesAsync: ocr.jobMaxPages }),
     },
-    cpu ? extractStepsOnCpu(cpu, ocr.languages) : stepsHere(ocr.languages),
+    job ? { ...steps, onPageRead: job.onPageRead } : steps,
     doc.detected,
   );
 }

@@ -75,6 +75,10 @@ const EnvSchema = z.object({
     .transform((value) => value.split("+").map((code) => code.trim())),
   /** Dense pages are read at 16-19 a minute on two cores (npm run bench): 10 take ~35 s of the 60 s extraction limit. */
   OCR_SYNC_MAX_PAGES: int(1, 100_000).default(10),
+  /** Pages read by OCR in one job (`async=true`): 300 dense pages take ~18 minutes on two cores. */
+  OCR_JOB_MAX_PAGES: int(1, 100_000).default(300),
+  /** A job's extraction, OCR included; at most half of RESULT_TTL_SECONDS, a job's lifetime. */
+  JOB_EXTRACT_TIMEOUT_MS: int(1000, 24 * 3600 * 1000).default(30 * 60 * 1000),
 
   CPU_THREADS: int(1, 256).optional(),
   CPU_QUEUE: int(0, 10_000).default(16),
@@ -151,12 +155,16 @@ export interface Config {
     maxCharsPerRequest: number;
     maxUnpackedBytes: number;
     extractTimeoutMs: number;
+    /** The same for a job's extraction. */
+    jobExtractTimeoutMs: number;
   };
   ocr: {
     /** Tesseract's codes, in order of preference ("eng", "fra", "chi_sim"). */
     languages: string[];
     /** Pages read by OCR in one synchronous request. */
     syncMaxPages: number;
+    /** Pages read by OCR in one job. */
+    jobMaxPages: number;
   };
   /** The worker threads that do the CPU work of requests (lib/cpu/pool.ts). */
   cpu: {
@@ -313,8 +321,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxCharsPerRequest: e.MAX_CHARS_PER_REQUEST,
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
+      // A job expires RESULT_TTL_SECONDS after it is made: its extraction takes at most half of that, so the rest is left to fetch it.
+      jobExtractTimeoutMs: Math.min(e.JOB_EXTRACT_TIMEOUT_MS, (e.RESULT_TTL_SECONDS * 1000) / 2),
     },
-    ocr: { languages: [...new Set(e.OCR_LANGUAGES)], syncMaxPages: e.OCR_SYNC_MAX_PAGES },
+    ocr: {
+      languages: [...new Set(e.OCR_LANGUAGES)],
+      syncMaxPages: e.OCR_SYNC_MAX_PAGES,
+      jobMaxPages: Math.max(e.OCR_JOB_MAX_PAGES, e.OCR_SYNC_MAX_PAGES),
+    },
     cpu: {
       threads: e.CPU_THREADS ?? availableParallelism(),
       queue: e.CPU_QUEUE,

@@ -105,7 +105,7 @@ ${tiers.join("\n")}
 
 - \`POST ${apiBase}/chunk/<tier>\`: multipart \`file\`, optional \`max_tokens\`, \`overlap_tokens\`, \`output_format\` (raw, pinecone, weaviate, chroma, qdrant).
 - \`POST ${apiBase}/chunk\`: JSON \`{url, tier, max_tokens, overlap_tokens, output_format}\`.
-- \`GET ${apiBase}/job/{job_id}/status\` and \`/result\`: ai-pro jobs.
+- \`GET ${apiBase}/job/{job_id}/status\` and \`/result\`: jobs (ai-pro, or any tier run with \`async=true\`, as long scans should be).
 - \`GET ${apiBase}/results/{result_id}\`: results of 100 chunks or more.
 - \`GET ${apiBase}\`: tiers, prices, limits and how to pay, as JSON.
 

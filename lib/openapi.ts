@@ -349,7 +349,7 @@ function uploadOperation(
     : `Free, ${config.freePagesPerDay} pages per UTC day per client.`;
   const answer = async
     ? "Answers at once with a job: poll its `status_url` every second or two until `completed`, then GET its `download_url`. Extraction and model errors show in the job's `error` (and release the payment)."
-    : `Answers with the chunks inline, or with ${INLINE_CHUNK_LIMIT} chunks or more a summary and a \`download_url\` (kept ${lifetimeText(config.resultTtlSeconds)}).`;
+    : `Answers with the chunks inline, or with ${INLINE_CHUNK_LIMIT} chunks or more a summary and a \`download_url\` (kept ${lifetimeText(config.resultTtlSeconds)}). With \`async=true\` it answers at once with a job instead, as ai-pro does: for scans of more than ${config.ocr.syncMaxPages} pages (up to ${config.ocr.jobMaxPages}).`;
   return {
     operationId: `chunk${pascal(path.replace("/chunk/", ""))}`,
     tags: [TAGS.chunking],
@@ -377,8 +377,8 @@ function uploadOperation(
       200: async
         ? { description: "The job was created.", ...json(JobAcceptedSchema), headers: z.object(paymentResponseHeader) }
         : {
-            description: "The chunking result.",
-            ...json(z.union([ChunkingResultSchema, StoredResultSummarySchema])),
+            description: "The chunking result; with `async=true`, the job.",
+            ...json(z.union([ChunkingResultSchema, StoredResultSummarySchema, JobAcceptedSchema])),
             headers: z.object(paid ? paymentResponseHeader : rateLimitHeaders),
           },
       ...errorResponses(catalogue, scopes),
@@ -432,7 +432,7 @@ function urlOperation(config: Config, apiBase: string, catalogue: ErrorCode[]): 
     requestBody: { required: true, ...json(UrlChunkRequestSchema.extend(optionsAsEnforced(config.chunking))) },
     responses: {
       200: {
-        description: "The chunking result, or for `ai-pro` the job.",
+        description: "The chunking result, or for `ai-pro` and with `async: true` the job.",
         ...json(z.union([ChunkingResultSchema, StoredResultSummarySchema, JobAcceptedSchema])),
         headers: z.object({
           ...paymentResponseHeader,
@@ -573,8 +573,8 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
       get: {
         operationId: "getJobStatus",
         tags: [TAGS.jobs],
-        summary: "An ai-pro job's progress",
-        description: `Poll every second or two. \`processing\` → \`completed\` (with \`result_id\` and \`download_url\`) or \`failed\` (with \`error\`; the payment is released, so the same \`X-PAYMENT\` buys a new job). Jobs expire ${lifetime} after creation.`,
+        summary: "A job's progress (ai-pro, or any tier run with async=true)",
+        description: `Poll every second or two. \`processing\` → \`completed\` (with \`result_id\` and \`download_url\`) or \`failed\` (with \`error\`; the payment is released, so the same \`X-PAYMENT\` buys a new job; a free job gives back its pages). While OCR reads a scan, \`message\` says which page (\`Read page 12 of 40 by OCR\`). Jobs expire ${lifetime} after creation.`,
         requestParams: { path: z.object({ job_id: JobIdSchema }) },
         responses: {
           200: { description: "The job.", ...json(JobStatusSchema) },
@@ -589,7 +589,7 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
         tags: [TAGS.jobs],
         summary: "A completed job's result",
         description:
-          "The enriched result (per-chunk `summary` and `entities`, `document_summary`). 409 until the job has completed.",
+          "The result, as the synchronous request would have answered it with all its chunks (ai-pro's enriched: per-chunk `summary` and `entities`, `document_summary`). 409 until the job has completed.",
         requestParams: { path: z.object({ job_id: JobIdSchema }) },
         responses: {
           200: { description: "The result with all its chunks.", ...json(StoredResultSchema) },
@@ -654,7 +654,11 @@ function buildDocument(config: Config, apiBase: string): OpenApiDocument {
       externalDocs: { description: "The reference with examples", url: `${origin}/docs` },
       tags: [
         { name: TAGS.chunking, description: "Upload a document to a tier's endpoint, or send a URL." },
-        { name: TAGS.jobs, description: "Stored results of large documents, and the ai-pro tier's async jobs." },
+        {
+          name: TAGS.jobs,
+          description:
+            "Stored results of large documents, and async jobs (ai-pro's, and any tier's run with async=true).",
+        },
         { name: TAGS.service, description: "What the API offers, its health, the free allowance and this document." },
         ...(config.network === "solana-localnet"
           ? [{ name: TAGS.local, description: "The embedded test chain: test USDC, no real money." }]

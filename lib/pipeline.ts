@@ -23,7 +23,7 @@ import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
 
-/** The one path every chunking request takes: input → quota or payment gate → extract → chunk → format → inline, stored, or a job (ai-pro). */
+/** The one path every chunking request takes: input → quota or payment gate → extract → chunk → format → inline, stored, or a job (ai-pro, or any tier with `async=true`). */
 
 export const INLINE_CHUNK_LIMIT = 100;
 
@@ -89,11 +89,23 @@ async function runFree(
   const { config, quota } = services;
   // Refuse an exhausted client before fetching or parsing anything.
   await quota.assertAvailable(request.client);
+  const payment = { amount: 0, asset: "USDC" as const, network: config.network, transaction: null };
+  if (runsAsJob(tier, request)) {
+    // The job takes the pages once it has read the document, and gives them back if it fails.
+    const body = await startJob(services, {
+      tier: tier.id,
+      input: request.input,
+      options,
+      apiBase: request.apiBase,
+      payment,
+      client: request.client,
+    });
+    return { body, headers: {} };
+  }
   const { doc, extracted } = await prepare(services, request);
   // The page count is known once extracted; the pages are taken before the chunking work and given back if it fails.
   const reservation = await quota.reserve(request.client, extracted.pageCount);
   try {
-    const payment = { amount: 0, asset: "USDC" as const, network: config.network, transaction: null };
     const answer = await chunk(services, request, { doc, extracted, tier, options });
     return await answer.make(payment, rateLimitHeaders(reservation));
   } catch (error) {
@@ -101,6 +113,9 @@ async function runFree(
     throw error;
   }
 }
+
+/** ai-pro always runs as a job; any tier does when asked with `async=true`. */
+const runsAsJob = (tier: Tier, request: ChunkRequest) => tier.mode === "async" || request.options.async === true;
 
 /** What a payment reference binds to: the uploaded bytes' hash, or the URL (known before fetching). */
 function documentBinding(request: Checked): string {
@@ -115,8 +130,10 @@ async function runPaid(
   options: ResolvedOptions,
 ): Promise<ChunkResponse> {
   const document = documentBinding(request);
+  const asJob = runsAsJob(tier, request);
+  // The same document, tier and options asked as a job is another purchase than asked synchronously (ai-pro always is one).
   const requestKey = createHash("sha256")
-    .update(JSON.stringify([tier.id, document, options]))
+    .update(JSON.stringify([tier.id, document, options, ...(asJob && tier.mode === "sync" ? ["async"] : [])]))
     .digest("hex");
   const admission = await services.payments.admit({
     client: request.client,
@@ -138,10 +155,11 @@ async function runPaid(
   });
   let computed: ChunkResponse | undefined;
   try {
-    if (tier.mode === "async") {
+    if (asJob) {
       // A job is bought when it is accepted: the money moves first; a failed job releases the payment.
       const settled = await settle();
       const body = await startJob(services, {
+        tier: tier.id,
         input: request.input,
         options,
         apiBase: request.apiBase,

@@ -13,6 +13,8 @@ export interface QuotaWindow {
 }
 
 export interface Reservation extends QuotaWindow {
+  /** When the pages were taken (epoch ms): `FreeQuota.refund` needs it to give them back to that day. */
+  takenAt: number;
   refund: () => Promise<void>;
 }
 
@@ -83,11 +85,19 @@ export class FreeQuota {
     let refunded = false;
     return {
       ...w,
+      takenAt: now,
       refund: async () => {
         if (refunded) return;
         refunded = true;
-        await this.store.incrBy(k, -pages, { ttlMs });
+        await this.refund(client, pages, now);
       },
     };
+  }
+
+  /** Gives back `pages` taken at `takenAt` (to that day's count): a job's, whose reservation object is gone with its worker. */
+  async refund(client: string, pages: number, takenAt: number): Promise<void> {
+    const { day, resetMs } = window(takenAt);
+    const ttlMs = resetMs - this.now() + 60_000;
+    if (ttlMs > 0) await this.store.incrBy(key(day, client), -pages, { ttlMs });
   }
 }

@@ -491,6 +491,7 @@ async function aiProJob(standinUrl: string, pdf: Uint8Array) {
   const services = createServices(config, { schedule: (task) => void (work = task()) });
   const started = performance.now();
   const body = await startJob(services, {
+    tier: "ai-pro",
     input: pdfInput(pdf),
     options: resolveOptions({}, config.chunking),
     apiBase: "http://bench/api",
@@ -557,6 +558,7 @@ async function creationLatencies(
   for (let i = 0; i < WARMUP_RUNS + runs; i++) {
     const started = performance.now();
     const body = await startJob(services, {
+      tier: "ai-pro",
       input,
       options: resolveOptions({}, config.chunking),
       apiBase: "http://bench/api",

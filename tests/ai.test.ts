@@ -17,7 +17,7 @@ import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { countTokens } from "@/lib/tokens";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
-import { call, funded, upload } from "./helpers/api";
+import { call, funded, pollUntilDone, upload } from "./helpers/api";
 import { type Rpc, transferToken } from "./helpers/chain";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
@@ -157,21 +157,6 @@ async function payFor(endpoint: string, document: string, fields: Record<string,
     amount: BigInt(paymentRequirements.maxAmountRequired),
     memo: memoInstruction(paymentRequirements.extra.reference),
   });
-}
-
-/** Polls a job's status (bounded) until it leaves `processing`, returning every status seen. */
-async function pollUntilDone(jobId: string, deadlineMs = 20_000): Promise<Array<Record<string, any>>> {
-  const seen: Array<Record<string, any>> = [];
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    const response = await call("GET", `/api/job/${jobId}/status`);
-    expect(response.status).toBe(200);
-    const status = await json(response);
-    seen.push(status);
-    if (status.status !== "processing") return seen;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`job ${jobId} still processing after ${deadlineMs} ms: ${JSON.stringify(seen.at(-1))}`);
 }
 
 // ---------------------------------------------------------------------------

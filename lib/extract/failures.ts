@@ -1,4 +1,5 @@
 import { ApiError } from "@/lib/errors";
+import type { ExtractLimits } from "@/lib/extract/types";
 
 /**
  * Every way extraction can refuse a document, in one place so codes and
@@ -59,12 +60,20 @@ export const failures = {
       "image_too_large",
       `This image is ${width} × ${height} pixels; at most ${(maxPixels / 1e6).toFixed(0)} million pixels a page are read. Scale it down (300 pixels per inch is plenty for OCR) and send it again.`,
     ),
-  ocrTooManyPages: (pages: number, max: number) =>
-    new ApiError(
+  /** `maxOcrPagesAsync` is there when a synchronous request is refused: a job of it may read more. */
+  ocrTooManyPages: (pages: number, limits: Pick<ExtractLimits, "maxOcrPages" | "maxOcrPagesAsync">) => {
+    const found = `This document has ${pages} pages without a text layer to read by OCR`;
+    const { maxOcrPages: max, maxOcrPagesAsync: asJob } = limits;
+    return new ApiError(
       413,
       "ocr_too_many_pages",
-      `This document has ${pages} pages without a text layer to read by OCR; at most ${max} are read per request. Split it and send the parts separately.`,
-    ),
+      asJob === undefined
+        ? `${found}; at most ${max} are read in one job. Split it and send the parts separately.`
+        : pages <= asJob
+          ? `${found}; at most ${max} are read in a synchronous request. Send it again with async=true (a form or JSON field) to run it as a job, which reads up to ${asJob}: the answer is a job_id and a status_url that shows progress page by page.`
+          : `${found}; at most ${max} are read in a synchronous request and ${asJob} in a job (async=true). Split it and send the parts separately.`,
+    );
+  },
   corruptedDocx: () =>
     new ApiError(
       400,

@@ -17,7 +17,7 @@ import type { ExtractLimits } from "@/lib/extract/types";
  */
 export async function extractImage(
   bytes: Uint8Array,
-  limits: Pick<ExtractLimits, "maxPages" | "maxOcrPages" | "timeoutMs">,
+  limits: Pick<ExtractLimits, "maxPages" | "maxOcrPages" | "maxOcrPagesAsync" | "timeoutMs">,
   steps: ExtractSteps,
 ): Promise<PdfText> {
   let header: Metadata;
@@ -28,11 +28,11 @@ export async function extractImage(
   }
   const pageCount = header.pages ?? 1;
   if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
-  if (pageCount > limits.maxOcrPages) throw failures.ocrTooManyPages(pageCount, limits.maxOcrPages);
+  if (pageCount > limits.maxOcrPages) throw failures.ocrTooManyPages(pageCount, limits);
 
   const density = header.density ?? DEFAULT_IMAGE_DPI;
   const deadline = performance.now() + limits.timeoutMs;
-  const ocr = await readPages(pageCount, (k) => pageImage(bytes, k, density), steps.ocr, deadline);
+  const ocr = await readPages(pageCount, (k) => pageImage(bytes, k, density), steps, deadline);
   const layouts = await steps.layout(ocr.map((page) => page.items));
   if (layouts.every((page) => page.text === "")) throw failures.noText(pageCount, "image");
   return { ...joinPages(layouts), pageCount, ocrPages: ocr.map((_, index) => index + 1) };

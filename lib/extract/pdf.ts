@@ -66,7 +66,7 @@ export type PdfPageItems = z.infer<typeof PageItems>;
 
 export async function extractPdf(
   bytes: Uint8Array,
-  limits: Pick<ExtractLimits, "maxPages" | "maxOcrPages" | "timeoutMs">,
+  limits: Pick<ExtractLimits, "maxPages" | "maxOcrPages" | "maxOcrPagesAsync" | "timeoutMs">,
   steps: ExtractSteps,
 ): Promise<PdfText> {
   const deadline = performance.now() + limits.timeoutMs;
@@ -83,7 +83,7 @@ export async function extractPdf(
         throw failures.extractorUnavailable(new Error(`worker read ${read.pages.length} pages of ${opened.pageCount}`));
       }
       const blank = read.pages.flatMap((page, i) => (page.text.some((t) => t.trim() !== "") ? [] : [i]));
-      if (blank.length > limits.maxOcrPages) throw failures.ocrTooManyPages(blank.length, limits.maxOcrPages);
+      if (blank.length > limits.maxOcrPages) throw failures.ocrTooManyPages(blank.length, limits);
       // Read here, while the worker renders the next page, and so within the extraction time limit.
       const render = async (k: number) => {
         const request = { op: "pdf-render" as const, page: blank[k]! + 1, dpi: RENDER_DPI, maxPixels: MAX_OCR_PIXELS };
@@ -91,7 +91,7 @@ export async function extractPdf(
         if (!rendered.ok) throw refusal(rendered);
         return rendered;
       };
-      const ocr = await readPages(blank.length, render, steps.ocr, deadline);
+      const ocr = await readPages(blank.length, render, steps, deadline);
       return {
         pages: read.pages,
         pageCount: opened.pageCount,

@@ -11,6 +11,8 @@ export interface ExtractSteps {
   layout: (pages: PdfPageItems[]) => Promise<PageLayout[]>;
   /** A page image → its text as page items (`ocr/recognize.ts`). */
   ocr: (page: PageImage) => Promise<OcrPage>;
+  /** Told as each page is read by OCR, `done` of `total`: an async job's progress. */
+  onPageRead?: (done: number, total: number) => void;
 }
 
 /** The steps in this thread; OCR in `languages` (Tesseract's codes, installed from npm). */

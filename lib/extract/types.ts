@@ -50,5 +50,7 @@ export interface ExtractLimits {
   maxPages: number;
   /** Pages read by OCR in one request. */
   maxOcrPages: number;
+  /** A synchronous request's: pages an async job of it would read by OCR, which the refusal names. */
+  maxOcrPagesAsync?: number;
   timeoutMs: number;
 }

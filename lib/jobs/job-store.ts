@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import type { Store } from "@/lib/store/types";
+import { TIER_IDS, type TierId } from "@/lib/tiers";
 
 /**
  * Async jobs in the store, so any instance can poll, continue or finish a
@@ -16,8 +17,9 @@ import type { Store } from "@/lib/store/types";
  * next write fails and it stops.
  */
 
-export const JOB_ID_PATTERN = /^ai-pro_[0-9a-f]{12}$/;
-export const newJobId = () => `ai-pro_${randomBytes(6).toString("hex")}`;
+/** `<tier>_<12 hex>`: ai-pro's jobs as the spec names them, and any tier's run with `async=true`. */
+export const JOB_ID_PATTERN = new RegExp(`^(?:${TIER_IDS.join("|")})_[0-9a-f]{12}$`);
+export const newJobId = (tier: TierId) => `${tier}_${randomBytes(6).toString("hex")}`;
 
 const JobInput = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("upload"), filename: z.string().optional(), contentType: z.string().optional() }),
@@ -40,14 +42,24 @@ export const JobRecord = z.object({
   lease_until: z.number(),
   /** What to do: enough for any instance to run it. */
   work: z.object({
-    tier: z.literal("ai-pro"),
+    tier: z.enum(TIER_IDS),
     input: JobInput,
     options: z.object({ maxTokens: z.number(), overlapTokens: z.number(), outputFormat: z.enum(OUTPUT_FORMATS) }),
     api_base: z.string(),
-    payment: z.object({ amount: z.number(), asset: z.literal("USDC"), network: z.string(), transaction: z.string() }),
-    /** The ledger's request key, to release the payment when the job fails. */
-    payment_request: z.string(),
+    /** Free tier: amount 0, no transaction. */
+    payment: z.object({
+      amount: z.number(),
+      asset: z.literal("USDC"),
+      network: z.string(),
+      transaction: z.string().nullable(),
+    }),
+    /** Paid tiers: the ledger's request key, to release the payment when the job fails. */
+    payment_request: z.string().optional(),
+    /** Free tier: the client whose daily pages the job takes. */
+    client: z.string().optional(),
   }),
+  /** Free tier: the pages taken from the client's day (`taken_at`, epoch ms), given back if the job fails. */
+  free_pages: z.object({ pages: z.number().int().nonnegative(), taken_at: z.number() }).optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 

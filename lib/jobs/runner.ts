@@ -1,39 +1,47 @@
 /**
- * The life of an async (ai-pro) job: accepted, worked on under a lease,
- * `completed` or `failed`; visible through its status and result.
+ * The life of an async job (ai-pro's, or any tier's asked with `async=true`):
+ * accepted, worked on under a lease, `completed` or `failed`; visible
+ * through its status and result.
  *
  * The worker renews its lease while it works (a third of the lease at a
  * time) and writes progress as model calls finish. A worker that dies stops
  * renewing; the next status poll after the lease lapses takes the job over
  * (a compare-and-set, so one poller wins) and starts it again. A job whose
  * workers keep dying fails after `maxAttempts`. A failed job releases its
- * payment, so the client can retry with the same X-PAYMENT.
+ * payment, so the client can retry with the same X-PAYMENT, or gives back
+ * the free pages it took.
  */
 import { randomUUID } from "node:crypto";
 import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
+import { isAiTier } from "@/lib/ai/model-client";
 import type { JobAccepted, JobStatus } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/chunking/types";
 import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
 import { lifetimeText, newResultId } from "@/lib/results";
 import type { Services } from "@/lib/services";
+import { TIERS, type TierId } from "@/lib/tiers";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
 
 export interface NewJob {
+  tier: TierId;
   input: { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string } | { kind: "url"; url: string };
   options: ResolvedOptions;
   apiBase: string;
   payment: JobRecord["work"]["payment"];
-  paymentRequest: string;
+  /** Paid tiers: the ledger's request key. */
+  paymentRequest?: string;
+  /** Free tier: whose daily pages the job takes. */
+  client?: string;
 }
 
-/** Records the job and schedules its work; what `POST /chunk/ai-pro` answers. */
+/** Records the job and schedules its work; what `POST /chunk/ai-pro` (or any tier with `async=true`) answers. */
 export async function startJob(services: Services, job: NewJob): Promise<JobAccepted> {
   const now = Date.now();
   const owner = randomUUID();
   const { input } = job;
   const record: JobRecord = {
-    job_id: newJobId(),
+    job_id: newJobId(job.tier),
     status: "processing",
     progress: 0,
     message: "Queued",
@@ -43,13 +51,14 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     lease_owner: owner,
     lease_until: now + services.config.jobs.leaseMs,
     work: {
-      tier: "ai-pro",
+      tier: job.tier,
       input:
         input.kind === "upload" ? { kind: "upload", filename: input.filename, contentType: input.contentType } : input,
       options: job.options,
       api_base: job.apiBase,
       payment: job.payment,
-      payment_request: job.paymentRequest,
+      ...(job.paymentRequest === undefined ? {} : { payment_request: job.paymentRequest }),
+      ...(job.client === undefined ? {} : { client: job.client }),
     },
   };
   const version = await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
@@ -114,10 +123,10 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
       message: "Failed",
       error: {
         code: "job_abandoned",
-        message: `its worker stopped ${record.attempts} times without finishing; submit it again with the same X-PAYMENT, which has been released`,
+        message: `its worker stopped ${record.attempts} times without finishing; submit it again${record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}`,
       },
     });
-    if (failed) await releasePayment(services, record);
+    if (failed) await giveBack(services, failed.record);
     return failed ?? (await services.jobs.get(record.job_id)) ?? version;
   }
   const taken = await services.jobs.replace(version, {
@@ -132,10 +141,19 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
   return taken;
 }
 
-async function releasePayment(services: Services, record: JobRecord): Promise<void> {
-  await services.payments
-    .releasePayment(record.work.payment.transaction, record.work.payment_request)
-    .catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
+/** What a failed job bought back: its payment released for a retry, or its free pages returned. */
+async function giveBack(services: Services, record: JobRecord): Promise<void> {
+  const { payment, payment_request: request, client } = record.work;
+  if (payment.transaction && request)
+    await services.payments
+      .releasePayment(payment.transaction, request)
+      .catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
+  if (client && record.free_pages)
+    await services.quota
+      .refund(client, record.free_pages.pages, record.free_pages.taken_at)
+      .catch((error: unknown) =>
+        console.error(`Returning the free pages of failed job ${record.job_id} failed`, error),
+      );
 }
 
 /**
@@ -200,7 +218,7 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
   );
   try {
     const { chunksJson, ...result } = await work(services, handle);
-    const resultId = newResultId("ai-pro");
+    const resultId = newResultId(TIERS[handle.record.work.tier].resultPrefix);
     await services.results.save(
       resultId,
       resultJson({ ...result, job_id: handle.record.job_id, result_id: resultId }, chunksJson),
@@ -220,23 +238,22 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
         ? { code: error.code, message: error.message }
         : {
             code: "internal_error",
-            message:
-              "Something went wrong on our side. Submit the document again with the same X-PAYMENT, which has been released.",
+            message: `Something went wrong on our side. Submit the document again${handle.record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}.`,
           };
     if (!(error instanceof ApiError)) console.error(`Job ${handle.record.job_id} failed:`, error);
     const failed = await handle
       .write((r) => ({ ...r, status: "failed", message: "Failed", error: failure }))
       .catch(() => false);
-    if (failed) await releasePayment(services, handle.record);
+    if (failed) await giveBack(services, handle.record);
   } finally {
     clearInterval(heartbeat);
   }
 }
 
-/** Extract, find boundaries, chunk, enrich: the result without `payment`'s and ids' additions. */
+/** Extract (OCR included), take the free pages, find boundaries, chunk, enrich: the result without the ids. */
 async function work(services: Services, handle: JobHandle): Promise<Record<string, unknown> & { chunksJson: string }> {
   const { record } = handle;
-  const { input, options } = record.work;
+  const { input, options, tier } = record.work;
   handle.progress(0, "Extracting text");
   let doc;
   if (input.kind === "upload") {
@@ -246,39 +263,67 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
   } else {
     doc = loaded(await services.fetchUrl(input.url));
   }
-  const extracted = await extractDocument(doc, services.config, services.cpu);
+  // Progress is OCR's pages read, when there are any, then the model calls (AI tiers); without either, the
+  // chunking is quick. Reading pages is most of a scan's time, model calls most of a text's.
+  let ocrShare = 0;
+  const extracted = await extractDocument(doc, services.config, services.cpu, {
+    onPageRead(done, total) {
+      ocrShare = isAiTier(tier) ? 0.5 : 0.9;
+      handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
+    },
+  });
+  if (tier === "free") await takeFreePages(services, handle, extracted.pageCount);
+  handle.progress(ocrShare, "Chunking");
 
-  // Progress is the share of model calls made: boundary windows, enrichment calls (estimated from
-  // the text until the chunks exist), and the document summary.
+  const afterOcr = (share: number) => ocrShare + (1 - ocrShare) * share;
+  // The model calls: boundary windows, enrichment calls (estimated from the text until the chunks exist), and the
+  // document summary.
   let boundaryCalls = 0;
-  let estimatedEnrichmentCalls = Math.ceil(extracted.text.length / CHARS_PER_ENRICHMENT_CALL) + 1;
+  let estimatedEnrichmentCalls =
+    tier === "ai-pro" ? Math.ceil(extracted.text.length / CHARS_PER_ENRICHMENT_CALL) + 1 : 0;
   const progress: ModelProgress = {
     boundaries(done, total) {
       boundaryCalls = total;
-      handle.progress(done / (total + estimatedEnrichmentCalls), `Finding boundaries ${done}/${total}`);
+      handle.progress(afterOcr(done / (total + estimatedEnrichmentCalls)), `Finding boundaries ${done}/${total}`);
     },
     summaries(chunksDone, chunksTotal, callsDone, callsTotal) {
       estimatedEnrichmentCalls = callsTotal;
       handle.progress(
-        (boundaryCalls + callsDone) / (boundaryCalls + callsTotal),
+        afterOcr((boundaryCalls + callsDone) / (boundaryCalls + callsTotal)),
         `Summarising ${chunksDone}/${chunksTotal}`,
       );
     },
     documentSummary() {
       handle.progress(
-        (boundaryCalls + estimatedEnrichmentCalls - 1) / (boundaryCalls + estimatedEnrichmentCalls),
+        afterOcr((boundaryCalls + estimatedEnrichmentCalls - 1) / (boundaryCalls + estimatedEnrichmentCalls)),
         "Summarising the document",
       );
     },
   };
-  const result = await buildResult(doc, extracted, "ai-pro", options, {
+  const result = await buildResult(doc, extracted, tier, options, {
     embedder: services.embedder,
     models: services.models,
-    modelConcurrency: services.config.ai.proConcurrency,
+    modelConcurrency: tier === "ai-pro" ? services.config.ai.proConcurrency : services.config.ai.concurrency,
     progress,
     signal: handle.lost.signal,
     cpu: services.cpu,
   });
   const { payment } = record.work;
   return { ...result, payment, expires_in: lifetimeText(Math.max(0, remainingMs(record) / 1000)) };
+}
+
+/**
+ * A free job's pages, taken once its page count is known and noted in the job, so a worker taking the job over
+ * takes none again and a failed job gives them back. Over the day's allowance: the job fails with 429's code.
+ */
+async function takeFreePages(services: Services, handle: JobHandle, pages: number): Promise<void> {
+  const { client } = handle.record.work;
+  if (handle.record.free_pages || !client) return;
+  const reservation = await services.quota.reserve(client, pages);
+  const noted = await handle.write((r) => ({ ...r, free_pages: { pages, taken_at: reservation.takenAt } }));
+  if (!noted) {
+    // Taken over meanwhile: the new worker takes its own pages.
+    await reservation.refund();
+    throw handle.lost.signal.reason;
+  }
 }

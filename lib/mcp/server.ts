@@ -90,7 +90,7 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     {
       title: "Chunk a document",
       description:
-        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (async job). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements.",
+        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (always a job; any tier is one with async: true, as long scans should be). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements.",
       inputSchema: ChunkDocumentArgsSchema,
     },
     async (args, extra) => {
@@ -137,8 +137,9 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
   server.registerTool(
     "get_job",
     {
-      title: "An ai-pro job's status",
-      description: "Status and progress of an ai-pro job started by chunk_document; poll every second or two.",
+      title: "A job's status",
+      description:
+        "Status and progress of a job started by chunk_document (ai-pro, or any tier with async=true); poll every second or two.",
       inputSchema: jobArgs,
     },
     async ({ job_id }) => {
@@ -153,8 +154,8 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
   server.registerTool(
     "get_result",
     {
-      title: "An ai-pro job's result",
-      description: "The chunks of a completed ai-pro job.",
+      title: "A job's result",
+      description: "The chunks of a completed job.",
       inputSchema: jobArgs,
     },
     async ({ job_id }) => {

@@ -8,6 +8,8 @@ import * as faucet from "@/app/api/dev/faucet/route";
 import * as jobStatus from "@/app/api/job/[id]/status/route";
 import * as jobResult from "@/app/api/job/[id]/result/route";
 import * as mcp from "@/app/api/mcp/route";
+import * as quota from "@/app/api/quota/route";
+import { expect } from "vitest";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
 
@@ -41,6 +43,7 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (!first) return { module: root, params: {} };
   if (first === "health" && !second) return { module: health, params: {} };
   if (first === "mcp" && !second) return { module: mcp, params: {} };
+  if (first === "quota" && !second) return { module: quota, params: {} };
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
@@ -50,6 +53,21 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "job" && second && rest.length === 1 && rest[0] === "result")
     return { module: jobResult, params: { id: second } };
   return { module: fallback, params: {} };
+}
+
+/** Polls a job's status (bounded) until it leaves `processing`, returning every status seen. */
+export async function pollUntilDone(jobId: string, deadlineMs = 20_000): Promise<Array<Record<string, any>>> {
+  const seen: Array<Record<string, any>> = [];
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    const response = await call("GET", `/api/job/${jobId}/status`);
+    expect(response.status).toBe(200);
+    const status = (await response.json()) as Record<string, any>;
+    seen.push(status);
+    if (status.status !== "processing") return seen;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`job ${jobId} still processing after ${deadlineMs} ms: ${JSON.stringify(seen.at(-1))}`);
 }
 
 export function upload(

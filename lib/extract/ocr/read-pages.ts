@@ -10,14 +10,16 @@ import type { ExtractSteps } from "@/lib/extract/steps";
  * reading the last ones (~5 s each) instead of preceding them all. At most
  * PAGES_AT_ONCE + 1 images are held at once. Past `deadline` (a
  * performance.now() time) no further page is started: 400
- * document_too_complex. The first failure ends the reading.
+ * document_too_complex. The first failure ends the reading. Each page read
+ * is reported to `steps.onPageRead` (a job's progress).
  */
 export async function readPages(
   count: number,
   image: (k: number) => Promise<PageImage>,
-  ocr: ExtractSteps["ocr"],
+  steps: Pick<ExtractSteps, "ocr" | "onPageRead">,
   deadline: number,
 ): Promise<OcrPage[]> {
+  let read = 0;
   const pages: Promise<OcrPage>[] = [];
   const running = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
@@ -26,7 +28,10 @@ export async function readPages(
     while (running.size >= PAGES_AT_ONCE) await Promise.race(running);
     if (failure) throw failure.error;
     if (performance.now() > deadline) throw failures.tooComplex("time");
-    const page = ocr(next);
+    const page = steps.ocr(next).then((done) => {
+      steps.onPageRead?.(++read, count);
+      return done;
+    });
     // Handled here, so a page that fails while the next is being made is no unhandled rejection.
     const settled = page.then(
       () => undefined,
