@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
@@ -18,6 +20,7 @@ import {
   shownChunkCount,
   waitForChunks,
 } from "./helpers/home";
+import { renderPages } from "../tests/helpers/scans";
 
 /**
  * The free tier in the browser: a document chosen from disk or given by URL,
@@ -200,4 +203,86 @@ describe("free tier", () => {
       await expectAccessible(page);
     }
   });
+
+  it(
+    "shows a chunk on its page, its lines highlighted over the text, from the keyboard; a scan's too",
+    { timeout: 120_000 },
+    async () => {
+      const page = await newPage(browser);
+      await openHome(page, app.base);
+      await chooseFile(page, fixture("structured.pdf"));
+      await setOptions(page, { maxTokens: 64, overlap: 8 });
+      await page.getByRole("button", { name: "Chunk for free" }).click();
+      await waitForChunks(page);
+      await expectPreviewOverText(page, 2);
+      await screenshot(page, "page-preview");
+      await expectAccessible(page);
+      await page.keyboard.press("Escape");
+      await page.getByTestId("page-preview").waitFor({ state: "detached" });
+      // Focus back on the button that opened it.
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toContain("Show on page");
+
+      // A scan: the image itself under OCR's boxes.
+      const folder = await mkdtemp(join(tmpdir(), "chunkwise-scan-"));
+      const scan = join(folder, "scan.png");
+      await writeFile(
+        scan,
+        (await renderPages(new Uint8Array(await readFile(fixture("structured.pdf"))), [1], 150))[0]!,
+      );
+      await chooseFile(page, scan);
+      await page.getByRole("button", { name: "Chunk for free" }).click();
+      await page.getByText("read by OCR").first().waitFor({ timeout: 60_000 });
+      await waitForChunks(page);
+      await expectPreviewOverText(page, 1);
+      expect(await page.getByTestId("page-preview").innerText()).toMatch(/read by OCR, confidence \d+%/);
+      await expectAccessible(page);
+      await page.getByRole("button", { name: "Close" }).click();
+      await page.getByTestId("page-preview").waitFor({ state: "detached" });
+    },
+  );
 });
+
+/**
+ * Opens the page preview of the `nth` chunk (1-based) from the keyboard and checks that every highlighted line
+ * lies over ink of the page as the browser drew it.
+ */
+async function expectPreviewOverText(page: Page, nth: number): Promise<void> {
+  const button = chunkCards(page)
+    .nth(nth - 1)
+    .getByRole("button", { name: /Show on page/ });
+  await button.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByTestId("page-preview");
+  await dialog.waitFor();
+  const boxes = dialog.getByTestId("chunk-box");
+  await boxes.first().waitFor();
+  const count = await boxes.count();
+  expect(await dialog.innerText()).toContain(`${count} line`);
+  // Each box, in the drawn page's pixels: the share of its pixels that are dark (text) must be well above none.
+  const inked = await dialog.evaluate(async (root) => {
+    const surface = root.querySelector("canvas, img") as HTMLCanvasElement | HTMLImageElement;
+    const canvas = document.createElement("canvas");
+    const { width, height } =
+      surface instanceof HTMLCanvasElement ? surface : { width: surface.naturalWidth, height: surface.naturalHeight };
+    Object.assign(canvas, { width, height });
+    const context = canvas.getContext("2d")!;
+    context.drawImage(surface, 0, 0);
+    const frame = surface.getBoundingClientRect();
+    return [...root.querySelectorAll<HTMLElement>("[data-testid=chunk-box]")].map((box) => {
+      const r = box.getBoundingClientRect();
+      const [x, y] = [((r.left - frame.left) / frame.width) * width, ((r.top - frame.top) / frame.height) * height];
+      const [w, h] = [(r.width / frame.width) * width, (r.height / frame.height) * height];
+      const { data } = context.getImageData(
+        Math.round(x),
+        Math.round(y),
+        Math.max(1, Math.round(w)),
+        Math.max(1, Math.round(h)),
+      );
+      let dark = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i]! + data[i + 1]! + data[i + 2]! < 3 * 128) dark++;
+      return dark / (data.length / 4);
+    });
+  });
+  expect(inked.length).toBe(count);
+  for (const share of inked) expect(share).toBeGreaterThan(0.03);
+}

@@ -106,6 +106,11 @@ describe("the chunk list reads every output format", () => {
         token_count: 9,
         page_start: 2,
         page_end: 3,
+        boxes: [
+          { page: 2, x0: 0.1, y0: 0.85, x1: 0.9, y1: 0.87 },
+          { page: 3, x0: 0.1, y0: 0.05, x1: 0.45, y1: 0.07 },
+        ],
+        ocr_confidence: 93.4,
         headings: ["Guide", "Install"],
         summary: "A hiring.",
         entities: [
@@ -122,7 +127,7 @@ describe("the chunk list reads every output format", () => {
   const doc = { documentId: "d".repeat(64), filename: "a.pdf", tier: "ai-pro", maxTokens: 512, overlapTokens: 64 };
 
   for (const format of OUTPUT_FORMATS) {
-    it(`${format}: text, numbers, pages, section path, summary and entities`, () => {
+    it(`${format}: text, numbers, pages, boxes, section path, summary and entities`, () => {
       const [first, second] = toChunkViews(formatChunks(chunks, format, doc), format);
       expect(first).toMatchObject({
         index: 0,
@@ -133,7 +138,10 @@ describe("the chunk list reads every output format", () => {
         pageEnd: 3,
         headings: ["Guide", "Install"],
         summary: "A hiring.",
+        ocrConfidence: 93.4,
       });
+      // Objects in raw, Weaviate and Qdrant records, a JSON string in Pinecone's and Chroma's.
+      expect(first!.boxes).toEqual(chunks[0]!.metadata.boxes);
       expect(first!.entities).toEqual([
         { text: "Ada Lovelace", type: "people" },
         { text: "London", type: "places" },
@@ -145,6 +153,7 @@ describe("the chunk list reads every output format", () => {
         characters: 31,
         headings: [],
         entities: [],
+        boxes: [],
       });
       expect(second!.pageStart).toBeUndefined();
       if (format === "raw") expect(first!.recordId).toBeUndefined();
@@ -165,6 +174,7 @@ describe("downloads", () => {
     total_chunks: 2,
     metadata: {
       filename: "My report (final).pdf",
+      content_type: "text/markdown",
       estimated_pages: 1,
       method: "recursive",
       output_format: "qdrant" as const,

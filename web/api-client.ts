@@ -76,6 +76,7 @@ export interface ChunkingResult {
   total_chunks: number;
   metadata: Record<string, unknown> & {
     filename: string;
+    content_type: string;
     estimated_pages: number;
     /** Pages read by OCR; sent by services that read scans. */
     ocr_pages?: number[];

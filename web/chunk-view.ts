@@ -16,6 +16,10 @@ export interface ChunkView {
   characters: number;
   pageStart?: number;
   pageEnd?: number;
+  /** Where its lines are on their pages (PDFs and images). */
+  boxes: PageBox[];
+  /** Lines read by OCR: Tesseract's confidence, 0-100. */
+  ocrConfidence?: number;
   headings: string[];
   summary?: string;
   entities: Entity[];
@@ -28,6 +32,15 @@ export interface ChunkView {
 export interface Entity {
   text: string;
   type: string;
+}
+
+/** A line of a chunk on its page: shares (0-1) of the page as shown, from its top left corner. */
+export interface PageBox {
+  page: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
 }
 
 type Fields = Record<string, unknown>;
@@ -62,6 +75,26 @@ function chromaEntities(value: unknown): Entity[] {
   } catch {
     return [];
   }
+}
+
+/** Boxes as objects (raw, Weaviate, Qdrant) or as one JSON string of them (Pinecone and Chroma take no objects). */
+function boxList(value: unknown): PageBox[] {
+  let list = value;
+  if (typeof value === "string") {
+    try {
+      list = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item): PageBox[] => {
+    if (!isObject(item)) return [];
+    const [page, x0, y0, x1, y1] = [item.page, item.x0, item.y0, item.x1, item.y1].map(num);
+    return page !== undefined && x0 !== undefined && y0 !== undefined && x1 !== undefined && y1 !== undefined
+      ? [{ page, x0, y0, x1, y1 }]
+      : [];
+  });
 }
 
 /** Where each format keeps the text, the id and the metadata fields. */
@@ -103,6 +136,8 @@ export function toChunkView(record: unknown, format: OutputFormat, position: num
     characters: num(fields.char_count) ?? [...text].length,
     pageStart: num(fields.page_start),
     pageEnd: num(fields.page_end),
+    boxes: boxList(fields.boxes),
+    ocrConfidence: num(fields.ocr_confidence),
     headings,
     summary: str(fields.summary) || undefined,
     entities,

@@ -293,7 +293,7 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
         {state.stage.name === "chunking" ? (
           <ResultSkeleton label="Chunking the document" />
         ) : result ? (
-          <ResultView key={state.resultCount} result={result} />
+          <ResultView key={state.resultCount} result={result} source={state.lastSource ?? undefined} />
         ) : null}
       </div>
     </>

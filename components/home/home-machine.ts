@@ -25,6 +25,8 @@ export interface HomeState {
   problem: Problem | null;
   /** Kept while a new run is being chosen, so the last chunks stay readable. */
   lastResult: ChunkingResult | null;
+  /** The document the last result came from, for its page preview (a chosen file; a URL the browser does not fetch). */
+  lastSource: DocumentSource | null;
   /** Counts results, so each new one gets a fresh results view (search and expanded rows reset). */
   resultCount: number;
 }
@@ -41,6 +43,7 @@ export const initialHomeState: HomeState = {
   stage: { name: "choosing" },
   problem: null,
   lastResult: null,
+  lastSource: null,
   resultCount: 0,
 };
 
@@ -59,6 +62,8 @@ export function homeReducer(state: HomeState, event: HomeEvent): HomeState {
         stage: { name: "done", result: event.result },
         problem: null,
         lastResult: event.result,
+        lastSource:
+          state.stage.name === "chunking" || state.stage.name === "paying" ? state.stage.request.source : null,
         resultCount: state.resultCount + 1,
       };
     case "failed":

@@ -16,10 +16,12 @@ interface Props {
   expanded: boolean;
   onToggle: (index: number) => void;
   announce: (message: string) => void;
+  /** Opens the chunk's page with its lines highlighted; absent when the document is not at hand (a URL, a job). */
+  onShowOnPage?: (chunk: ChunkView, opener: HTMLElement) => void;
 }
 
 /** One chunk: its numbers, section path, ai-pro summary and entities, and its text. */
-export const ChunkCard = memo(function ChunkCard({ chunk, format, expanded, onToggle, announce }: Props) {
+export const ChunkCard = memo(function ChunkCard({ chunk, format, expanded, onToggle, announce, onShowOnPage }: Props) {
   const long = chunk.text.length > CLAMP_CHARS || chunk.text.split("\n", CLAMP_LINES + 1).length > CLAMP_LINES;
   const pages = pagesLabel(chunk);
   const textId = `chunk-text-${chunk.index}`;
@@ -34,8 +36,20 @@ export const ChunkCard = memo(function ChunkCard({ chunk, format, expanded, onTo
             {chunk.tokens !== undefined ? <Stat term="Tokens" value={`${formatCount(chunk.tokens)} tokens`} /> : null}
             <Stat term="Characters" value={`${formatCount(chunk.characters)} chars`} />
             {pages ? <Stat term="Pages" value={pages} /> : null}
+            {chunk.ocrConfidence !== undefined ? (
+              <Stat term="OCR confidence" value={`OCR ${Math.round(chunk.ocrConfidence)}%`} />
+            ) : null}
           </dl>
         </div>
+        {onShowOnPage && chunk.boxes.length ? (
+          <button
+            type="button"
+            onClick={(event) => onShowOnPage(chunk, event.currentTarget)}
+            className="shrink-0 rounded-md border border-line bg-surface px-2.5 py-1.5 text-sm font-medium text-fg hover:bg-surface-2"
+          >
+            Show on page<span className="sr-only"> chunk #{chunk.index}</span>
+          </button>
+        ) : null}
         <CopyButton
           className="shrink-0"
           label="Copy"

@@ -15,6 +15,7 @@ interface Props {
   /** Of the whole result, for each row's position in the set (aria-setsize). */
   format: OutputFormat;
   announce: (message: string) => void;
+  onShowOnPage?: (chunk: ChunkView, opener: HTMLElement) => void;
 }
 
 /**
@@ -24,7 +25,7 @@ interface Props {
  * smooth. Expanded rows are remembered by chunk index, so they stay
  * expanded when they scroll out and back in.
  */
-export function ChunkList({ chunks, format, announce }: Props) {
+export function ChunkList({ chunks, format, announce, onShowOnPage }: Props) {
   const listRef = useRef<HTMLOListElement>(null);
   const [scrollMargin, setScrollMargin] = useState(0);
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
@@ -79,6 +80,7 @@ export function ChunkList({ chunks, format, announce }: Props) {
               expanded={expanded.has(chunk.index)}
               onToggle={onToggle}
               announce={announce}
+              onShowOnPage={onShowOnPage}
             />
           </li>
         );

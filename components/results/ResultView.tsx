@@ -1,14 +1,15 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useDeferredValue, useId, useMemo, useState } from "react";
-import { type ApiErrorBody, type ChunkingResult, getStoredResult } from "@/web/api-client";
-import { filterChunks, toChunkViews } from "@/web/chunk-view";
+import { useCallback, useDeferredValue, useId, useMemo, useState } from "react";
+import { type ApiErrorBody, type ChunkingResult, type DocumentSource, getStoredResult } from "@/web/api-client";
+import { type ChunkView, filterChunks, toChunkViews } from "@/web/chunk-view";
 import { chunksJsonl, resultJson, saveFile, storeRecords } from "@/web/downloads";
 import { formatCount, plural } from "@/web/format";
 import { formatName } from "@/web/labels";
 import { ChunkList } from "./ChunkList";
 import { CopyButton } from "./CopyButton";
+import { PagePreview, PREVIEWABLE_TYPES } from "./PagePreview";
 import { ResultSummary } from "./ResultSummary";
 import { SizeHistogram } from "./SizeHistogram";
 import { ChunkListSkeleton, SizeHistogramSkeleton } from "./skeletons";
@@ -54,10 +55,11 @@ function useChunks(result: ChunkingResult) {
 
 /**
  * Everything about one chunking result: the summary, a size histogram,
- * search, downloads, copying, and the virtualised list of chunks. Used by
- * the home page (free and paid sync tiers) and the job page (ai-pro).
+ * search, downloads, copying, the virtualised list of chunks, and with the
+ * document at hand (a chosen PDF or image) each chunk shown on its page.
+ * Used by the home page (free and paid sync tiers) and the job page.
  */
-export function ResultView({ result }: { result: ChunkingResult }) {
+export function ResultView({ result, source }: { result: ChunkingResult; source?: DocumentSource }) {
   const headingId = useId();
   const searchId = useId();
   const { chunks, loading, error, retry } = useChunks(result);
@@ -73,6 +75,9 @@ export function ResultView({ result }: { result: ChunkingResult }) {
   const announce = (message: string) =>
     setAnnouncement((previous) => (previous === message ? `${message}\u00a0` : message));
   const records = chunks ? storeRecords(result, chunks) : null;
+  const file = source?.kind === "file" && PREVIEWABLE_TYPES.has(result.metadata.content_type) ? source.file : null;
+  const [previewing, setPreviewing] = useState<{ chunk: ChunkView; opener: HTMLElement } | null>(null);
+  const showOnPage = useCallback((chunk: ChunkView, opener: HTMLElement) => setPreviewing({ chunk, opener }), []);
 
   return (
     <section aria-labelledby={headingId} className="space-y-5" data-testid="result-view">
@@ -157,7 +162,12 @@ export function ResultView({ result }: { result: ChunkingResult }) {
           </p>
 
           {shown.length ? (
-            <ChunkList chunks={shown} format={format} announce={announce} />
+            <ChunkList
+              chunks={shown}
+              format={format}
+              announce={announce}
+              onShowOnPage={file ? showOnPage : undefined}
+            />
           ) : (
             <p className="rounded-xl border border-dashed border-line p-8 text-center text-muted">
               No chunk contains “{deferredQuery.trim()}”. Try fewer or other words.
@@ -169,6 +179,18 @@ export function ResultView({ result }: { result: ChunkingResult }) {
       <p aria-live="polite" role="status" className="sr-only">
         {announcement}
       </p>
+      {file && previewing ? (
+        <PagePreview
+          file={file}
+          contentType={result.metadata.content_type}
+          chunk={previewing.chunk}
+          onClose={() => {
+            // The list is virtualised: the button that opened the page may have scrolled out and gone.
+            if (previewing.opener.isConnected) previewing.opener.focus();
+            setPreviewing(null);
+          }}
+        />
+      ) : null}
     </section>
   );
 }
