@@ -73,9 +73,9 @@ const EnvSchema = z.object({
     .trim()
     .default("eng")
     .transform((value) => value.split("+").map((code) => code.trim())),
-  /** Dense pages are read at 16-19 a minute on two cores (npm run bench): 10 take ~35 s of the 60 s extraction limit. */
+  /** Dense scanned pages are read at ~23 a minute on two cores, 17-19 when drawn (npm run bench): 10 take 26-35 s of 60. */
   OCR_SYNC_MAX_PAGES: int(1, 100_000).default(10),
-  /** Pages read by OCR in one job (`async=true`): 300 dense pages take ~18 minutes on two cores. */
+  /** Pages read by OCR in one job (`async=true`): 300 dense pages take 13-18 minutes on two cores. */
   OCR_JOB_MAX_PAGES: int(1, 100_000).default(300),
   /** A job's extraction, OCR included; at most half of RESULT_TTL_SECONDS, a job's lifetime. */
   JOB_EXTRACT_TIMEOUT_MS: int(1000, 24 * 3600 * 1000).default(30 * 60 * 1000),

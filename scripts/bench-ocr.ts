@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (its OCR part): pages per minute of a scanned PDF read by
- * the service (pages rendered by pdf.js, read by tesseract.js in the CPU
- * pool, two worker threads), beside the Tesseract command line (Debian's
+ * the service (each page's stored image decoded by pdf.js, read by
+ * tesseract.js in the CPU pool, two worker threads), beside the Tesseract command line (Debian's
  * `tesseract-ocr` 5, native code, what a user would run instead), two pages
  * at a time with one thread each, on the same page images. Word accuracy of
  * both on those pages says they did the same work.

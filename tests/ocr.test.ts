@@ -1,15 +1,26 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { crc32, deflateSync } from "node:zlib";
-import { PDFDocument, StandardFonts } from "pdf-lib";
+import {
+  PDFDocument,
+  StandardFonts,
+  concatTransformationMatrix,
+  degrees,
+  drawObject,
+  popGraphicsState,
+  pushGraphicsState,
+} from "pdf-lib";
 import sharp from "sharp";
+import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chunkExtracted } from "@/lib/chunking";
 import { ConfigError, loadConfig } from "@/lib/config";
 import type { MethodContext } from "@/lib/chunking/types";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
+import { failures } from "@/lib/extract/failures";
 import { stepsHere } from "@/lib/extract/steps";
+import { withWorker } from "@/lib/extract/worker";
 import { words } from "@/eval/ocr-accuracy";
 import { renderPages } from "./helpers/scans";
 
@@ -194,9 +205,108 @@ describe("a PDF with a text page and a scanned page", () => {
   });
 });
 
+describe("a scanned page's image", () => {
+  const Image = z.object({
+    ok: z.literal(true),
+    image: z.instanceof(Uint8Array),
+    width: z.number(),
+    height: z.number(),
+    dpi: z.number(),
+  });
+  type Image = z.infer<typeof Image>;
+
+  /** What OCR gets of page 1 of `pdf` (the stored image, or the page rendered), and the page rendered at `dpi`. */
+  async function both(pdf: Uint8Array, dpi: number): Promise<{ read: Image; rendered: Image }> {
+    return withWorker({ timeoutMs: 60_000, damaged: failures.corruptedPdf }, async (worker) => {
+      await worker.call({ op: "pdf-open", data: pdf }, z.object({ ok: z.literal(true) }));
+      const ask = async (op: "pdf-page-image" | "pdf-render") => {
+        const reply = await worker.call({ op, page: 1, dpi, maxPixels: 16_000_000 }, Image);
+        if (!reply.ok) throw new Error(reply.message);
+        return reply;
+      };
+      return { read: await ask("pdf-page-image"), rendered: await ask("pdf-render") };
+    });
+  }
+
+  /** Of the dark pixels of `a`, the share dark in `b` too, `b` scaled to `a`'s size: the same page, the same way up. */
+  async function darkAgreement(a: Image, b: Image): Promise<number> {
+    const pixels = (image: Image) => image.image.subarray(image.image.length - image.width * image.height);
+    const scaled = await sharp(pixels(b), { raw: { width: b.width, height: b.height, channels: 1 } })
+      .resize(a.width, a.height, { fit: "fill" })
+      .toColourspace("b-w")
+      .raw()
+      .toBuffer();
+    const mine = pixels(a);
+    let dark = 0;
+    let both = 0;
+    for (let i = 0; i < mine.length; i++) {
+      if (mine[i]! >= 128) continue;
+      dark++;
+      if (scaled[i]! < 128) both++;
+    }
+    return both / dark;
+  }
+
+  it("is read as stored when the page is that image alone, 8-bit or 1-bit, instead of rendering the page", async () => {
+    const { data, info } = await sharp(page1).greyscale().raw().toBuffer({ resolveWithObject: true });
+    // 1 bit a pixel, rows padded to bytes, a set bit white (DeviceGray): a fax-style scan.
+    const rowBytes = (info.width + 7) >> 3;
+    const bits = new Uint8Array(rowBytes * info.height);
+    for (let y = 0; y < info.height; y++)
+      for (let x = 0; x < info.width; x++)
+        if (data[y * info.width + x]! >= 128) bits[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
+    const oneBit = await PDFDocument.create();
+    const page = oneBit.addPage([595, 842]);
+    const stream = oneBit.context.flateStream(bits, {
+      Type: "XObject",
+      Subtype: "Image",
+      Width: info.width,
+      Height: info.height,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 1,
+    });
+    const name = page.node.newXObject("Scan", oneBit.context.register(stream));
+    page.pushOperators(
+      pushGraphicsState(),
+      concatTransformationMatrix(595, 0, 0, 842, 0, 0),
+      drawObject(name),
+      popGraphicsState(),
+    );
+    const eightBit = await PDFDocument.create();
+    eightBit.addPage([595, 842]).drawImage(await eightBit.embedPng(page1), { x: 0, y: 0, width: 595, height: 842 });
+
+    for (const pdf of [oneBit, eightBit]) {
+      const { read, rendered } = await both(await pdf.save(), 200);
+      // The image's own pixels at its own resolution: page1 was rendered at 200 ppi.
+      expect({ width: read.width, height: read.height }).toEqual({ width: info.width, height: info.height });
+      expect(read.dpi).toBeCloseTo((info.width / 595) * 72, 5);
+      // Rendering blurs a 1-bit page's edges; a page upside down or inverted would agree on a few per cent.
+      expect(await darkAgreement(read, rendered)).toBeGreaterThan(0.8);
+    }
+  });
+
+  it("is rendered when the page shows more than one full-page image, or turns it", async () => {
+    const inset = await PDFDocument.create();
+    inset.addPage([595, 842]).drawImage(await inset.embedPng(page1), { x: 50, y: 50, width: 495, height: 742 });
+    const turned = await PDFDocument.create();
+    const page = turned.addPage([595, 842]);
+    page.drawImage(await turned.embedPng(page1), { x: 0, y: 0, width: 595, height: 842 });
+    page.setRotation(degrees(90));
+    for (const pdf of [inset, turned]) {
+      const { read, rendered } = await both(await pdf.save(), 100);
+      // Rendered at the asked 100 ppi, as the page shows: not the 200-ppi image as stored.
+      expect({ width: read.width, height: read.height, dpi: read.dpi }).toEqual({
+        width: rendered.width,
+        height: rendered.height,
+        dpi: rendered.dpi,
+      });
+    }
+  });
+});
+
 describe("languages", () => {
   it("reads English by default and takes OCR_LANGUAGES among the installed @tesseract.js-data packages", () => {
-    expect(loadConfig({}).ocr).toEqual({ languages: ["eng"], syncMaxPages: 10 });
+    expect(loadConfig({}).ocr).toEqual({ languages: ["eng"], syncMaxPages: 10, jobMaxPages: 300 });
     expect(loadConfig({ OCR_LANGUAGES: "deu+eng+deu" }).ocr.languages).toEqual(["deu", "eng"]);
     expect(() => loadConfig({ OCR_LANGUAGES: "eng+fra" })).toThrow(
       new ConfigError("OCR_LANGUAGES names fra, which is not installed: npm install @tesseract.js-data/fra"),

@@ -115,53 +115,58 @@ describe("npm start with no environment", () => {
     expect(tools.result.tools.map((t) => t.name)).toContain("chunk_document");
   });
 
-  it("chunks text, PDF, DOCX, HTML and scanned uploads, refuses a corrupted PDF with 400, and answers unknown API paths with JSON", async () => {
-    const response = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(prose(1), "a.txt") });
-    expect(response.status).toBe(200);
-    const result = (await response.json()) as { total_chunks: number; chunks: unknown[] };
-    expect(result.chunks).toHaveLength(result.total_chunks);
+  // Longer than the default: it reads a scan by OCR on a machine the rest of the suite may be keeping busy.
+  it(
+    "chunks text, PDF, DOCX, HTML and scanned uploads, refuses a corrupted PDF with 400, and answers unknown API paths with JSON",
+    { timeout: 90_000 },
+    async () => {
+      const response = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(prose(1), "a.txt") });
+      expect(response.status).toBe(200);
+      const result = (await response.json()) as { total_chunks: number; chunks: unknown[] };
+      expect(result.chunks).toHaveLength(result.total_chunks);
 
-    // PDF, DOCX and HTML go through the extraction worker thread, which the build must ship unbundled.
-    const fixture = (name: string) => new Uint8Array(readFileSync(join(root, "tests", "fixtures", name)));
-    for (const [name, type] of [
-      ["multipage.pdf", "application/pdf"],
-      ["report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
-      ["page.html", "text/html"],
-    ] as const) {
-      const extracted = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(fixture(name), name) });
-      const body = (await extracted.json()) as { metadata?: { content_type: string }; code?: string };
-      expect(extracted.status, `${name}: ${JSON.stringify(body)}`).toBe(200);
-      expect(body.metadata?.content_type).toContain(type);
-    }
-    const corrupted = await fetch(`${base}/api/chunk/demo`, {
-      method: "POST",
-      body: upload(fixture("corrupted.pdf"), "corrupted.pdf"),
-    });
-    expect(corrupted.status).toBe(400);
-    expect(((await corrupted.json()) as { code: string }).code).toBe("corrupted_pdf");
-
-    // OCR: tesseract.js starts its own thread and reads its WebAssembly and language data from node_modules, sharp
-    // and @napi-rs/canvas load native binaries: the build must ship all of them unbundled.
-    const [scan] = await renderPages(fixture("structured.pdf"), [1], 200);
-    for (const [bytes, name] of [
-      [scan!, "scan.png"],
-      [fixture("no-text.pdf"), "blank-scan.pdf"],
-    ] as const) {
-      const read = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(bytes, name) });
-      const body = (await read.json()) as { metadata?: { ocr_pages: number[] }; code?: string };
-      if (name === "scan.png") {
-        expect(read.status, JSON.stringify(body)).toBe(200);
-        expect(body.metadata?.ocr_pages).toEqual([1]);
-      } else {
-        // Both pages rendered and read; nothing on them.
-        expect({ status: read.status, code: body.code }).toEqual({ status: 400, code: "no_text" });
+      // PDF, DOCX and HTML go through the extraction worker thread, which the build must ship unbundled.
+      const fixture = (name: string) => new Uint8Array(readFileSync(join(root, "tests", "fixtures", name)));
+      for (const [name, type] of [
+        ["multipage.pdf", "application/pdf"],
+        ["report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
+        ["page.html", "text/html"],
+      ] as const) {
+        const extracted = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(fixture(name), name) });
+        const body = (await extracted.json()) as { metadata?: { content_type: string }; code?: string };
+        expect(extracted.status, `${name}: ${JSON.stringify(body)}`).toBe(200);
+        expect(body.metadata?.content_type).toContain(type);
       }
-    }
+      const corrupted = await fetch(`${base}/api/chunk/demo`, {
+        method: "POST",
+        body: upload(fixture("corrupted.pdf"), "corrupted.pdf"),
+      });
+      expect(corrupted.status).toBe(400);
+      expect(((await corrupted.json()) as { code: string }).code).toBe("corrupted_pdf");
 
-    const missing = await fetch(`${base}/api/nope`);
-    expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { code: string }).code).toBe("not_found");
-  });
+      // OCR: tesseract.js starts its own thread and reads its WebAssembly and language data from node_modules, sharp
+      // and @napi-rs/canvas load native binaries: the build must ship all of them unbundled.
+      const [scan] = await renderPages(fixture("structured.pdf"), [1], 200);
+      for (const [bytes, name] of [
+        [scan!, "scan.png"],
+        [fixture("no-text.pdf"), "blank-scan.pdf"],
+      ] as const) {
+        const read = await fetch(`${base}/api/chunk/demo`, { method: "POST", body: upload(bytes, name) });
+        const body = (await read.json()) as { metadata?: { ocr_pages: number[] }; code?: string };
+        if (name === "scan.png") {
+          expect(read.status, JSON.stringify(body)).toBe(200);
+          expect(body.metadata?.ocr_pages).toEqual([1]);
+        } else {
+          // Both pages rendered and read; nothing on them.
+          expect({ status: read.status, code: body.code }).toEqual({ status: 400, code: "no_text" });
+        }
+      }
+
+      const missing = await fetch(`${base}/api/nope`);
+      expect(missing.status).toBe(404);
+      expect(((await missing.json()) as { code: string }).code).toBe("not_found");
+    },
+  );
 
   it("keys the free quota on the socket address, not on a forged X-Forwarded-For", async () => {
     // Whatever the day's allowance of this (loopback) client still holds, used up in one upload.

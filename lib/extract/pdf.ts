@@ -12,9 +12,9 @@ import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
  * PDF text, page by page, as Markdown: unpdf (pdf.js) reads positioned text
  * in a worker thread, lib/extract/pdf-layout.ts turns it into headings,
  * paragraphs and lists without running headers, footers and page numbers.
- * A page without a text layer (a scan) is rendered there too and read by
- * OCR, whose lines go through the same layout recovery; a page with one is
- * never OCR'd.
+ * A page without a text layer (a scan) is read by OCR from its stored image
+ * (a page that is one full-page image) or rendered there, and its lines go
+ * through the same layout recovery; a page with one is never OCR'd.
  */
 export interface PdfText {
   text: string;
@@ -86,7 +86,12 @@ export async function extractPdf(
       if (blank.length > limits.maxOcrPages) throw failures.ocrTooManyPages(blank.length, limits);
       // Read here, while the worker renders the next page, and so within the extraction time limit.
       const render = async (k: number) => {
-        const request = { op: "pdf-render" as const, page: blank[k]! + 1, dpi: RENDER_DPI, maxPixels: MAX_OCR_PIXELS };
+        const request = {
+          op: "pdf-page-image" as const,
+          page: blank[k]! + 1,
+          dpi: RENDER_DPI,
+          maxPixels: MAX_OCR_PIXELS,
+        };
         const rendered = await worker.call(request, Rendered);
         if (!rendered.ok) throw refusal(rendered);
         return rendered;
