@@ -3,7 +3,7 @@ import path from "node:path";
 import type { NextConfig } from "next";
 
 /** Parsers the extraction worker (workers/extract-worker.mjs) imports at run time. */
-const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown", "@napi-rs/canvas"];
+const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown", "@napi-rs/canvas", "sharp"];
 /**
  * OCR (lib/extract/ocr): tesseract.js starts a worker thread of its own by path, which loads Tesseract's
  * WebAssembly (tesseract.js-core) and the language data of every installed @tesseract.js-data package

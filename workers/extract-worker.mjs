@@ -180,12 +180,18 @@ async function storedScan(number, maxPixels) {
     if (!stored?.data || !stored.width || !stored.height || stored.width * stored.height > maxPixels) return undefined;
     const grey = greyPixels(stored, ImageKind);
     if (!grey) return undefined;
-    return {
-      image: pgm(grey, stored.width, stored.height),
-      width: stored.width,
-      height: stored.height,
-      dpi: (stored.width / width) * 72,
-    };
+    const { width: w, height: h } = stored;
+    // A Gaussian blur of 0.8 pixel, under a stroke's width, before Tesseract binarises the page: drawing the page
+    // smoothed it so, and without it grain defeats the threshold. On the evaluation's scans read this way
+    // (npm run eval, "Scans"), noise σ 40 went from 75.7% of words to 99.7%, 150 ppi with noise and skew from
+    // 82.5% to 98.5%, clean pages stayed at 99.9%.
+    const sharp = (await load("sharp")).default;
+    const softened = await sharp(grey, { raw: { width: w, height: h, channels: 1 } })
+      .blur(0.8)
+      .toColourspace("b-w")
+      .raw()
+      .toBuffer();
+    return { image: pgm(softened, w, h), width: w, height: h, dpi: (w / width) * 72 };
   } finally {
     page.cleanup();
   }
