@@ -19,6 +19,7 @@ import type { MethodContext } from "@/lib/chunking/types";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";
+import { SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import { stepsHere } from "@/lib/extract/steps";
 import { withWorker } from "@/lib/extract/worker";
 import { words } from "@/eval/ocr-accuracy";
@@ -220,7 +221,11 @@ describe("a scanned page's image", () => {
     return withWorker({ timeoutMs: 60_000, damaged: failures.corruptedPdf }, async (worker) => {
       await worker.call({ op: "pdf-open", data: pdf }, z.object({ ok: z.literal(true) }));
       const ask = async (op: "pdf-page-image" | "pdf-render") => {
-        const reply = await worker.call({ op, page: 1, dpi, maxPixels: 16_000_000 }, Image);
+        const request = { page: 1, dpi, maxPixels: 16_000_000 };
+        const reply = await worker.call(
+          op === "pdf-render" ? { op, ...request } : { op, ...request, blur: SCAN_BLUR_SIGMA },
+          Image,
+        );
         if (!reply.ok) throw new Error(reply.message);
         return reply;
       };

@@ -2,7 +2,13 @@ import sharp, { type Metadata } from "sharp";
 import { failures } from "@/lib/extract/failures";
 import type { PageImage } from "@/lib/extract/ocr/recognize";
 import { readPages } from "@/lib/extract/ocr/read-pages";
-import { DEFAULT_IMAGE_DPI, MAX_IMAGE_PIXELS, MAX_OCR_PIXELS } from "@/lib/extract/ocr/settings";
+import {
+  DEFAULT_IMAGE_DPI,
+  MAX_IMAGE_PIXELS,
+  MAX_OCR_PIXELS,
+  RENDER_DPI,
+  SCAN_BLUR_SIGMA,
+} from "@/lib/extract/ocr/settings";
 import { joinPages, type PdfText } from "@/lib/extract/pdf";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits } from "@/lib/extract/types";
@@ -50,23 +56,26 @@ async function pageImage(bytes: Uint8Array, page: number, density: number): Prom
   }
   const { width = 0, height = 0 } = size;
   if (width * height > MAX_IMAGE_PIXELS) throw failures.imageTooLarge(width, height, MAX_IMAGE_PIXELS);
-  const shrink = Math.min(1, Math.sqrt(MAX_OCR_PIXELS / Math.max(1, width * height)));
+  // At RENDER_DPI at least (a coarse scan is read better scaled up), at most MAX_OCR_PIXELS.
+  const up = density < 0.95 * RENDER_DPI ? RENDER_DPI / density : 1;
+  const scale = Math.min(up, Math.sqrt(MAX_OCR_PIXELS / Math.max(1, width * height)));
   // Inside a square of the longer side: the same whichever way autoOrient turns the page.
-  const side = Math.floor(Math.max(width, height) * shrink);
+  const side = Math.floor(Math.max(width, height) * scale);
   try {
     const { data, info } = await sharp(bytes, { page, limitInputPixels: MAX_IMAGE_PIXELS, failOn: "truncated" })
       .autoOrient()
-      .resize(side, side, { fit: "inside", withoutEnlargement: true })
-      // Transparent parts on white, as a viewer shows them; then one channel of grey.
+      .resize(side, side, { fit: "inside", kernel: scale > 1 ? "linear" : "lanczos3" })
+      // Transparent parts on white, as a viewer shows them; then one channel of grey, softened as a PDF's scan is.
       .flatten({ background: "#ffffff" })
       .toColourspace("b-w")
+      .blur(SCAN_BLUR_SIGMA)
       .raw()
       .toBuffer({ resolveWithObject: true });
     const header = new TextEncoder().encode(`P5\n${info.width} ${info.height}\n255\n`);
     const image = new Uint8Array(header.length + data.length);
     image.set(header);
     image.set(data, header.length);
-    return { image, width: info.width, height: info.height, dpi: density * shrink };
+    return { image, width: info.width, height: info.height, dpi: (density * side) / Math.max(width, height) };
   } catch {
     throw failures.corruptedImage();
   }

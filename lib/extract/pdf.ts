@@ -2,7 +2,7 @@ import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
 import { readPages } from "@/lib/extract/ocr/read-pages";
 import type { OcrPage } from "@/lib/extract/ocr/recognize";
-import { MAX_OCR_PIXELS, RENDER_DPI } from "@/lib/extract/ocr/settings";
+import { MAX_OCR_PIXELS, RENDER_DPI, SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import type { PageLayout, PdfPageContent } from "@/lib/extract/pdf-layout";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits, PageRange, SourceLine } from "@/lib/extract/types";
@@ -54,7 +54,7 @@ const PageItems = z
     "text items whose columns disagree",
   );
 const Items = z.object({ ok: z.literal(true), pages: z.array(PageItems) });
-const Rendered = z.object({
+const PageImageReply = z.object({
   ok: z.literal(true),
   image: z.instanceof(Uint8Array),
   width: z.number().int().positive(),
@@ -84,19 +84,20 @@ export async function extractPdf(
       }
       const blank = read.pages.flatMap((page, i) => (page.text.some((t) => t.trim() !== "") ? [] : [i]));
       if (blank.length > limits.maxOcrPages) throw failures.ocrTooManyPages(blank.length, limits);
-      // Read here, while the worker renders the next page, and so within the extraction time limit.
-      const render = async (k: number) => {
+      // Read here, while the worker makes the next page's image, and so within the extraction time limit.
+      const pageImage = async (k: number) => {
         const request = {
           op: "pdf-page-image" as const,
           page: blank[k]! + 1,
           dpi: RENDER_DPI,
           maxPixels: MAX_OCR_PIXELS,
+          blur: SCAN_BLUR_SIGMA,
         };
-        const rendered = await worker.call(request, Rendered);
-        if (!rendered.ok) throw refusal(rendered);
-        return rendered;
+        const made = await worker.call(request, PageImageReply);
+        if (!made.ok) throw refusal(made);
+        return made;
       };
-      const ocr = await readPages(blank.length, render, steps, deadline);
+      const ocr = await readPages(blank.length, pageImage, steps, deadline);
       return {
         pages: read.pages,
         pageCount: opened.pageCount,

@@ -18,7 +18,8 @@ import { failures } from "@/lib/extract/failures";
 export type WorkerRequest =
   | { op: "pdf-open"; data: Uint8Array }
   | { op: "pdf-items" }
-  | { op: "pdf-render" | "pdf-page-image"; page: number; dpi: number; maxPixels: number }
+  | { op: "pdf-render"; page: number; dpi: number; maxPixels: number }
+  | { op: "pdf-page-image"; page: number; dpi: number; maxPixels: number; blur: number }
   | { op: "docx-html"; data: Uint8Array }
   | { op: "markdown"; segments: string[]; options: Partial<NodeHtmlMarkdownOptions> };
 
