@@ -12,13 +12,12 @@ import { type Config, loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import type { Extracted } from "@/lib/extract/types";
 import { startLocalChain, type LocalChain } from "@/lib/localchain";
-import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { countTokens } from "@/lib/tokens";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
-import { call, funded, pollUntilDone, upload } from "./helpers/api";
-import { type Rpc, transferToken } from "./helpers/chain";
+import { call, payFor402, pollUntilDone, upload } from "./helpers/api";
+import type { Rpc } from "./helpers/chain";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
 /**
@@ -147,17 +146,8 @@ const post = (
 ) => call("POST", `/api/chunk/${endpoint}`, { body: upload(document, "notes.txt", fields), headers });
 
 /** Asks, pays exactly what the 402 asks with its reference, returns the X-PAYMENT signature. */
-async function payFor(endpoint: string, document: string, fields: Record<string, string> = {}): Promise<string> {
-  const required = await post(endpoint, document, {}, fields);
-  expect(required.status).toBe(402);
-  const { paymentRequirements } = await json(required);
-  return transferToken(rpc, await funded(), {
-    owner: chain.payTo,
-    mint: chain.usdcMint,
-    amount: BigInt(paymentRequirements.maxAmountRequired),
-    memo: memoInstruction(paymentRequirements.extra.reference),
-  });
-}
+const payFor = (endpoint: string, document: string, fields: Record<string, string> = {}) =>
+  payFor402(rpc, chain, () => post(endpoint, document, {}, fields));
 
 // ---------------------------------------------------------------------------
 // Units, windows and merging (no model)

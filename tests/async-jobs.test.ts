@@ -1,18 +1,16 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createSolanaRpc } from "@solana/kit";
-import { PDFDocument } from "pdf-lib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { startLocalChain, type LocalChain } from "@/lib/localchain";
-import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { FreeQuota } from "@/lib/quota";
 import { createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
-import { call, funded, pollUntilDone, upload } from "./helpers/api";
-import { type Rpc, transferToken } from "./helpers/chain";
+import { call, payFor402, pollUntilDone, upload } from "./helpers/api";
+import type { Rpc } from "./helpers/chain";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
-import { renderPages } from "./helpers/scans";
+import { pdfOfPages } from "./helpers/scans";
 
 /**
  * `async=true`: any tier run as a job, with ai-pro's machinery (status,
@@ -56,13 +54,10 @@ beforeAll(async () => {
   );
   // A PDF of two scanned pages: images, no text layer.
   const structured = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/structured.pdf")));
-  const source = await PDFDocument.load(structured);
-  const pdf = await PDFDocument.create();
-  for (const [i, png] of (await renderPages(structured, [1, 2], 200)).entries()) {
-    const { width, height } = source.getPage(i).getSize();
-    pdf.addPage([width, height]).drawImage(await pdf.embedPng(png), { x: 0, y: 0, width, height });
-  }
-  scan = await pdf.save();
+  scan = await pdfOfPages(structured, [
+    { page: 1, as: "scan" },
+    { page: 2, as: "scan" },
+  ]);
 }, 60_000);
 
 afterEach(async () => {
@@ -86,18 +81,6 @@ const post = (
 ) => call("POST", `/api/chunk/${endpoint}`, { body: upload(bytes, "scan.pdf", fields), ...init });
 
 const pagesLeft = async (client: string) => (await json(await call("GET", "/api/quota", { client }))).remaining;
-
-async function payFor(endpoint: string, bytes: Uint8Array, fields: Record<string, string>): Promise<string> {
-  const required = await post(endpoint, bytes, fields);
-  expect(required.status).toBe(402);
-  const { paymentRequirements } = await json(required);
-  return transferToken(rpc, await funded(), {
-    owner: chain.payTo,
-    mint: chain.usdcMint,
-    amount: BigInt(paymentRequirements.maxAmountRequired),
-    memo: memoInstruction(paymentRequirements.extra.reference),
-  });
-}
 
 describe("a scan over the synchronous OCR limit", () => {
   it("is refused synchronously with 413 naming async=true, and taken no pages for", async () => {
@@ -158,7 +141,7 @@ describe("a scan over the synchronous OCR limit", () => {
 
   it("runs on a paid tier with async=true; a job that fails releases the payment for a retry", async () => {
     const fields = { async: "true" };
-    const signature = await payFor("structure", scan, fields);
+    const signature = await payFor402(rpc, chain, () => post("structure", scan, fields));
     const job = await json(await post("structure", scan, fields, { headers: { "X-PAYMENT": signature } }));
     expect(job.job_id).toMatch(/^structure_[0-9a-f]{12}$/);
     // The same payment for the same request is the same job.
@@ -171,7 +154,7 @@ describe("a scan over the synchronous OCR limit", () => {
 
     // A PDF whose body is broken gets past the upload's checks and fails in the job.
     const broken = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/corrupted.pdf")));
-    const paid = await payFor("structure", broken, fields);
+    const paid = await payFor402(rpc, chain, () => post("structure", broken, fields));
     const failing = await json(await post("structure", broken, fields, { headers: { "X-PAYMENT": paid } }));
     const failed = (await pollUntilDone(failing.job_id, 60_000)).at(-1)!;
     expect(failed).toMatchObject({ status: "failed", error: { code: "corrupted_pdf" } });

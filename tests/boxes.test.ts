@@ -5,9 +5,9 @@ import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chunkExtracted } from "@/lib/chunking";
 import type { MethodContext } from "@/lib/chunking/types";
-import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
+import { extract, type Extracted } from "@/lib/extract";
 import type { PageBox } from "@/lib/extract/types";
-import { renderPages } from "./helpers/scans";
+import { LIMITS, pdfOfPages, renderPages } from "./helpers/scans";
 
 /**
  * Where chunks come from on the page: every line of a PDF's or an image's
@@ -17,13 +17,6 @@ import { renderPages } from "./helpers/scans";
  * page's text layer and a scan of it put the same line in the same place).
  */
 
-const LIMITS: ExtractLimits = {
-  maxUnpackedBytes: 20 * 1024 * 1024,
-  maxChars: 1_000_000,
-  maxPages: 1000,
-  maxOcrPages: 10,
-  timeoutMs: 60_000,
-};
 const DPI = 100;
 
 const STRUCTURED = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/structured.pdf")));
@@ -146,14 +139,11 @@ describe("chunk boxes", () => {
 
   beforeAll(async () => {
     // structured.pdf's first page as text, its second as a scan.
-    const source = await PDFDocument.load(STRUCTURED);
-    const pdf = await PDFDocument.create();
-    const [textPage] = await pdf.copyPages(source, [0]);
-    pdf.addPage(textPage);
-    const [scan] = await renderPages(STRUCTURED, [2], 200);
-    const { width, height } = source.getPage(1).getSize();
-    pdf.addPage([width, height]).drawImage(await pdf.embedPng(scan!), { x: 0, y: 0, width, height });
-    mixed = await extract(await pdf.save(), {}, LIMITS);
+    const pdf = await pdfOfPages(STRUCTURED, [
+      { page: 1, as: "text" },
+      { page: 2, as: "scan" },
+    ]);
+    mixed = await extract(pdf, {}, LIMITS);
   });
 
   it("give each chunk the boxes of the lines it covers, and OCR's confidence where OCR read them", async () => {

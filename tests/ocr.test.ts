@@ -17,13 +17,13 @@ import { chunkExtracted } from "@/lib/chunking";
 import { ConfigError, loadConfig } from "@/lib/config";
 import type { MethodContext } from "@/lib/chunking/types";
 import { ApiError } from "@/lib/errors";
-import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
+import { extract, type Extracted } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";
 import { SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import { stepsHere } from "@/lib/extract/steps";
 import { withWorker } from "@/lib/extract/worker";
 import { words } from "@/eval/ocr-accuracy";
-import { renderPages } from "./helpers/scans";
+import { LIMITS, pdfOfPages, renderPages } from "./helpers/scans";
 
 /**
  * Scans and images read by OCR (tesseract.js, English from
@@ -31,14 +31,6 @@ import { renderPages } from "./helpers/scans";
  * tests/fixtures/structured.pdf (helpers/scans.ts), so the words a page
  * should give back are known: its text layer's.
  */
-
-const LIMITS: ExtractLimits = {
-  maxUnpackedBytes: 20 * 1024 * 1024,
-  maxChars: 1_000_000,
-  maxPages: 1000,
-  maxOcrPages: 10,
-  timeoutMs: 60_000,
-};
 
 const fixture = (name: string) => new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures", name)));
 const STRUCTURED = fixture("structured.pdf");
@@ -176,15 +168,12 @@ describe("a PDF with a text page and a scanned page", () => {
   let firstPageAlone: Extracted;
 
   beforeAll(async () => {
-    const source = await PDFDocument.load(STRUCTURED);
-    const pdf = await PDFDocument.create();
-    const [textPage] = await pdf.copyPages(source, [0]);
-    pdf.addPage(textPage);
-    firstPageAlone = await extract(await pdf.save(), {}, LIMITS);
-    const image = await pdf.embedPng(page2);
-    const { width, height } = source.getPage(1).getSize();
-    pdf.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height });
-    mixed = await extract(await pdf.save(), {}, LIMITS);
+    firstPageAlone = await extract(await pdfOfPages(STRUCTURED, [{ page: 1, as: "text" }]), {}, LIMITS);
+    const pages = [
+      { page: 1, as: "text" },
+      { page: 2, as: "scan" },
+    ] as const;
+    mixed = await extract(await pdfOfPages(STRUCTURED, [...pages]), {}, LIMITS);
   });
 
   it("OCRs only the page without a text layer and keeps the words of both", () => {

@@ -179,7 +179,9 @@ async function storedScan(number, { dpi, maxPixels, blur }) {
     if (!near(e, left) || !near(f, bottom) || !near(e + a, right) || !near(f + d, top)) return undefined;
     const objects = image.key.startsWith("g_") ? page.commonObjs : page.objs;
     const stored = await new Promise((resolve) => objects.get(image.key, resolve));
-    if (!stored?.data || !stored.width || !stored.height) return undefined;
+    // Far larger than OCR reads (a 600-ppi poster): drawn at the scale OCR wants rather than copied whole.
+    if (!stored?.data || !stored.width || !stored.height || stored.width * stored.height > 4 * maxPixels)
+      return undefined;
     const grey = greyPixels(stored, ImageKind);
     if (!grey) return undefined;
     // At `dpi` at least (Tesseract reads coarse scans better scaled up), at most `maxPixels`, softened by `blur`.

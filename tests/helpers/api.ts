@@ -12,6 +12,8 @@ import * as quota from "@/app/api/quota/route";
 import { expect } from "vitest";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
+import { memoInstruction } from "@/lib/payments/usdc-transfer";
+import { type Rpc, transferToken } from "./chain";
 
 export const ORIGIN = "http://chunkwise.test";
 
@@ -56,6 +58,26 @@ function resolve(path: string): { module: object; params: Record<string, string>
 }
 
 /** Polls a job's status (bounded) until it leaves `processing`, returning every status seen. */
+/**
+ * Sends `ask` (a request without payment), pays exactly what its 402 asks to the local chain's payee with the
+ * 402's reference in a Memo, from a newly funded wallet, and returns the signature for X-PAYMENT.
+ */
+export async function payFor402(
+  rpc: Rpc,
+  chain: { payTo: string; usdcMint: string },
+  ask: () => Promise<Response>,
+): Promise<string> {
+  const required = await ask();
+  expect(required.status).toBe(402);
+  const { paymentRequirements } = (await required.json()) as Record<string, any>;
+  return transferToken(rpc, await funded(), {
+    owner: chain.payTo,
+    mint: chain.usdcMint,
+    amount: BigInt(paymentRequirements.maxAmountRequired),
+    memo: memoInstruction(paymentRequirements.extra.reference),
+  });
+}
+
 export async function pollUntilDone(jobId: string, deadlineMs = 20_000): Promise<Array<Record<string, any>>> {
   const seen: Array<Record<string, any>> = [];
   const deadline = Date.now() + deadlineMs;

@@ -1,7 +1,18 @@
+import { PDFDocument } from "pdf-lib";
 import sharp from "sharp";
 import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
+import type { ExtractLimits } from "@/lib/extract/types";
 import { withWorker } from "@/lib/extract/worker";
+
+/** Extraction's limits in the OCR tests: ten pages to OCR, as the service's default. */
+export const LIMITS: ExtractLimits = {
+  maxUnpackedBytes: 20 * 1024 * 1024,
+  maxChars: 1_000_000,
+  maxPages: 1000,
+  maxOcrPages: 10,
+  timeoutMs: 60_000,
+};
 
 const Rendered = z.object({
   ok: z.literal(true),
@@ -37,4 +48,34 @@ export async function renderPages(pdf: Uint8Array, pages: number[], dpi: number)
       );
     }),
   );
+}
+
+/**
+ * A PDF of some of `pdf`'s pages, in the order given: each copied as it is
+ * (`as: "text"`), or made into a scan (`as: "scan"`): rendered at `dpi` and
+ * put back as one image over the page, without a text layer.
+ */
+export async function pdfOfPages(
+  pdf: Uint8Array,
+  pages: Array<{ page: number; as: "text" | "scan" }>,
+  dpi = 200,
+): Promise<Uint8Array> {
+  const source = await PDFDocument.load(pdf);
+  const out = await PDFDocument.create();
+  const scans = await renderPages(
+    pdf,
+    pages.filter((p) => p.as === "scan").map((p) => p.page),
+    dpi,
+  );
+  for (const { page, as } of pages) {
+    if (as === "text") {
+      const [copied] = await out.copyPages(source, [page - 1]);
+      out.addPage(copied);
+      continue;
+    }
+    const { width, height } = source.getPage(page - 1).getSize();
+    const image = await out.embedPng(scans.shift()!);
+    out.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height });
+  }
+  return out.save();
 }
