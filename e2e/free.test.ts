@@ -19,8 +19,9 @@ import {
   setOptions,
   shownChunkCount,
   waitForChunks,
+  WAIT_MS,
 } from "./helpers/home";
-import { renderPages } from "../tests/helpers/scans";
+import { pdfOfPages, renderPages } from "../tests/helpers/scans";
 
 /**
  * The free tier in the browser: a document chosen from disk or given by URL,
@@ -43,7 +44,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => documents.listen(0, "127.0.0.1", resolve));
   documentsBase = `http://127.0.0.1:${(documents.address() as AddressInfo).port}`;
-  [app, browser] = await Promise.all([startApp({ URL_FETCH_ALLOW_PRIVATE: "true" }), launchBrowser()]);
+  [app, browser] = await Promise.all([
+    startApp({ URL_FETCH_ALLOW_PRIVATE: "true", OCR_SYNC_MAX_PAGES: "1" }),
+    launchBrowser(),
+  ]);
 }, 90_000);
 
 afterAll(async () => {
@@ -238,6 +242,34 @@ describe("free tier", () => {
       await expectAccessible(page);
       await page.getByRole("button", { name: "Close" }).click();
       await page.getByTestId("page-preview").waitFor({ state: "detached" });
+    },
+  );
+});
+
+describe("a scan longer than a request reads", () => {
+  it(
+    "runs as a job on its own page, OCR's progress shown, and ends with the chunks",
+    { timeout: 150_000 },
+    async () => {
+      const page = await newPage(browser);
+      await openHome(page, app.base);
+      const folder = await mkdtemp(join(tmpdir(), "chunkwise-scan-"));
+      const scan = join(folder, "two-page-scan.pdf");
+      const structured = new Uint8Array(await readFile(fixture("structured.pdf")));
+      const pages = [
+        { page: 1, as: "scan" },
+        { page: 2, as: "scan" },
+      ] as const;
+      await writeFile(scan, await pdfOfPages(structured, [...pages]));
+      await chooseFile(page, scan);
+      await page.getByRole("button", { name: "Chunk for free" }).click();
+      // The app ran out of pages a request reads by OCR (one, here) and sent the same request as a job.
+      await page.waitForURL(/\/jobs\/free_[0-9a-f]{12}$/, { timeout: WAIT_MS });
+      await page.getByRole("heading", { name: "Ready" }).waitFor({ timeout: 120_000 });
+      await waitForChunks(page);
+      expect(await resultFigure(page, "Pages").innerText()).toContain("2 read by OCR");
+      await screenshot(page, "scan-job");
+      await expectAccessible(page);
     },
   );
 });

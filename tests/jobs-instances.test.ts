@@ -40,6 +40,9 @@ async function startInstance(): Promise<BuiltServer> {
     AI_PRO_CONCURRENCY: "4",
     AI_MAX_RETRIES: "0",
     JOB_LEASE_MS: String(LEASE_MS),
+    // Twenty jobs at once ask for their 402s and post their payments on both instances at the same time: room for all
+    // of them, so a slow machine answers them late rather than 503 busy (admission has tests of its own).
+    CPU_QUEUE: "64",
   });
 }
 

@@ -65,6 +65,8 @@ export interface ChunkOptions {
   max_tokens?: number;
   overlap_tokens?: number;
   output_format?: OutputFormat;
+  /** Run as a job (a scan with more pages to OCR than a request reads). */
+  async?: boolean;
 }
 
 /** What to chunk: a file from the user's disk, or a URL the service fetches. */

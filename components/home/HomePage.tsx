@@ -155,7 +155,10 @@ function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
     dispatch({ type: "run_free", request });
     void loadResultView();
     try {
-      const outcome = await postChunk(tier, documentSource, validation.options);
+      let outcome = await postChunk(tier, documentSource, validation.options);
+      // A scan with more pages to OCR than one request reads: the same request as a job, followed on its page.
+      if (outcome.kind === "error" && outcome.body.code === "ocr_too_many_pages")
+        outcome = await postChunk(tier, documentSource, { ...validation.options, async: true });
       if (outcome.kind === "ok") {
         updateQuota(outcome.rateLimit);
         if (isJob(outcome.body)) router.push(`/jobs/${encodeURIComponent(outcome.body.job_id)}`);

@@ -27,11 +27,14 @@ function useNow(ms: number): number {
 }
 
 /**
- * An ai-pro job at its own URL: a person can leave and come back within the
- * hour. Polls the status while the job runs (a real progress bar and the
- * stage), then shows the enriched result, or why it failed.
+ * A job at its own URL (ai-pro's, or a long scan's run with `async`): a
+ * person can leave and come back within the hour. Polls the status while
+ * the job runs (a real progress bar and the stage: the page OCR is reading,
+ * the model calls), then shows the result, or why it failed.
  */
 export function JobView({ jobId }: { jobId: string }) {
+  // ai-pro's jobs enrich the chunks; other tiers' only chunk (their ids start with their tier).
+  const enriched = jobId.startsWith("ai-pro_");
   const status = useQuery<ApiOutcome<JobStatus>>({
     queryKey: ["chunkwise.job-status", jobId],
     queryFn: () => getJobStatus(jobId),
@@ -98,13 +101,15 @@ export function JobView({ jobId }: { jobId: string }) {
             </Notice>
           )
         ) : job ? (
-          <JobCard job={job} now={now} offline={status.isError} keptPayment={keptPayment} />
+          <JobCard job={job} now={now} offline={status.isError} keptPayment={keptPayment} enriched={enriched} />
         ) : null}
       </div>
 
       {job?.status === "processing" ? (
         <div className="mt-8 flex min-h-40 items-center justify-center rounded-2xl border border-dashed border-line-strong p-8 text-center text-sm text-muted">
-          The enriched chunks (summaries and entities) appear here when the job completes.
+          {enriched
+            ? "The enriched chunks (summaries and entities) appear here when the job completes."
+            : "The chunks appear here when the job completes."}
         </div>
       ) : null}
 
@@ -135,7 +140,7 @@ export function JobView({ jobId }: { jobId: string }) {
               </button>
             </Notice>
           ) : (
-            <ResultSkeleton label="Loading the enriched result" />
+            <ResultSkeleton label={enriched ? "Loading the enriched result" : "Loading the result"} />
           )}
         </section>
       ) : null}
@@ -159,7 +164,9 @@ function JobCard({
   now,
   offline,
   keptPayment,
+  enriched,
 }: {
+  enriched: boolean;
   job: JobStatus;
   now: number;
   offline: boolean;
@@ -177,9 +184,13 @@ function JobCard({
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id="job-progress-title" className="text-lg font-semibold text-fg">
           {job.status === "processing"
-            ? "Chunking and enriching"
+            ? enriched
+              ? "Chunking and enriching"
+              : "Chunking"
             : job.status === "completed"
-              ? "Enriched and ready"
+              ? enriched
+                ? "Enriched and ready"
+                : "Ready"
               : "The job failed"}
         </h2>
         <span className={`rounded-full px-2.5 py-0.5 text-xs font-semibold ${STATUS_STYLE[job.status]}`}>
