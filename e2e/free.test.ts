@@ -248,7 +248,7 @@ describe("free tier", () => {
 
 describe("a scan longer than a request reads", () => {
   it(
-    "runs as a job on its own page, OCR's progress shown, and ends with the chunks",
+    "runs as a job on its own page and ends with the chunks, both pages read by OCR",
     { timeout: 150_000 },
     async () => {
       const page = await newPage(browser);
