@@ -111,6 +111,29 @@ describe("the MCP server", () => {
     }
   });
 
+  it("runs any tier as a job with async: true, followed with get_job and fetched with get_result", async () => {
+    const text = `# Lighthouses\n\n${prose(1, 7)}`;
+    const accepted = await chunk(client, { text, tier: "free", max_tokens: 128, async: true });
+    expect(accepted.isError).toBeFalsy();
+    const job = accepted.structuredContent as { async: boolean; job_id: string; status: string };
+    expect(job).toMatchObject({ async: true, status: "processing" });
+    expect(job.job_id).toMatch(/^free_[0-9a-f]{12}$/);
+    let status: { status?: string } = {};
+    // Bounded: a page of text is chunked in well under a second.
+    for (let i = 0; i < 200 && status.status !== "completed"; i++) {
+      const polled = (await client.callTool({ name: "get_job", arguments: { job_id: job.job_id } })) as CallToolResult;
+      expect(polled.isError).toBeFalsy();
+      status = polled.structuredContent as { status: string };
+      expect(status.status).not.toBe("failed");
+      if (status.status !== "completed") await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status.status).toBe("completed");
+    const result = (await client.callTool({ name: "get_result", arguments: { job_id: job.job_id } })) as CallToolResult;
+    const body = result.structuredContent as { tier: string; job_id: string; chunks: { text: string }[] };
+    expect(body).toMatchObject({ tier: "free", job_id: job.job_id });
+    expect(body.chunks.map((c) => c.text).join(" ")).toContain("Lighthouses");
+  });
+
   it("answers a clear tool error for bad arguments and an unknown job", async () => {
     const both = await chunk(client, { text: "a", url: "https://example.com/a.pdf", tier: "free" });
     expect(both.isError).toBe(true);
