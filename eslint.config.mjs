@@ -41,6 +41,24 @@ export default tseslint.config(
     },
   },
   {
+    // The local chain and the stand-in model are development infrastructure: the product never loads them (a Vercel
+    // function must not load litesvm's native binary). The faucet's endpoint alone is the app's, and loads no chain.
+    files: ["lib/**/*.ts", "app/**/*.ts", "app/**/*.tsx", "components/**/*.tsx", "web/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^@/(?:standin(?:/.*)?|localchain(?!/faucet-endpoint$)(?:/.*)?)$",
+              message: "Development infrastructure (the local chain, the stand-in model) stays out of the product.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read answers as JSON and poke at them; typing every body there would
     // restate the schemas the tests exist to check. The type-aware rules about
     // promises, awaits and assertions still apply.

@@ -25,7 +25,7 @@ try {
 
 let chain;
 if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
-  const { startLocalChain } = await load("./lib/localchain/index.ts");
+  const { startLocalChain } = await load("./localchain/index.ts");
   chain = await startLocalChain({ port: config.payments.localChainPort });
   // The app's config is read from the environment: point it at this chain and its generated test keys.
   Object.assign(process.env, {

@@ -1,3 +1,4 @@
+import { isAddress } from "@solana/kit";
 import { z } from "zod";
 import { Entity } from "@/lib/ai/prompts";
 import { OUTPUT_FORMATS } from "@/lib/formats";
@@ -571,3 +572,8 @@ export const OpenApiDocumentSchema = z
     paths: z.record(z.string(), z.unknown()),
   })
   .meta({ id: "OpenApiDocument", description: "An OpenAPI 3.1 document." });
+
+/** `POST /api/dev/faucet` (local mode only): the address to fund with SOL and test USDC. */
+export const FaucetRequestSchema = z.object({
+  address: z.string().refine((value) => isAddress(value), "must be a base58 Solana address"),
+});

@@ -12,6 +12,7 @@ import {
   ChunkingResultSchema,
   ErrorBodySchema,
   FaucetAnswerSchema,
+  FaucetRequestSchema,
   FreeQuotaSchema,
   HealthSchema,
   JobAcceptedSchema,
@@ -28,7 +29,6 @@ import {
 import type { Config } from "@/lib/config";
 import { type ErrorStatus, STATUS_NAMES } from "@/lib/errors";
 import { MAX_IMAGE_PIXELS } from "@/lib/extract/ocr/settings";
-import { FaucetRequestSchema } from "@/lib/faucet";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
 import { lifetimeText } from "@/lib/results";
 import { TIERS, TIER_IDS, type Tier, isPaid, priceUsd } from "@/lib/tiers";
@@ -36,7 +36,7 @@ import packageJson from "@/package.json";
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the
- * routes validate with (lib/api-schema.ts, lib/faucet.ts) and answer with,
+ * routes validate with (lib/api-schema.ts) and answer with,
  * the tier table and this server's config: sizes, limits and the server URL
  * are the ones this instance enforces and answers on.
  */

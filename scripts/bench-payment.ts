@@ -26,7 +26,7 @@ import { z } from "zod";
 import { createPaymentHeader } from "x402/client";
 import { createSigner } from "x402/types";
 import { loadConfig } from "@/lib/config";
-import { startLocalChain } from "@/lib/localchain";
+import { startLocalChain } from "@/localchain";
 import { type ChunkRequest, runChunkRequest } from "@/lib/pipeline";
 import { createServices } from "@/lib/services";
 import { signUsdcTransfer } from "@/lib/payments/usdc-transfer";

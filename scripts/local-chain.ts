@@ -6,7 +6,7 @@
  * are generated at start and hold test tokens only.
  */
 import { ConfigError, loadConfig } from "@/lib/config";
-import { startLocalChain } from "@/lib/localchain";
+import { startLocalChain } from "@/localchain";
 
 async function main(): Promise<number> {
   let port: number;

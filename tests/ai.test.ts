@@ -11,7 +11,7 @@ import { splitStructure } from "@/lib/chunking/structure";
 import { type Config, loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import type { Extracted } from "@/lib/extract/types";
-import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { startLocalChain, type LocalChain } from "@/localchain";
 import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { countTokens } from "@/lib/tokens";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { fetchDocument } from "@/lib/fetch/safe-fetch";
-import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { type LocalChain, startLocalChain } from "@/localchain";
 import { type Services, createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { startLocalChain, type LocalChain } from "@/localchain";
 import { FreeQuota } from "@/lib/quota";
 import { createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";

@@ -6,7 +6,7 @@ import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { loadConfig } from "@/lib/config";
 import { CpuPool } from "@/lib/cpu/pool";
-import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { type LocalChain, startLocalChain } from "@/localchain";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";
 import { MemoryStore } from "@/lib/store/memory";

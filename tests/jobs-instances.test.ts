@@ -1,6 +1,6 @@
 import { type TransactionSigner, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { startLocalChain, type LocalChain } from "@/localchain";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import { prose, upload } from "./helpers/api";

@@ -43,7 +43,7 @@ import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_AD
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { DEVNET_USDC_MINT } from "@/lib/config";
-import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { startLocalChain, type LocalChain } from "@/localchain";
 
 /**
  * The embedded chain against real clients: kit's RPC and subscriptions

@@ -7,7 +7,7 @@ import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { startLocalChain, type LocalChain } from "@/localchain";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";
 import { call, funded, ORIGIN, prose } from "./helpers/api";

@@ -34,11 +34,11 @@ import {
 } from "@/lib/api-schema";
 import type { ChunkMetadata } from "@/lib/chunking/types";
 import { type Config, loadConfig } from "@/lib/config";
-import type { runFaucet } from "@/lib/faucet";
+import type { runFaucet } from "@/localchain/faucet-endpoint";
 import type { ChromaRecord, PineconeRecord, QdrantPoint, WeaviateObject } from "@/lib/formats";
 import type { checkHealth } from "@/lib/health";
 import { PEER_HEADER } from "@/lib/http/client-address";
-import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { type LocalChain, startLocalChain } from "@/localchain";
 import { TAGS, openApiDocument } from "@/lib/openapi";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
 import { type Services, createServices, getServices, setServices } from "@/lib/services";

@@ -28,7 +28,7 @@ import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment as wrapFetchWithPaymentV2, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { loadConfig } from "@/lib/config";
-import { startLocalChain, type LocalChain } from "@/lib/localchain";
+import { startLocalChain, type LocalChain } from "@/localchain";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { startLocalChain } from "@/lib/localchain";
+import { startLocalChain } from "@/localchain";
 import { prose, upload } from "./helpers/api";
 import { freePort } from "./helpers/redis-server";
 import { renderPages } from "./helpers/scans";

@@ -7,7 +7,7 @@ import {
 } from "@solana/kit";
 import { ComputeBudgetProgram, Keypair, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { type LocalChain, startLocalChain } from "@/localchain";
 import { associatedTokenAccount, signUsdcTransfer } from "@/lib/payments/usdc-transfer";
 import { type Price, checkFunds, signPayment } from "@/web/payment/paid-request";
 import { PaymentChain, TRANSFER_FEE_LAMPORTS } from "@/web/payment/payment-chain";

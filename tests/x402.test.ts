@@ -46,7 +46,7 @@ import { decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
-import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { type LocalChain, startLocalChain } from "@/localchain";
 import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
 import { orRefuse } from "@/lib/payments/refusal";
 import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { expect } from "vitest";
-import { type LocalChain, startLocalChain } from "@/lib/localchain";
+import { type LocalChain, startLocalChain } from "@/localchain";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import { type RedisServer, startRedisServer } from "../../tests/helpers/redis-server";
 import { type BuiltServer, startBuiltServer } from "../../tests/helpers/servers";

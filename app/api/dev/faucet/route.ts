@@ -1,4 +1,4 @@
-import { assertFaucetAvailable, runFaucet } from "@/lib/faucet";
+import { assertFaucetAvailable, runFaucet } from "@/localchain/faucet-endpoint";
 import { readJson } from "@/lib/http/json-body";
 import { handle, json, methodNotAllowed, preflight } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";

@@ -1,17 +1,14 @@
-import { isAddress } from "@solana/kit";
 import { z } from "zod";
-import { describeIssues } from "@/lib/api-schema";
+import { describeIssues, FaucetRequestSchema } from "@/lib/api-schema";
 import { ApiError, badRequest } from "@/lib/errors";
 import type { Services } from "@/lib/services";
 
 /**
- * Local mode only: funds an address with SOL and test USDC on the embedded
- * chain, so anyone can try the paid tiers without real money. On any other
- * network the endpoint does not exist.
+ * `POST /api/dev/faucet`, local mode only: funds an address with SOL and test
+ * USDC on the embedded chain (through its `chunkwise_faucet` RPC method, so
+ * this module loads none of the chain), so anyone can try the paid tiers
+ * without real money. On any other network the endpoint does not exist.
  */
-export const FaucetRequestSchema = z.object({
-  address: z.string().refine((value) => isAddress(value), "must be a base58 Solana address"),
-});
 
 const FaucetAnswer = z.object({
   signatures: z.array(z.string()),

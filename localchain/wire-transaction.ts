@@ -8,7 +8,7 @@ import {
   type Signature,
   type Transaction,
 } from "@solana/kit";
-import { RPC_CODES, RpcError } from "@/lib/localchain/rpc-error";
+import { RPC_CODES, RpcError } from "@/localchain/rpc-error";
 
 /**
  * A wire transaction as a node first sees it: decoded and sanitized (-32602

@@ -1,7 +1,7 @@
 import { getBase58Decoder, getBase64Decoder } from "@solana/kit";
-import type { AccountKey, CompiledInstruction, SimulationOutcome, TransactionRecord } from "@/lib/localchain/ledger";
-import { parseInstruction, type ResolvedInstruction } from "@/lib/localchain/instructions";
-import { RPC_CODES, RpcError } from "@/lib/localchain/rpc-error";
+import type { AccountKey, CompiledInstruction, SimulationOutcome, TransactionRecord } from "@/localchain/ledger";
+import { parseInstruction, type ResolvedInstruction } from "@/localchain/instructions";
+import { RPC_CODES, RpcError } from "@/localchain/rpc-error";
 
 /** `getTransaction` answers per encoding, and the `simulateTransaction` value. */
 export type TransactionEncoding = "json" | "jsonParsed" | "base64" | "base58";

@@ -3,10 +3,10 @@ import type { Duplex } from "node:stream";
 import { isSignature } from "@solana/kit";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { z } from "zod";
-import { stringifyWithBigInts } from "@/lib/localchain/json";
-import { answerJsonRpc } from "@/lib/localchain/jsonrpc";
-import type { BlockEvent, Ledger } from "@/lib/localchain/ledger";
-import { RPC_CODES, RpcError, invalidParams } from "@/lib/localchain/rpc-error";
+import { stringifyWithBigInts } from "@/localchain/json";
+import { answerJsonRpc } from "@/localchain/jsonrpc";
+import type { BlockEvent, Ledger } from "@/localchain/ledger";
+import { RPC_CODES, RpcError, invalidParams } from "@/localchain/rpc-error";
 
 /**
  * Solana's websocket API, the part clients wait on: `signatureSubscribe`

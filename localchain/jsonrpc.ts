@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { stringifyWithBigInts } from "@/lib/localchain/json";
-import { RPC_CODES, RpcError } from "@/lib/localchain/rpc-error";
+import { stringifyWithBigInts } from "@/localchain/json";
+import { RPC_CODES, RpcError } from "@/localchain/rpc-error";
 
 /**
  * JSON-RPC 2.0 framing shared by the HTTP and websocket endpoints: single and

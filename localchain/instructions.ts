@@ -21,7 +21,7 @@ import {
   identifyTokenInstruction,
   TokenInstruction,
 } from "@solana-program/token";
-import { isTokenProgram, tokenProgramName, uiTokenAmount } from "@/lib/localchain/token-state";
+import { isTokenProgram, tokenProgramName, uiTokenAmount } from "@/localchain/token-state";
 
 /**
  * Instructions as `encoding: "jsonParsed"` shows them: the programs a payment

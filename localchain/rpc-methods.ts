@@ -28,17 +28,12 @@ import {
 } from "@solana/kit";
 import { TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { z } from "zod";
-import { accountView, type AccountEncoding } from "@/lib/localchain/account-view";
-import type { Faucet } from "@/lib/localchain/faucet";
-import type { Ledger } from "@/lib/localchain/ledger";
-import { RPC_CODES, RpcError, invalidParam, invalidParams } from "@/lib/localchain/rpc-error";
-import {
-  decodeMint,
-  decodeTokenAccount,
-  TOKEN_2022_PROGRAM_ADDRESS,
-  uiTokenAmount,
-} from "@/lib/localchain/token-state";
-import { simulationView, transactionView } from "@/lib/localchain/transaction-view";
+import { accountView, type AccountEncoding } from "@/localchain/account-view";
+import type { Faucet } from "@/localchain/faucet";
+import type { Ledger } from "@/localchain/ledger";
+import { RPC_CODES, RpcError, invalidParam, invalidParams } from "@/localchain/rpc-error";
+import { decodeMint, decodeTokenAccount, TOKEN_2022_PROGRAM_ADDRESS, uiTokenAmount } from "@/localchain/token-state";
+import { simulationView, transactionView } from "@/localchain/transaction-view";
 
 export interface RpcContext {
   ledger: Ledger;

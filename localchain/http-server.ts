@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { answerJsonRpc, type MethodHandler } from "@/lib/localchain/jsonrpc";
-import type { PubSub } from "@/lib/localchain/pubsub";
+import { answerJsonRpc, type MethodHandler } from "@/localchain/jsonrpc";
+import type { PubSub } from "@/localchain/pubsub";
 
 /**
  * The node's HTTP face: JSON-RPC on POST, `GET /health`, CORS for the web

@@ -1,20 +1,20 @@
 import type { Server } from "node:http";
 import { address, generateKeyPairSigner } from "@solana/kit";
 import { DEVNET_USDC_MINT } from "@/lib/config";
-import { Faucet } from "@/lib/localchain/faucet";
-import { createRpcServer, createWebsocketServer } from "@/lib/localchain/http-server";
-import { generateExportableKeyPair } from "@/lib/localchain/keys";
-import { Ledger } from "@/lib/localchain/ledger";
-import { PubSub } from "@/lib/localchain/pubsub";
-import { callMethod } from "@/lib/localchain/rpc-methods";
+import { Faucet } from "@/localchain/faucet";
+import { createRpcServer, createWebsocketServer } from "@/localchain/http-server";
+import { generateExportableKeyPair } from "@/localchain/keys";
+import { Ledger } from "@/localchain/ledger";
+import { PubSub } from "@/localchain/pubsub";
+import { callMethod } from "@/localchain/rpc-methods";
 
 /**
  * The embedded local Solana chain of local mode: the real runtime (litesvm)
  * behind a JSON-RPC and websocket endpoint that behaves like a validator's,
  * with a test USDC mint at devnet USDC's address, a funded fee payer and the
  * service's recipient account. Local mode and tests only: nothing under app/
- * and no other lib/ module may import this (Vercel functions must not load
- * litesvm's native binary).
+ * or lib/ may import this (Vercel functions must not load litesvm's native
+ * binary); `server.mjs` starts it.
  */
 export interface LocalChain {
   /** http://<host>:<port> */

@@ -11,7 +11,7 @@ import {
 } from "@solana/kit";
 import { LEGACY_MEMO_PROGRAM_ADDRESS_V3, MEMO_PROGRAM_ADDRESS } from "@solana-program/memo";
 import { Clock, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
-import { RPC_CODES, RpcError } from "@/lib/localchain/rpc-error";
+import { RPC_CODES, RpcError } from "@/localchain/rpc-error";
 import {
   computeFee,
   decodeWireTransaction,
@@ -20,13 +20,13 @@ import {
   verifySignatures,
   type CompiledMessage,
   type DecodedTransaction,
-} from "@/lib/localchain/wire-transaction";
-import { decodeMint, decodeTokenAccount, uiTokenAmount, type UiTokenAmount } from "@/lib/localchain/token-state";
+} from "@/localchain/wire-transaction";
+import { decodeMint, decodeTokenAccount, uiTokenAmount, type UiTokenAmount } from "@/localchain/token-state";
 import {
   describeTransactionError,
   transactionErrorJson,
   type TransactionErrorJson,
-} from "@/lib/localchain/transaction-error";
+} from "@/localchain/transaction-error";
 
 /**
  * The chain's state machine: litesvm runs the transactions; this adds what a

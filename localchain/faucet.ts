@@ -23,7 +23,7 @@ import {
   getMintToInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from "@solana-program/token";
-import type { Ledger } from "@/lib/localchain/ledger";
+import type { Ledger } from "@/localchain/ledger";
 
 /**
  * The chain's privileged wallet: holds the genesis SOL and is the test USDC

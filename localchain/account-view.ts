@@ -1,6 +1,6 @@
 import { getBase58Decoder, getBase64Decoder, type Address, type EncodedAccount } from "@solana/kit";
-import { RPC_CODES, RpcError, invalidParams } from "@/lib/localchain/rpc-error";
-import { parsedTokenData } from "@/lib/localchain/token-state";
+import { RPC_CODES, RpcError, invalidParams } from "@/localchain/rpc-error";
+import { parsedTokenData } from "@/localchain/token-state";
 
 /** Accounts as `getAccountInfo` and friends write them, per `encoding`. */
 export type AccountEncoding = "binary" | "base58" | "base64" | "base64+zstd" | "jsonParsed";
