@@ -13,7 +13,7 @@ import {
 } from "@/lib/chunk-result";
 import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
-import { mainThreadTurn } from "@/lib/cpu/turns";
+import { mainThreadTurn } from "@/lib/main-thread-turns";
 import { startJob } from "@/lib/jobs/runner";
 import { rateLimitHeaders } from "@/lib/quota";
 import { lifetimeText, newResultId } from "@/lib/results";
