@@ -1,11 +1,12 @@
 import { RecursiveChunker, SemanticChunker } from "@chonkiejs/core";
+import { chunkExtracted } from "@/lib/chunk-result";
 import { MarkdownTextSplitter, RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
 import {
   countTokens as gptCountTokens,
   decode as gptDecode,
   encode as gptEncode,
 } from "gpt-tokenizer/encoding/o200k_base";
-import { chunkExtracted, methodFor } from "@/lib/chunking";
+import { methodFor } from "@/lib/chunking";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
 import { TokenIndex, countTokens } from "@/lib/tokens";

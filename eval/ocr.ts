@@ -1,7 +1,7 @@
 import { PDFDocument } from "pdf-lib";
+import { chunkExtracted } from "@/lib/chunk-result";
 import sharp from "sharp";
-import { chunkExtracted } from "@/lib/chunking";
-import type { MethodContext } from "@/lib/chunking/types";
+import type { MethodContext } from "@/lib/chunk-result";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { Extracted, ExtractLimits } from "@/lib/extract/types";
 import { extract } from "@/lib/extract";

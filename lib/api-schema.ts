@@ -1,6 +1,6 @@
 import { isAddress } from "@solana/kit";
 import { z } from "zod";
-import { Entity } from "@/lib/ai/prompts";
+import { Entity } from "@/lib/chunking/entity";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import { JOB_ID_PATTERN } from "@/lib/jobs/job-store";
 import { RESULT_ID_PATTERN } from "@/lib/results";

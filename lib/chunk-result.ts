@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { enrichChunks } from "@/lib/ai/enrich";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
+import { type ModelContext, modelBoundaries } from "@/lib/ai/model-boundaries";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
-import { methodFor, modelBoundaries } from "@/lib/chunking";
-import type { Chunk, MethodContext } from "@/lib/chunking/types";
+import { methodFor, splitDocument } from "@/lib/chunking";
+import type { Chunk, SplitOptions } from "@/lib/chunking/types";
+import type { Embedder } from "@/lib/embeddings/types";
 import type { Config } from "@/lib/config";
 import { type CpuRunner, chunkOnCpu, inThisThread, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { badRequest } from "@/lib/errors";
@@ -19,6 +21,11 @@ import type { TierId } from "@/lib/tiers";
  * resolved, the document loaded and extracted, chunked, enriched (ai-pro) and
  * formatted. Shared by the request pipeline, async jobs and the command line.
  */
+
+/** What a tier's method may use besides the text: side effects arrive here, chosen at start-up. */
+export interface MethodContext extends ModelContext {
+  embedder: Embedder;
+}
 
 export interface ResolvedOptions {
   maxTokens: number;
@@ -206,4 +213,19 @@ async function enrich(chunks: Chunk[], context: MethodContext) {
     if (annotation) Object.assign(chunks[i]!.metadata, annotation);
   });
   return enrichment;
+}
+
+/** A tier's whole method in this thread: the model's boundaries (AI tiers), then the split. */
+export async function chunkExtracted(
+  extracted: Extracted,
+  tier: TierId,
+  options: SplitOptions,
+  context: MethodContext,
+): Promise<{ chunks: Chunk[]; details?: Record<string, unknown> }> {
+  const found = isAiTier(tier) ? await modelBoundaries(extracted.text, tier, context) : undefined;
+  const chunks = await splitDocument(extracted, tier, options, {
+    embedder: context.embedder,
+    sectionStarts: found?.sectionStarts,
+  });
+  return { chunks, details: found?.details };
 }

@@ -28,6 +28,7 @@
  * seen before are dropped, so boilerplate repeated across packages (MIT
  * licences) appears once.
  */
+import { chunkExtracted } from "@/lib/chunk-result";
 import { mulberry32 } from "../tests/helpers/random";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -40,7 +41,7 @@ import {
   encode as gptEncode,
 } from "gpt-tokenizer/encoding/o200k_base";
 import { getEncoding } from "js-tiktoken";
-import { chunkExtracted, methodFor } from "@/lib/chunking";
+import { methodFor } from "@/lib/chunking";
 import { splitRecursive } from "@/lib/chunking/recursive";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";

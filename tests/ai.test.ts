@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { chunkExtracted } from "@/lib/chunk-result";
 import path from "node:path";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +7,6 @@ import { type Window, decidingWindows, findBoundaries, mergeAnswers, planWindows
 import { BadReplyError, OpenAIModelClient } from "@/lib/ai/model-client";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { boundaryUnits } from "@/lib/ai/units";
-import { chunkExtracted } from "@/lib/chunking";
 import { splitStructure } from "@/lib/chunking/structure";
 import { type Config, loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";

@@ -5,11 +5,11 @@
  * behaviour each test scripts: batching, ordering, retries, failures,
  * timeouts and the headers it receives.
  */
+import { chunkExtracted } from "@/lib/chunk-result";
 import fs from "node:fs";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { chunkExtracted } from "@/lib/chunking";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder, embedderId } from "@/lib/embeddings";
 import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";

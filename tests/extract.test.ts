@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
+import { chunkExtracted } from "@/lib/chunk-result";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { chunkExtracted } from "@/lib/chunking";
-import type { MethodContext } from "@/lib/chunking/types";
+import type { MethodContext } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { detect } from "@/lib/extract/detect";

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { chunkExtracted } from "@/lib/chunk-result";
 import path from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import {
@@ -13,9 +14,8 @@ import {
 import sharp from "sharp";
 import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
-import { chunkExtracted } from "@/lib/chunking";
 import { ConfigError, loadConfig } from "@/lib/config";
-import type { MethodContext } from "@/lib/chunking/types";
+import type { MethodContext } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";

@@ -6,13 +6,13 @@
  * texts, and whatever it decides, its chunks are exact ranges of the input,
  * in order, within the token budget by gpt-tokenizer's own count.
  */
+import { chunkExtracted } from "@/lib/chunk-result";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { join } from "node:path";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { apiInfo } from "@/lib/api-info";
-import { chunkExtracted } from "@/lib/chunking";
 import { bestSegmentation } from "@/lib/chunking/best-segmentation";
 import { mergeSmallSegments } from "@/lib/chunking/merge-small";
 import { splitSemantic } from "@/lib/chunking/semantic";

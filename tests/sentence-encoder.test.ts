@@ -6,11 +6,11 @@
  * different articles, and the semantic tier run with the default config (the
  * same model) cuts a document where its topic changes.
  */
+import { chunkExtracted } from "@/lib/chunk-result";
 import dns from "node:dns";
 import fs from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { chunkExtracted } from "@/lib/chunking";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { SENTENCE_ENCODER_ID, SentenceEncoderEmbedder } from "@/lib/embeddings/sentence-encoder";

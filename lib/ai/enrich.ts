@@ -9,12 +9,13 @@
  * the job; a provider failure (ApiError 503) fails it.
  */
 import pLimit from "p-limit";
-import type { Chunk, ModelProgress } from "@/lib/chunking/types";
+import type { ModelProgress } from "@/lib/ai/model-boundaries";
+import type { Entity } from "@/lib/chunking/entity";
+import type { Chunk } from "@/lib/chunking/types";
 import { BadReplyError, type ModelClient } from "./model-client";
 import {
   CHUNK_ENRICHMENT_TASK,
   DOCUMENT_SUMMARY_TASK,
-  type Entity,
   chunkEnrichmentMessage,
   documentSummaryMessage,
 } from "./prompts";

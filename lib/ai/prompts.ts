@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENTITY_TYPES, Entity } from "@/lib/chunking/entity";
 
 /**
  * What the AI tiers ask a model and the answers they accept: one schema and
@@ -12,12 +13,6 @@ export const SectionStarts = z.object({
   starts: z.array(z.number().int().nonnegative()),
 });
 export type SectionStarts = z.infer<typeof SectionStarts>;
-
-export const ENTITY_TYPES = ["people", "organisations", "places", "dates", "products", "other"] as const;
-export type EntityType = (typeof ENTITY_TYPES)[number];
-
-export const Entity = z.object({ text: z.string().min(1), type: z.enum(ENTITY_TYPES) });
-export type Entity = z.infer<typeof Entity>;
 
 /** A summary and the named entities of each chunk shown. */
 export const ChunkEnrichment = z.object({

@@ -1,5 +1,3 @@
-import { findBoundaries } from "@/lib/ai/boundaries";
-import { type AiTierId, isAiTier, requireModel } from "@/lib/ai/model-client";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
@@ -7,7 +5,7 @@ import { provenance } from "./provenance";
 import { splitRecursive } from "./recursive";
 import { splitSemantic } from "./semantic";
 import { splitStructure, structureFlavor } from "./structure";
-import type { Chunk, MethodContext, MethodDetails, Span, SplitOptions } from "./types";
+import type { Chunk, Span, SplitOptions } from "./types";
 
 interface Method {
   name: string;
@@ -49,30 +47,6 @@ const METHODS: Record<TierId, Method> = {
   "ai-pro": { name: "ai-boundaries-enriched", split: alongSections },
 };
 
-/** The network side of the AI tiers: the section starts their model finds, and what to report of it. */
-export async function modelBoundaries(
-  text: string,
-  tier: AiTierId,
-  context: MethodContext,
-): Promise<{ sectionStarts: number[]; details: MethodDetails }> {
-  const model = requireModel(context.models, tier);
-  const boundaries = await findBoundaries(text, model, {
-    concurrency: context.modelConcurrency ?? 4,
-    onProgress: context.progress && ((done, total) => context.progress!.boundaries(done, total)),
-    signal: context.signal,
-  });
-  return {
-    sectionStarts: boundaries.sectionStarts,
-    details: {
-      model: model.model,
-      units: boundaries.units,
-      windows: boundaries.windows,
-      sections_found: boundaries.sectionStarts.length,
-      fallback: boundaries.fallback,
-    },
-  };
-}
-
 export const methodFor = (tier: TierId) => METHODS[tier].name;
 
 /** `char_count` counts Unicode code points (what "characters" means to most clients); `start`/`end` are UTF-16 offsets, JavaScript string indices. */
@@ -109,19 +83,4 @@ export async function splitDocument(
     Object.assign(chunk.metadata, provenance(source, span.start, span.end));
     return chunk;
   });
-}
-
-/** A tier's whole method in this thread: the model's boundaries (AI tiers), then the split. */
-export async function chunkExtracted(
-  extracted: Extracted,
-  tier: TierId,
-  options: SplitOptions,
-  context: MethodContext,
-): Promise<{ chunks: Chunk[]; details?: MethodDetails }> {
-  const found = isAiTier(tier) ? await modelBoundaries(extracted.text, tier, context) : undefined;
-  const chunks = await splitDocument(extracted, tier, options, {
-    embedder: context.embedder,
-    sectionStarts: found?.sectionStarts,
-  });
-  return { chunks, details: found?.details };
 }

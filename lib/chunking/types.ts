@@ -1,6 +1,4 @@
-import type { ModelClients } from "@/lib/ai/model-client";
-import type { Entity } from "@/lib/ai/prompts";
-import type { Embedder } from "@/lib/embeddings/types";
+import type { Entity } from "./entity";
 
 /**
  * A chunk as a range of the extracted text. Its text is `source.slice(start, end)`
@@ -20,30 +18,6 @@ export interface SplitOptions {
   maxTokens: number;
   overlapTokens: number;
 }
-
-/** What a method may use besides the text: side effects arrive here, chosen at start-up. */
-export interface MethodContext {
-  embedder: Embedder;
-  /** The AI tiers' models; a tier whose model is absent is not configured. */
-  models?: ModelClients;
-  /** Model calls at once (AI tiers). */
-  modelConcurrency?: number;
-  progress?: ModelProgress;
-  signal?: AbortSignal;
-}
-
-/** What an async job shows of the model calls made for it. */
-export interface ModelProgress {
-  /** A boundary window answered: windows done, windows in all. */
-  boundaries: (done: number, total: number) => void;
-  /** An enrichment call answered: chunks annotated, chunks in all, calls done, calls in all (the document summary's included). */
-  summaries: (chunksDone: number, chunksTotal: number, callsDone: number, callsTotal: number) => void;
-  /** The document summary's call is next. */
-  documentSummary: () => void;
-}
-
-/** What a method found besides the spans, reported in the result's metadata (the AI tiers: model, windows, fallbacks). */
-export type MethodDetails = Record<string, unknown>;
 
 /**
  * A line of the chunk on its page as shown: left, top, right, bottom, as shares (0-1) of the page's width and height

@@ -16,7 +16,7 @@ import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
 import { isAiTier } from "@/lib/ai/model-client";
 import type { JobAccepted, JobStatus } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
-import type { ModelProgress } from "@/lib/chunking/types";
+import type { ModelProgress } from "@/lib/ai/model-boundaries";
 import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
 import { lifetimeText, newResultId } from "@/lib/results";
 import type { Services } from "@/lib/services";
