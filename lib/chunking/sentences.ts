@@ -19,6 +19,14 @@
  * - Each `segment` call costs ~2.5 µs before it reads a character (V8 clones
  *   ICU's break iterator), as much as segmenting 300 characters: many short
  *   paragraphs are segmented together (`sentenceStartsOfRanges`).
+ *
+ * Why there are two segmenters: this one serves the structure tier and the AI
+ * tiers' units, and it cuts inside paragraphs the structure has already found,
+ * so a line break in them is never a sentence end. `sentence-spans.ts` serves
+ * the semantic tier. It reads whole documents, where a line is often a unit
+ * of its own (a heading, an item, a row), so a line break ends a sentence
+ * unless its paragraph reads as hard-wrapped prose. One rule for both would
+ * change the chunks of one tier or the other (docs/eval.md).
  */
 
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
