@@ -54,7 +54,9 @@ const handlers = {
       drawing = factory.create(viewport.width, viewport.height);
       await page.render({ canvas: drawing.canvas, canvasContext: drawing.context, viewport }).promise;
       const { width: w, height: h } = drawing.canvas;
-      return { image: greyPgm(drawing.canvas.data(), w, h), width: w, height: h, dpi: scale * 72 };
+      const { image, pixels } = pgm(w, h);
+      luma(drawing.canvas.data(), 4, pixels);
+      return { image, width: w, height: h, dpi: scale * 72 };
     } finally {
       if (drawing) factory.destroy(drawing);
       page.cleanup();
@@ -197,7 +199,9 @@ async function storedScan(number, { dpi, maxPixels, blur }) {
       .toColourspace("b-w")
       .raw()
       .toBuffer();
-    return { image: pgm(softened, w, h), width: w, height: h, dpi: own * (w / stored.width) };
+    const made = pgm(w, h);
+    made.pixels.set(softened);
+    return { image: made.image, width: w, height: h, dpi: own * (w / stored.width) };
   } finally {
     page.cleanup();
   }
@@ -228,26 +232,25 @@ function greyPixels({ data, width, height, kind }, ImageKind) {
   }
   const channels = kind === ImageKind.RGB_24BPP ? 3 : kind === ImageKind.RGBA_32BPP ? 4 : 0;
   if (channels === 0 || data.length < count * channels) return undefined;
-  for (let i = 0, o = 0; o < count; i += channels, o++)
-    grey[o] = (data[i] * 77 + data[i + 1] * 150 + data[i + 2] * 29) >> 8;
+  luma(data, channels, grey);
   return grey;
+}
+
+/** RGB or RGBA pixels (`channels` bytes each) → their luma (ITU-R BT.601 weights), one byte each, into `out`. */
+function luma(data, channels, out) {
+  for (let i = 0, o = 0; o < out.length; i += channels, o++)
+    out[o] = (data[i] * 77 + data[i + 1] * 150 + data[i + 2] * 29) >> 8;
 }
 
 /** A library that fails to load is our fault, not the document's: `stage` tells the two apart. */
 class LoadError extends Error {}
 
-/** RGBA pixels → a binary PGM (P5) of their luma (ITU-R BT.601 weights). */
-function greyPgm(rgba, width, height) {
-  return pgm(greyPixels({ data: rgba, width, height, kind: 3 }, { RGBA_32BPP: 3 }), width, height);
-}
-
-/** Grey pixels, one byte each → a binary PGM (P5). */
-function pgm(grey, width, height) {
+/** A binary PGM (P5) of `width` × `height`, and its pixels (one byte of grey each) to fill in place. */
+function pgm(width, height) {
   const header = new TextEncoder().encode(`P5\n${width} ${height}\n255\n`);
-  const image = new Uint8Array(header.length + grey.length);
+  const image = new Uint8Array(header.length + width * height);
   image.set(header);
-  image.set(grey, header.length);
-  return image;
+  return { image, pixels: image.subarray(header.length) };
 }
 
 async function load(name) {

@@ -1,6 +1,8 @@
 import type { PageRange, SourceLine } from "@/lib/extract/types";
 import type { ChunkMetadata } from "./types";
 
+type Provenance = Pick<ChunkMetadata, "page_start" | "page_end" | "boxes" | "ocr_confidence">;
+
 /**
  * Where a chunk came from in a PDF or an image: its pages, the boxes of the
  * lines it covers (to highlight it on the page), and, where OCR read them,
@@ -10,9 +12,9 @@ export function provenance(
   source: { pages?: PageRange[]; lines?: SourceLine[] },
   start: number,
   end: number,
-): Pick<ChunkMetadata, "page_start" | "page_end" | "boxes" | "ocr_confidence"> {
+): Provenance {
   if (!source.pages?.length) return {};
-  const found: Pick<ChunkMetadata, "page_start" | "page_end" | "boxes" | "ocr_confidence"> = {
+  const found: Provenance = {
     page_start: pageAt(source.pages, start),
     page_end: pageAt(source.pages, end - 1),
   };
