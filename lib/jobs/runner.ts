@@ -241,10 +241,11 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
             message: `Something went wrong on our side. Submit the document again${handle.record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}.`,
           };
     if (!(error instanceof ApiError)) console.error(`Job ${handle.record.job_id} failed:`, error);
-    const failed = await handle
-      .write((r) => ({ ...r, status: "failed", message: "Failed", error: failure }))
-      .catch(() => false);
-    if (failed) await giveBack(services, handle.record);
+    // Given back before the job shows `failed`, since a client that sees it may retry with the same payment at once;
+    // the renewal first makes sure the job is still this worker's, for a whole lease, and no other worker's to finish.
+    if (!(await handle.renew().catch(() => false))) return;
+    await giveBack(services, handle.record);
+    await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
   } finally {
     clearInterval(heartbeat);
   }
