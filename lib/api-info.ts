@@ -5,7 +5,7 @@ import { embedderId } from "@/lib/embeddings";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import { x402Network } from "@/lib/payments/requirements";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
-import { lifetimeText } from "@/lib/results";
+import { lifetimeText } from "@/lib/wording";
 import { TIERS, TIER_IDS, type TierId, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";
 

@@ -8,7 +8,7 @@ import type { Chunk, SplitOptions } from "@/lib/chunking/types";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Config } from "@/lib/config";
 import { type CpuRunner, chunkOnCpu, inThisThread, extractStepsOnCpu } from "@/lib/cpu/pool";
-import { badRequest } from "@/lib/errors";
+import { ApiError } from "@/lib/errors";
 import { extract } from "@/lib/extract";
 import { stepsHere } from "@/lib/extract/steps";
 import type { Detected } from "@/lib/extract/detect";
@@ -36,13 +36,13 @@ export interface ResolvedOptions {
 export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunking"]): ResolvedOptions {
   const maxTokens = input.max_tokens ?? chunking.defaultMaxTokens;
   if (maxTokens < chunking.minMaxTokens || maxTokens > chunking.maxMaxTokens)
-    throw badRequest(
+    throw new ApiError(
       "invalid_options",
       `max_tokens must be between ${chunking.minMaxTokens} and ${chunking.maxMaxTokens}.`,
     );
   const overlapTokens = input.overlap_tokens ?? Math.min(chunking.defaultOverlapTokens, Math.floor(maxTokens / 2));
   if (overlapTokens < 0 || overlapTokens * 2 > maxTokens)
-    throw badRequest("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
+    throw new ApiError("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
   return { maxTokens, overlapTokens, outputFormat: input.output_format ?? "raw" };
 }
 
@@ -200,7 +200,7 @@ export async function buildResult(
   };
 }
 
-const emptyDocument = () => badRequest("empty_document", "The document contains no text to chunk.");
+const emptyDocument = () => new ApiError("empty_document", "The document contains no text to chunk.");
 
 /** ai-pro: each chunk's summary and entities into its metadata; the document's summary returned. */
 async function enrich(chunks: Chunk[], context: MethodContext) {

@@ -27,10 +27,9 @@ import {
   UrlChunkRequestSchema,
 } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
-import { type ErrorStatus, STATUS_NAMES } from "@/lib/errors";
-import { MAX_IMAGE_PIXELS } from "@/lib/extract/ocr/settings";
+import { type ErrorCodeEntry, type Scope, STATUS_NAMES, errorCatalogue } from "@/lib/error-codes";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
-import { lifetimeText } from "@/lib/results";
+import { lifetimeText, megabytes } from "@/lib/wording";
 import { TIERS, TIER_IDS, type Tier, isPaid, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";
 
@@ -50,205 +49,6 @@ export const TAGS = {
   service: "Service",
   local: "Local mode",
 } as const;
-
-/** What an operation involves, to pick the error codes it can answer with. */
-type Scope =
-  | "upload"
-  | "json"
-  | "url"
-  | "options"
-  | "detect"
-  | "document"
-  | "free"
-  | "paid"
-  | "x402"
-  | "semantic"
-  | "aiConfig"
-  | "aiCall"
-  | "job"
-  | "jobResult"
-  | "result"
-  | "faucet"
-  | "store"
-  | "chain"
-  | "any";
-
-export interface ErrorCode {
-  status: ErrorStatus;
-  code: string;
-  when: string;
-  scopes: readonly Scope[];
-}
-
-/**
- * Every code the API answers with (`code` in the body), by status. The tests
- * check that each code thrown in lib/ is listed here.
- */
-function errorCodes(config: Config): ErrorCode[] {
-  const e = (status: ErrorStatus, code: string, when: string, ...scopes: Scope[]): ErrorCode => ({
-    status,
-    code,
-    when,
-    scopes,
-  });
-  const lifetime = lifetimeText(config.resultTtlSeconds);
-  return [
-    e(400, "empty_document", "The document holds no text.", "detect", "document"),
-    e(400, "invalid_encoding", "Text that is neither UTF-8 nor UTF-16 with a byte-order mark.", "detect", "document"),
-    e(400, "corrupted_pdf", "A damaged or incomplete PDF.", "document"),
-    e(400, "encrypted_pdf", "A password-protected PDF.", "document"),
-    e(
-      400,
-      "no_text",
-      "No text anywhere: neither a text layer nor anything OCR could read on the PDF's scanned pages or the image.",
-      "document",
-    ),
-    e(400, "corrupted_image", "An image that is damaged or cut short.", "document"),
-    e(400, "corrupted_docx", "A damaged or invalid .docx.", "document"),
-    e(
-      400,
-      "document_too_complex",
-      "Reading or chunking the document took more time or memory than allowed.",
-      "document",
-    ),
-    e(400, "invalid_options", "`max_tokens`, `overlap_tokens` or `output_format` out of range.", "options"),
-    e(400, "invalid_request", "The JSON body does not match the schema.", "json"),
-    e(400, "invalid_json", "The body is not valid JSON.", "json"),
-    e(400, "expected_json", "The Content-Type is not application/json.", "json"),
-    e(400, "expected_multipart", "The body is not multipart/form-data.", "upload"),
-    e(400, "invalid_multipart", "A malformed multipart body.", "upload"),
-    e(400, "missing_file", "No `file` part.", "upload"),
-    e(400, "invalid_url", "Not an http or https URL.", "url"),
-    e(400, "url_forbidden", "The URL (or a redirect) resolves to a non-public address.", "url"),
-    e(400, "url_unresolvable", "The URL's host does not resolve.", "url"),
-    e(400, "url_timeout", `Fetching the URL took longer than ${config.urlFetch.timeoutMs / 1000} s.`, "url"),
-    e(400, "url_fetch_failed", "The URL answered with an error or the connection failed.", "url"),
-    e(400, "too_many_redirects", `More than ${config.urlFetch.maxRedirects} redirects.`, "url"),
-    e(
-      402,
-      "payment_required",
-      "No `X-PAYMENT` or `PAYMENT-SIGNATURE`: pay as the body (or the `PAYMENT-REQUIRED` header) says and repeat the request.",
-      "paid",
-    ),
-    e(402, "payment_invalid", "A malformed `X-PAYMENT` or `PAYMENT-SIGNATURE` header.", "paid"),
-    e(402, "payment_not_found", "The transaction is not confirmed yet: repeat with the same header.", "paid"),
-    e(402, "payment_failed", "The transaction failed on chain; no USDC moved.", "paid"),
-    e(
-      402,
-      "payment_expired",
-      `The transfer is older than ${config.payments.maxAgeSeconds} s, or an x402 transaction's blockhash expired.`,
-      "paid",
-    ),
-    e(402, "payment_insufficient", "Less than the price reached `payTo`.", "paid"),
-    e(402, "payment_wrong_asset", "The transfer is not USDC.", "paid"),
-    e(402, "payment_wrong_recipient", "The transfer does not pay `payTo`.", "paid"),
-    e(402, "payment_reference_mismatch", "The Memo carries the reference of another request.", "paid"),
-    e(
-      402,
-      "payment_reference_required",
-      "This server takes only transfers carrying the 402's reference in a Memo.",
-      "paid",
-    ),
-    e(402, "payment_already_used", "The payment already paid for another request.", "paid"),
-    e(402, "payment_wrong_network", "x402: the payload is for another network.", "x402"),
-    e(402, "payment_wrong_tier", "x402 v2: the payment accepted another tier's offer.", "x402"),
-    e(402, "payment_amount_mismatch", "x402: the transfer is not exactly the price.", "x402"),
-    e(
-      402,
-      "payment_fee_payer_misuse",
-      "x402: the fee payer is not `extra.feePayer`, or an instruction uses its account.",
-      "x402",
-    ),
-    e(402, "payment_invalid_instructions", "x402: instructions beyond the exact-SVM layout.", "x402"),
-    e(402, "payment_invalid_signature", "x402: a missing or wrong signature.", "x402"),
-    e(402, "payment_simulation_failed", "x402: the transaction would fail; nothing was sent.", "x402"),
-    e(402, "x402_unavailable", "This server takes only transaction signatures, not x402 payloads.", "x402"),
-    e(404, "expired_or_unknown", `No such result or job, or it expired (they are kept ${lifetime}).`, "result", "job"),
-    e(404, "not_found", "No API endpoint at this path (the faucet exists only in local mode).", "faucet"),
-    e(404, "unknown_endpoint", "No tier endpoint by that name under `/chunk/`."),
-    e(405, "method_not_allowed", "Another HTTP method: the `Allow` header names the right one."),
-    e(409, "payment_in_progress", "A request with this payment is being served: retry for its result.", "paid"),
-    e(409, "job_not_finished", "The job is still processing: poll its status.", "jobResult"),
-    e(409, "job_failed", "The job failed: its status carries the error.", "jobResult"),
-    e(413, "file_too_large", `The upload is over ${megabytes(config.limits.maxUploadBytes)}.`, "upload"),
-    e(413, "body_too_large", "The JSON body is over 64 KB.", "json"),
-    e(413, "url_too_large", `The URL's document is over ${megabytes(config.urlFetch.maxBytes)}.`, "url"),
-    e(413, "too_many_pages", `More than ${config.limits.maxPagesPerRequest} pages.`, "document"),
-    e(
-      413,
-      "too_many_characters",
-      `More than ${config.limits.maxCharsPerRequest.toLocaleString("en-US")} characters of text.`,
-      "document",
-    ),
-    e(
-      413,
-      "image_too_large",
-      `An image page of more than ${(MAX_IMAGE_PIXELS / 1e6).toFixed(0)} million pixels (refused before it is decoded).`,
-      "document",
-    ),
-    e(
-      413,
-      "ocr_too_many_pages",
-      `More than ${config.ocr.syncMaxPages} pages to read by OCR (pages without a text layer, or an image's pages) in one request.`,
-      "document",
-    ),
-    e(413, "zip_bomb", `A DOCX unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`, "document"),
-    e(
-      415,
-      "unsupported_type",
-      "Not PDF, DOCX, HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
-      "detect",
-      "document",
-    ),
-    e(
-      429,
-      "free_quota_exceeded",
-      `The free tier's ${config.freePagesPerDay} pages of the UTC day are used up; \`Retry-After\` says when they renew.`,
-      "free",
-    ),
-    e(
-      429,
-      "too_many_unpaid_requests",
-      `The client holds ${config.payments.maxOutstandingReferences} unpaid 402s for other documents: pay one, or wait \`Retry-After\`.`,
-      "paid",
-    ),
-    e(500, "internal_error", "A fault on our side; nothing was charged.", "any"),
-    e(500, "extraction_failed", "The document reader failed on our side.", "document"),
-    e(
-      500,
-      "processing_failed",
-      "Chunking failed on our side; a payment was released, free pages given back.",
-      "document",
-    ),
-    e(500, "fee_payer_misconfigured", "x402: the server's fee payer cannot pay fees.", "x402"),
-    e(
-      503,
-      "busy",
-      "This instance has as many documents in progress as it takes (`Retry-After`); payment and free pages are untouched.",
-      "document",
-    ),
-    e(503, "store_unavailable", "The store is unreachable: retry later.", "store"),
-    e(503, "embeddings_unavailable", "The embedding provider failed; the payment was released.", "semantic"),
-    e(503, "ai_not_configured", "This server has no model for the tier (asked before any payment).", "aiConfig"),
-    e(
-      503,
-      "ai_unavailable",
-      "The model provider failed; the payment was released: repeat with the same `X-PAYMENT`.",
-      "aiCall",
-    ),
-    e(503, "chain_unavailable", "The Solana RPC is unreachable; the payment is untouched.", "chain"),
-    e(
-      503,
-      "payment_unconfirmed",
-      "x402: the transfer was sent but is not confirmed yet: repeat with the same `X-PAYMENT`.",
-      "x402",
-    ),
-    e(503, "facilitator_unavailable", "x402: the configured facilitator is unreachable.", "x402"),
-  ];
-}
-
-/** Sizes as README states them: MB of 1024 × 1024 bytes. */
-const megabytes = (bytes: number) => `${Number((bytes / 1024 / 1024).toFixed(1))} MB`;
 
 const rateLimitHeaders = {
   "X-RateLimit-Limit": z.number().int().meta({ description: "Free pages per UTC day." }),
@@ -273,7 +73,7 @@ const paymentResponseHeader = {
 const paidSecurity: Record<string, string[]>[] = [{ xPayment: [] }, { paymentSignature: [] }];
 
 /** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
-function errorResponses(catalogue: ErrorCode[], scopes: readonly Scope[]): ZodOpenApiResponsesObject {
+function errorResponses(catalogue: ErrorCodeEntry[], scopes: readonly Scope[]): ZodOpenApiResponsesObject {
   const relevant = catalogue.filter((entry) => entry.scopes.some((scope) => scopes.includes(scope) || scope === "any"));
   const responses: ZodOpenApiResponsesObject = {};
   for (const status of [...new Set(relevant.map((entry) => entry.status))].sort()) {
@@ -334,7 +134,7 @@ function uploadOperation(
   path: string,
   config: Config,
   apiBase: string,
-  catalogue: ErrorCode[],
+  catalogue: ErrorCodeEntry[],
 ): ZodOpenApiOperationObject {
   const canonical = tier.endpoints[0];
   const paid = isPaid(tier);
@@ -417,7 +217,7 @@ function paymentInfo(config: Config, tiers: Tier[]) {
 
 const paidTierList = () => TIER_IDS.map((id) => TIERS[id]).filter(isPaid);
 
-function urlOperation(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpenApiOperationObject {
+function urlOperation(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]): ZodOpenApiOperationObject {
   return {
     operationId: "chunkUrl",
     "x-payment-info": paymentInfo(config, paidTierList()),
@@ -472,7 +272,7 @@ function urlOperation(config: Config, apiBase: string, catalogue: ErrorCode[]): 
   };
 }
 
-function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpenApiPathsObject {
+function paths(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]): ZodOpenApiPathsObject {
   const get = (operation: Omit<ZodOpenApiOperationObject, "x-codeSamples">, path: string) => ({
     get: { ...operation, "x-codeSamples": [curl(["curl", `${apiBase}${path}`])] },
   });
@@ -638,7 +438,7 @@ function paths(config: Config, apiBase: string, catalogue: ErrorCode[]): ZodOpen
 }
 
 function buildDocument(config: Config, apiBase: string): OpenApiDocument {
-  const catalogue = errorCodes(config);
+  const catalogue = errorCatalogue(config);
   const origin = apiBase.replace(/\/api$/, "");
   return createDocument(
     {

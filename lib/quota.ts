@@ -37,7 +37,6 @@ export function rateLimitHeaders(w: QuotaWindow): Record<string, string> {
 
 function exceeded(w: QuotaWindow, now: number, detail: string): ApiError {
   return new ApiError(
-    429,
     "free_quota_exceeded",
     `${detail} The free tier allows ${w.limit} pages per UTC day; it resets at ${new Date(w.resetAt * 1000).toISOString()}. Paid tiers have no daily limit.`,
     {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ApiError } from "@/lib/errors";
+import { lifetimeText } from "@/lib/wording";
 import type { Store } from "@/lib/store/types";
 
 /** Stored results (large documents, later completed jobs), kept for the configured lifetime and then 404. */
@@ -8,8 +9,6 @@ export const RESULT_ID_PATTERN = /^(standard|ai-pro)_[0-9a-f]{12}$/;
 export const newResultId = (prefix: string) => `${prefix}_${randomBytes(6).toString("hex")}`;
 
 const key = (id: string) => `result:${id}`;
-
-export const lifetimeText = (ttlSeconds: number) => `${Math.round(ttlSeconds / 60)} minutes`;
 
 export class ResultStore {
   constructor(
@@ -27,7 +26,6 @@ export class ResultStore {
     const raw = RESULT_ID_PATTERN.test(id) ? await this.store.get(key(id)) : null;
     if (raw === null)
       throw new ApiError(
-        404,
         "expired_or_unknown",
         `No result ${id} exists: results are kept for ${lifetimeText(this.ttlSeconds)} after they are made. Chunk the document again.`,
       );

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeIssues, FaucetRequestSchema } from "@/lib/api-schema";
-import { ApiError, badRequest } from "@/lib/errors";
+import { ApiError } from "@/lib/errors";
 import type { Services } from "@/lib/services";
 
 /**
@@ -20,13 +20,13 @@ const FaucetAnswer = z.object({
 /** Throws the 404 every other network answers; called before the body is read. */
 export function assertFaucetAvailable(services: Services): void {
   if (services.config.network !== "solana-localnet")
-    throw new ApiError(404, "not_found", "The faucet exists only on the local test chain.");
+    throw new ApiError("not_found", "The faucet exists only on the local test chain.");
 }
 
 export async function runFaucet(services: Services, body: unknown) {
   assertFaucetAvailable(services);
   const request = FaucetRequestSchema.safeParse(body);
-  if (!request.success) throw badRequest("invalid_request", describeIssues(request.error));
+  if (!request.success) throw new ApiError("invalid_request", describeIssues(request.error));
   const funded = await services.chain.call("chunkwise_faucet", [request.data.address], FaucetAnswer);
   return {
     success: true,

@@ -38,7 +38,6 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
-import { ApiError, badRequest } from "@/lib/errors";
 import { countTokens } from "@/lib/tokens";
 import { MARKERS, TASK_NAMES, answerContent, isKnownTask, markerFault } from "./answers";
 import { StandinControls, type StandinCounters, StandinSettings, StandinSettingsUpdate } from "./controls";
@@ -136,7 +135,22 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-function sendError(res: ServerResponse, error: ApiError): void {
+/** An error the stand-in answers with, in OpenAI's shape: its own codes, not the service's table. */
+class ModelApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly options: { headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+  }
+  get headers() {
+    return this.options.headers ?? {};
+  }
+}
+
+function sendError(res: ServerResponse, error: ModelApiError): void {
   send(
     res,
     error.status,
@@ -158,7 +172,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
     if (size <= MAX_BODY_BYTES) parts.push(part);
   }
   if (size > MAX_BODY_BYTES)
-    throw new ApiError(413, "request_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
+    throw new ModelApiError(413, "request_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
       headers: { connection: "close" },
     });
   return Buffer.concat(parts).toString("utf8");
@@ -170,11 +184,12 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
   try {
     body = JSON.parse(text);
   } catch {
-    throw badRequest("invalid_json", "The request body is not valid JSON.");
+    throw new ModelApiError(400, "invalid_json", "The request body is not valid JSON.");
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success)
-    throw badRequest(
+    throw new ModelApiError(
+      400,
       "invalid_request",
       parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
     );
@@ -223,22 +238,22 @@ class StandinServer {
           this.controls.update(await readJson(req, StandinSettingsUpdate));
           return send(res, 200, this.state());
         }
-        throw new ApiError(405, "method_not_allowed", "Use GET or POST on /control.");
+        throw new ModelApiError(405, "method_not_allowed", "Use GET or POST on /control.");
       }
       if (path === "/control/reset" && req.method === "POST") {
         this.controls.reset();
         return send(res, 200, this.state());
       }
-      throw new ApiError(404, "not_found", `Nothing at ${req.method} ${path}.`);
+      throw new ModelApiError(404, "not_found", `Nothing at ${req.method} ${path}.`);
     } catch (error) {
       if (res.headersSent || res.destroyed) return;
-      if (error instanceof ApiError) {
+      if (error instanceof ModelApiError) {
         if (error.status < 429) this.controls.countBadRequest();
         return sendError(res, error);
       }
       sendError(
         res,
-        new ApiError(
+        new ModelApiError(
           500,
           "internal_error",
           `The stand-in failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -260,7 +275,7 @@ class StandinServer {
     if (this.controls.settings().down) {
       this.controls.countFault("down");
       req.resume();
-      throw new ApiError(503, "service_unavailable", "The stand-in is down (fault injected with `down`).");
+      throw new ModelApiError(503, "service_unavailable", "The stand-in is down (fault injected with `down`).");
     }
     const method = req.method ?? "GET";
     if (route === "/chat/completions" && method === "POST") return this.completion(req, res);
@@ -272,23 +287,26 @@ class StandinServer {
       });
     }
     if (["/chat/completions", "/embeddings", "/models"].includes(route))
-      throw new ApiError(405, "method_not_allowed", `${method} is not allowed on /v1${route}.`);
-    throw new ApiError(404, "unknown_url", `Unknown request URL: ${method} /v1${route}.`);
+      throw new ModelApiError(405, "method_not_allowed", `${method} is not allowed on /v1${route}.`);
+    throw new ModelApiError(404, "unknown_url", `Unknown request URL: ${method} /v1${route}.`);
   }
 
   private async completion(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const gone = clientGone(res);
     const request = await readJson(req, ChatCompletionRequest);
-    if (request.stream) throw badRequest("stream_unsupported", "The stand-in does not stream; leave `stream` unset.");
+    if (request.stream)
+      throw new ModelApiError(400, "stream_unsupported", "The stand-in does not stream; leave `stream` unset.");
     const schema = request.response_format?.json_schema;
     if (request.response_format?.type !== "json_schema" || !schema) {
-      throw badRequest(
+      throw new ModelApiError(
+        400,
         "response_format_required",
         `The stand-in answers only structured tasks: send response_format {type: "json_schema", json_schema: {name: ${TASK_NAMES.join(" | ")}}}.`,
       );
     }
     if (!isKnownTask(schema.name))
-      throw badRequest(
+      throw new ModelApiError(
+        400,
         "unknown_schema",
         `Unknown json_schema.name "${schema.name}"; the stand-in knows ${TASK_NAMES.join(", ")}.`,
       );
@@ -305,9 +323,9 @@ class StandinServer {
     const { retryAfterSeconds } = this.controls.settings();
     if (!(await this.delayed(gone))) return;
     if (fault === "server_error")
-      throw new ApiError(500, "server_error", "The stand-in failed on purpose (fault injected).");
+      throw new ModelApiError(500, "server_error", "The stand-in failed on purpose (fault injected).");
     if (fault === "rate_limit") {
-      throw new ApiError(429, "rate_limit_exceeded", "Rate limit reached (fault injected).", {
+      throw new ModelApiError(429, "rate_limit_exceeded", "Rate limit reached (fault injected).", {
         headers: { "retry-after": String(retryAfterSeconds) },
       });
     }

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } fr
 import { z } from "zod";
 import * as openapiRoute from "@/app/api/openapi.json/route";
 import * as quotaRoute from "@/app/api/quota/route";
+import { withErrorTable } from "@/scripts/docs-errors";
 import type { apiInfo } from "@/lib/api-info";
 import {
   ApiInfoSchema,
@@ -34,6 +35,8 @@ import {
 } from "@/lib/api-schema";
 import type { ChunkMetadata } from "@/lib/chunking/types";
 import { type Config, loadConfig } from "@/lib/config";
+import { ERROR_CODES, type ErrorCode, errorCatalogue, errorTableMarkdown } from "@/lib/error-codes";
+import { ApiError } from "@/lib/errors";
 import type { runFaucet } from "@/localchain/faucet-endpoint";
 import type { ChromaRecord, PineconeRecord, QdrantPoint, WeaviateObject } from "@/lib/formats";
 import type { checkHealth } from "@/lib/health";
@@ -341,33 +344,38 @@ describe("the document", () => {
     expect(devnet.servers[0].description).toContain("solana-devnet");
   });
 
-  it("lists every error code lib/ answers with, under its status, and no code lib/ does not have", async () => {
+  it("lists every code of the table under its status, each used in lib/, and the README's table is the same", async () => {
     const { document } = await served();
     const catalogue = document["x-error-codes"] as Array<{ status: number; code: string; when: string }>;
     const listed = new Map(catalogue.map((entry) => [entry.code, entry.status]));
     expect(listed.size).toBe(catalogue.length);
+    expect(Object.keys(ERROR_CODES).length).toBeGreaterThan(60);
+    for (const [name, { status }] of Object.entries(ERROR_CODES))
+      expect(listed.get(name), `${name} (${status}) is not documented`).toBe(status);
+    expect(listed.size).toBe(Object.keys(ERROR_CODES).length);
 
+    // Only a code of the table can be thrown: ApiError takes an ErrorCode and its status from the table.
+    expectTypeOf<ConstructorParameters<typeof ApiError>[0]>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<"no_such_code">().not.toExtend<ErrorCode>();
+    expect(new ApiError("ocr_too_many_pages", "").status).toBe(413);
+
+    // A code nothing answers with does not stay in the table.
     const sources: string[] = [];
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         if (entry.isDirectory()) walk(join(dir, entry.name));
-        else if (entry.name.endsWith(".ts") && !dir.includes("localchain"))
+        else if (/\.tsx?$/.test(entry.name) && entry.name !== "error-codes.ts")
           sources.push(readFileSync(join(dir, entry.name), "utf8"));
       }
     };
-    walk(join(root, "lib"));
+    for (const dir of ["lib", "app", "localchain"]) walk(join(root, dir));
     const code = sources.join("\n");
-    const thrown = new Map<string, number>();
-    for (const [, status, name] of code.matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z0-9_]+)"/g))
-      thrown.set(name!, Number(status));
-    for (const [, name] of code.matchAll(/badRequest\(\s*"([a-z0-9_]+)"/g)) thrown.set(name!, 400);
-    for (const [, name] of code.matchAll(/(?:paymentRejected|refuse)\(\s*"([a-z0-9_]+)"/g)) thrown.set(name!, 402);
-    for (const [, status, name] of code.matchAll(/\[\/[^\n]*\/, (\d{3}), "([a-z0-9_]+)"\]/g))
-      thrown.set(name!, Number(status));
-    expect(thrown.size).toBeGreaterThan(50);
-    for (const [name, status] of thrown) expect(listed.get(name), `${name} (${status}) is not documented`).toBe(status);
     for (const entry of catalogue)
-      expect(code, `${entry.code} is documented but appears nowhere in lib/`).toContain(`"${entry.code}"`);
+      expect(code, `${entry.code} is in the table but nothing answers with it`).toContain(`"${entry.code}"`);
+
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const table = errorTableMarkdown(errorCatalogue(loadConfig({})));
+    expect(withErrorTable(readme, table), "README's error table is stale: run npm run docs:errors").toBe(readme);
 
     // Each operation's error answers use listed codes, under their status.
     for (const item of Object.values(document.paths))

@@ -37,7 +37,6 @@ export class BadReplyError extends Error {
 
 export const aiUnavailable = (reason: string, cause?: unknown) =>
   new ApiError(
-    503,
     "ai_unavailable",
     `The AI provider is unavailable: ${reason}. Try again later; a paid request's payment stays valid for the retry.`,
     {
@@ -48,7 +47,6 @@ export const aiUnavailable = (reason: string, cause?: unknown) =>
 
 export const aiNotConfigured = (tier: string, setting: string) =>
   new ApiError(
-    503,
     "ai_not_configured",
     `The ${tier} tier has no model on this server (${setting} is not set), so it is not available; no payment was asked for. GET /api lists the tiers available.`,
   );

@@ -42,7 +42,6 @@ const WORKER_FILE = path.join(process.cwd(), "workers/cpu-worker.mjs");
 
 export const busy = (capacity: number) =>
   new ApiError(
-    503,
     "busy",
     `This instance is busy: ${capacity} documents are being processed or waiting. Retry in a few seconds; nothing was charged (a payment stays usable, no free pages were counted).`,
     { headers: { "Retry-After": "2" } },
@@ -50,7 +49,6 @@ export const busy = (capacity: number) =>
 
 const processingFailed = (cause: unknown) =>
   new ApiError(
-    500,
     "processing_failed",
     "Processing this document failed on our side. Try again; a paid request's payment stays usable, a free one's pages were given back.",
     { cause },

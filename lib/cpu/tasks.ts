@@ -3,7 +3,8 @@ import { splitDocument } from "@/lib/chunking";
 import type { Chunk, SplitOptions } from "@/lib/chunking/types";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
-import { ApiError, type ErrorStatus } from "@/lib/errors";
+import type { ErrorCode } from "@/lib/error-codes";
+import { ApiError } from "@/lib/errors";
 import type { Extracted } from "@/lib/extract/types";
 import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
 import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
@@ -67,8 +68,7 @@ export interface TaskResults {
 
 /** An ApiError crosses threads as this (a structured clone keeps only an error's message and name). */
 export interface SentApiError {
-  status: ErrorStatus;
-  code: string;
+  code: ErrorCode;
   message: string;
   headers: Record<string, string>;
 }
@@ -80,14 +80,13 @@ export type ToWorker =
   { type: "vectors"; id: number; vectors: Float32Array[] } | { type: "embed-failed"; id: number; error: SentApiError };
 
 export const sendApiError = (error: ApiError): SentApiError => ({
-  status: error.status,
   code: error.code,
   message: error.message,
   headers: error.headers,
 });
 
 export const receiveApiError = (error: SentApiError) =>
-  new ApiError(error.status, error.code, error.message, { headers: error.headers });
+  new ApiError(error.code, error.message, { headers: error.headers });
 
 /** The main thread's embedder, asked over the task's port. */
 class PortEmbedder implements Embedder {

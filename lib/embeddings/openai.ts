@@ -43,7 +43,7 @@ const EmbeddingsResponse = z.object({
 });
 
 const unavailable = (message: string, cause?: unknown) =>
-  new ApiError(503, "embeddings_unavailable", `The embedding provider is unavailable: ${message}. Try again later.`, {
+  new ApiError("embeddings_unavailable", `The embedding provider is unavailable: ${message}. Try again later.`, {
     cause,
   });
 

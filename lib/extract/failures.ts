@@ -10,37 +10,32 @@ const ACCEPTED =
 
 export const failures = {
   unsupportedType: (what: string, advice = ACCEPTED) =>
-    new ApiError(415, "unsupported_type", `This file is ${what}, which cannot be chunked. ${advice}`),
+    new ApiError("unsupported_type", `This file is ${what}, which cannot be chunked. ${advice}`),
   binaryText: () =>
     new ApiError(
-      415,
       "unsupported_type",
       `This file contains NUL bytes, so it is binary or text in an encoding that is not read here (UTF-16 without a byte-order mark, UTF-32). ${ACCEPTED} Text must be UTF-8, or UTF-16 with a byte-order mark.`,
     ),
   invalidEncoding: (encoding: string) =>
     new ApiError(
-      400,
       "invalid_encoding",
       `This text is not valid ${encoding}. Save it as UTF-8 (or UTF-16 with a byte-order mark) and send it again.`,
     ),
   emptyDocument: () =>
-    new ApiError(400, "empty_document", "The document contains no text. Check that you sent the right file."),
+    new ApiError("empty_document", "The document contains no text. Check that you sent the right file."),
   corruptedPdf: () =>
     new ApiError(
-      400,
       "corrupted_pdf",
       "This PDF is damaged or incomplete and could not be read. Open it in a PDF viewer, save or export it again, and send the new file.",
     ),
   encryptedPdf: () =>
     new ApiError(
-      400,
       "encrypted_pdf",
       "This PDF is password-protected. Remove the password (for example by printing it to a new PDF) and send it again.",
     ),
   /** `ocrPages`: the pages OCR read and found nothing on; the document had no text anywhere else. */
   noText: (ocrPages: number, kind: "pdf" | "image") =>
     new ApiError(
-      400,
       "no_text",
       `${
         kind === "image"
@@ -50,13 +45,11 @@ export const failures = {
     ),
   corruptedImage: () =>
     new ApiError(
-      400,
       "corrupted_image",
       "This image is damaged or incomplete and could not be read. Export or save it again and send the new file.",
     ),
   imageTooLarge: (width: number, height: number, maxPixels: number) =>
     new ApiError(
-      413,
       "image_too_large",
       `This image is ${width} × ${height} pixels; at most ${(maxPixels / 1e6).toFixed(0)} million pixels a page are read. Scale it down (300 pixels per inch is plenty for OCR) and send it again.`,
     ),
@@ -65,7 +58,6 @@ export const failures = {
     const found = `This document has ${pages} pages without a text layer to read by OCR`;
     const { maxOcrPages: max, maxOcrPagesAsync: asJob } = limits;
     return new ApiError(
-      413,
       "ocr_too_many_pages",
       asJob === undefined
         ? `${found}; at most ${max} are read in one job. Split it and send the parts separately.`
@@ -76,38 +68,32 @@ export const failures = {
   },
   corruptedDocx: () =>
     new ApiError(
-      400,
       "corrupted_docx",
       "This Word document is damaged or not a valid .docx file. Open it in Word or LibreOffice, save it as .docx again, and send the new file.",
     ),
   zipBomb: (detail: string) =>
     new ApiError(
-      413,
       "zip_bomb",
       `This document's unpacked size is too large (${detail}). Split it into smaller documents and send them one by one.`,
     ),
   tooManyPages: (pages: number, max: number) =>
     new ApiError(
-      413,
       "too_many_pages",
       `This document has ${pages} pages; at most ${max} are allowed per request. Split it and send the parts separately.`,
     ),
   /** `atLeast`: `chars` is a lower bound (the upload was refused for its size, before it was decoded). */
   tooManyCharacters: (chars: number, max: number, atLeast = false) =>
     new ApiError(
-      413,
       "too_many_characters",
       `This document has ${atLeast ? "at least " : ""}${chars} characters of text; at most ${max} are allowed per request. Split it and send the parts separately.`,
     ),
   tooComplex: (reason: "time" | "memory") =>
     new ApiError(
-      400,
       "document_too_complex",
       `Reading this document took more ${reason === "time" ? "time" : "memory"} than allowed. Simplify it or split it into smaller documents and send them one by one.`,
     ),
   extractorUnavailable: (cause: unknown) =>
     new ApiError(
-      500,
       "extraction_failed",
       "The document reader failed on our side. Try again later; if it keeps failing, report it.",
       { cause },

@@ -81,7 +81,7 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
   const resolve = options.lookup ?? systemLookup;
 
   const controller = new AbortController();
-  const timeoutError = new ApiError(400, "url_timeout", `Fetching the URL took longer than ${options.timeoutMs} ms.`);
+  const timeoutError = new ApiError("url_timeout", `Fetching the URL took longer than ${options.timeoutMs} ms.`);
   const timer = setTimeout(() => controller.abort(timeoutError), options.timeoutMs);
   const signal = controller.signal;
 
@@ -97,7 +97,7 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
       const addresses = await abortable(resolveHost(host, resolve), signal);
       if (addresses.some((ip) => !policy(ip))) {
         // The address stays out of the message: echoing it would turn this API into an internal-DNS oracle.
-        throw new ApiError(400, "url_forbidden", `The URL's host ${host} is not a public address.`);
+        throw new ApiError("url_forbidden", `The URL's host ${host} is not a public address.`);
       }
       checked.set(host, addresses);
 
@@ -111,17 +111,17 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
       if (REDIRECT_STATUSES.has(res.statusCode)) {
         discard(res.body);
         if (hop >= options.maxRedirects)
-          throw new ApiError(400, "too_many_redirects", `The URL redirected more than ${options.maxRedirects} times.`);
+          throw new ApiError("too_many_redirects", `The URL redirected more than ${options.maxRedirects} times.`);
         const location = headerValue(res.headers.location);
         if (!location)
-          throw new ApiError(400, "url_fetch_failed", `The URL answered ${res.statusCode} without a Location header.`);
+          throw new ApiError("url_fetch_failed", `The URL answered ${res.statusCode} without a Location header.`);
         current = parseFetchUrl(location, current);
         continue;
       }
 
       if (res.statusCode < 200 || res.statusCode > 299) {
         discard(res.body);
-        throw new ApiError(400, "url_fetch_failed", `The URL answered with HTTP status ${res.statusCode}.`);
+        throw new ApiError("url_fetch_failed", `The URL answered with HTTP status ${res.statusCode}.`);
       }
 
       const declared = Number(headerValue(res.headers["content-length"]));
@@ -143,7 +143,7 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
   } catch (err) {
     if (err instanceof ApiError) throw err;
     if (signal.aborted) throw timeoutError;
-    throw new ApiError(400, "url_fetch_failed", "Could not fetch the URL.", { cause: err });
+    throw new ApiError("url_fetch_failed", "Could not fetch the URL.", { cause: err });
   } finally {
     clearTimeout(timer);
     await agent.destroy().catch(() => undefined);
@@ -156,13 +156,12 @@ function parseFetchUrl(raw: string, base?: URL): URL {
     parsed = new URL(raw, base);
   } catch {
     throw new ApiError(
-      400,
       "invalid_url",
       base ? "The URL redirected to an unparsable location." : "The URL could not be parsed.",
     );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-    throw new ApiError(400, "invalid_url", `Only http and https URLs can be fetched, not ${parsed.protocol}`);
+    throw new ApiError("invalid_url", `Only http and https URLs can be fetched, not ${parsed.protocol}`);
   return parsed;
 }
 
@@ -179,10 +178,10 @@ async function resolveHost(host: string, resolve: LookupHost): Promise<readonly 
   try {
     found = await resolve(host);
   } catch (err) {
-    throw new ApiError(400, "url_unresolvable", `The URL's host ${host} could not be resolved.`, { cause: err });
+    throw new ApiError("url_unresolvable", `The URL's host ${host} could not be resolved.`, { cause: err });
   }
   const addresses = found.map((a) => a.address);
-  if (addresses.length === 0) throw new ApiError(400, "url_unresolvable", `The URL's host ${host} has no addresses.`);
+  if (addresses.length === 0) throw new ApiError("url_unresolvable", `The URL's host ${host} has no addresses.`);
   return addresses;
 }
 
@@ -220,7 +219,7 @@ function createPinnedAgent(checked: ReadonlyMap<string, readonly string[]>): Age
     connect: (opts, callback) => {
       const allowed = checked.get(opts.hostname);
       if (!allowed || (isIP(opts.hostname) !== 0 && !allowed.includes(opts.hostname))) {
-        callback(new ApiError(400, "url_forbidden", `Refusing to connect to unchecked host ${opts.hostname}.`), null);
+        callback(new ApiError("url_forbidden", `Refusing to connect to unchecked host ${opts.hostname}.`), null);
         return;
       }
       connect(opts, callback);
@@ -274,7 +273,7 @@ function discard(body: ResponseBody): void {
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "url_too_large", `The document at the URL is larger than ${maxBytes} bytes.`);
+  return new ApiError("url_too_large", `The document at the URL is larger than ${maxBytes} bytes.`);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,5 +1,5 @@
 import { ChunkOptionsSchema, UrlChunkRequestSchema, describeIssues } from "@/lib/api-schema";
-import { ApiError, badRequest } from "@/lib/errors";
+import { ApiError } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { readJson } from "@/lib/http/json-body";
 import { readUpload } from "@/lib/http/multipart";
@@ -28,7 +28,6 @@ function tierForEndpoint(endpoint: string): TierId {
   const tier = ENDPOINT_TIERS.get(endpoint);
   if (!tier)
     throw new ApiError(
-      404,
       "unknown_endpoint",
       `No endpoint /api/chunk/${endpoint}. Tier endpoints: ${[...ENDPOINT_TIERS.keys()].map((e) => `/api/chunk/${e}`).join(", ")}.`,
     );
@@ -45,7 +44,7 @@ export function handleUpload(services: Services, request: Request, endpoint: str
 async function chunkUpload(services: Services, request: Request, endpoint: string, tier: TierId): Promise<Response> {
   const upload = await readUpload(request, { maxBytes: services.config.limits.maxUploadBytes });
   const options = ChunkOptionsSchema.safeParse(upload.fields);
-  if (!options.success) throw badRequest("invalid_options", describeIssues(options.error));
+  if (!options.success) throw new ApiError("invalid_options", describeIssues(options.error));
   const { body, headers } = await runChunkRequest(services, {
     tier,
     input: { kind: "upload", bytes: upload.bytes, filename: upload.filename, contentType: upload.contentType },
@@ -69,7 +68,7 @@ async function chunkUrl(services: Services, request: Request): Promise<Response>
       "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.",
     ),
   );
-  if (!parsed.success) throw badRequest("invalid_request", describeIssues(parsed.error));
+  if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
   const { url, tier, ...options } = parsed.data;
   const { body, headers } = await runChunkRequest(services, {
     tier,

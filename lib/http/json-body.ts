@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from "@/lib/errors";
+import { ApiError } from "@/lib/errors";
 
 const JSON_BODY_LIMIT = 64 * 1024;
 
@@ -9,7 +9,7 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
   let size = 0;
   for await (const part of request.body as unknown as AsyncIterable<Uint8Array>) {
     size += part.length;
-    if (size > maxBytes) throw new ApiError(413, "body_too_large", `The JSON body is larger than ${maxBytes} bytes.`);
+    if (size > maxBytes) throw new ApiError("body_too_large", `The JSON body is larger than ${maxBytes} bytes.`);
     parts.push(part);
   }
   return Buffer.concat(parts).toString("utf8");
@@ -18,11 +18,11 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
 /** A JSON request body, capped at 64 KB; `usage` tells a client sending something else what this endpoint takes. */
 export async function readJson(request: Request, usage: string): Promise<unknown> {
   if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json"))
-    throw badRequest("expected_json", usage);
+    throw new ApiError("expected_json", usage);
   const text = await readText(request, JSON_BODY_LIMIT);
   try {
     return JSON.parse(text);
   } catch {
-    throw badRequest("invalid_json", "The body is not valid JSON.");
+    throw new ApiError("invalid_json", "The body is not valid JSON.");
   }
 }

@@ -1,7 +1,7 @@
 import { Readable, Transform } from "node:stream";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import busboy from "busboy";
-import { ApiError, badRequest } from "@/lib/errors";
+import { ApiError } from "@/lib/errors";
 
 export interface Upload {
   bytes: Uint8Array;
@@ -11,7 +11,7 @@ export interface Upload {
 }
 
 const tooLarge = (maxBytes: number) =>
-  new ApiError(413, "file_too_large", `The upload is larger than the limit of ${maxBytes} bytes.`);
+  new ApiError("file_too_large", `The upload is larger than the limit of ${maxBytes} bytes.`);
 
 /**
  * Reads a multipart body with one `file` part. The byte limit is enforced on
@@ -22,12 +22,12 @@ export async function readUpload(request: Request, options: { maxBytes: number }
   const { maxBytes } = options;
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("multipart/form-data"))
-    throw badRequest(
+    throw new ApiError(
       "expected_multipart",
       "Send the document as multipart/form-data with a `file` field, or POST JSON {url, tier} to /api/chunk.",
     );
   if (!request.body)
-    throw badRequest("missing_file", "The request has no body: attach the document in a `file` field.");
+    throw new ApiError("missing_file", "The request has no body: attach the document in a `file` field.");
 
   // Room for the multipart framing and small fields around the file itself.
   const bodyCap = maxBytes + 64 * 1024;
@@ -47,7 +47,7 @@ export async function readUpload(request: Request, options: { maxBytes: number }
       limits: { files: 1, fileSize: maxBytes, fields: 16, fieldSize: 4096, parts: 20 },
     });
   } catch {
-    throw badRequest("invalid_multipart", "The multipart body could not be parsed: check the Content-Type boundary.");
+    throw new ApiError("invalid_multipart", "The multipart body could not be parsed: check the Content-Type boundary.");
   }
 
   const source = Readable.fromWeb(request.body as unknown as NodeWebReadableStream<Uint8Array>);
@@ -64,7 +64,7 @@ export async function readUpload(request: Request, options: { maxBytes: number }
       reject(
         error instanceof ApiError
           ? error
-          : badRequest("invalid_multipart", "The multipart body is malformed or ended early."),
+          : new ApiError("invalid_multipart", "The multipart body is malformed or ended early."),
       );
     };
 
@@ -92,7 +92,7 @@ export async function readUpload(request: Request, options: { maxBytes: number }
     parser.on("error", fail);
     parser.on("close", () => {
       if (settled) return;
-      if (!file) return fail(badRequest("missing_file", "Attach the document in a multipart field named `file`."));
+      if (!file) return fail(new ApiError("missing_file", "Attach the document in a multipart field named `file`."));
       settled = true;
       resolve({
         bytes: new Uint8Array(Buffer.concat(file.parts)),

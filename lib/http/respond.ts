@@ -1,4 +1,5 @@
-import { ApiError, STATUS_NAMES } from "@/lib/errors";
+import { STATUS_NAMES } from "@/lib/error-codes";
+import { ApiError } from "@/lib/errors";
 
 /** CORS for every API answer: the API is public and agents call it from anywhere. */
 export const CORS_HEADERS: Record<string, string> = {

@@ -68,7 +68,6 @@ const inputKey = (id: string) => `jobinput:${id}`;
 
 export const jobExpired = (id: string) =>
   new ApiError(
-    404,
     "expired_or_unknown",
     `No job ${id} exists: jobs and their results are kept for one hour after they are created. Submit the document again.`,
   );

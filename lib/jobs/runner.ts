@@ -18,7 +18,8 @@ import type { JobAccepted, JobStatus } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/ai/model-boundaries";
 import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
-import { lifetimeText, newResultId } from "@/lib/results";
+import { newResultId } from "@/lib/results";
+import { lifetimeText } from "@/lib/wording";
 import type { Services } from "@/lib/services";
 import { TIERS, type TierId } from "@/lib/tiers";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
@@ -84,13 +85,12 @@ export async function jobResult(services: Services, id: string): Promise<string>
   const { record } = version;
   if (record.status === "processing")
     throw new ApiError(
-      409,
       "job_not_finished",
       `Job ${id} is still processing (${record.progress}%: ${record.message}). Poll ${statusUrl(record)} every second or two.`,
       { headers: { "Retry-After": "2" } },
     );
   if (record.status === "failed")
-    throw new ApiError(409, "job_failed", `Job ${id} failed: ${record.error?.message ?? "unknown error"}`);
+    throw new ApiError("job_failed", `Job ${id} failed: ${record.error?.message ?? "unknown error"}`);
   return services.results.load(record.result_id!);
 }
 

@@ -8,7 +8,8 @@ import {
 import { z } from "zod";
 import { apiInfo } from "@/lib/api-info";
 import { type ChunkDocumentArgs, ChunkDocumentArgsSchema, JobIdSchema } from "@/lib/api-schema";
-import { ApiError, badRequest, STATUS_NAMES } from "@/lib/errors";
+import { STATUS_NAMES } from "@/lib/error-codes";
+import { ApiError } from "@/lib/errors";
 import { jobResult, jobStatus } from "@/lib/jobs/runner";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
@@ -58,15 +59,15 @@ const MAX_BASE64_CHARS = (bytes: number) => Math.ceil(bytes / 3) * 4 + 4;
 
 function documentInput(args: ChunkDocumentArgs, maxUploadBytes: number): DocumentInput {
   const given = [args.url, args.text, args.file_base64].filter((v) => v !== undefined).length;
-  if (given !== 1) throw badRequest("invalid_request", "Give exactly one of url, text or file_base64.");
+  if (given !== 1) throw new ApiError("invalid_request", "Give exactly one of url, text or file_base64.");
   if (args.url !== undefined) return { kind: "url", url: args.url };
   if (args.text !== undefined)
     return { kind: "upload", bytes: new TextEncoder().encode(args.text), filename: args.filename ?? "document.md" };
   const base64 = args.file_base64!;
   if (base64.length > MAX_BASE64_CHARS(maxUploadBytes))
-    throw new ApiError(413, "file_too_large", `The file is over ${maxUploadBytes} bytes.`);
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw badRequest("invalid_request", "file_base64 is not base64.");
-  if (!args.filename) throw badRequest("invalid_request", "file_base64 needs its filename.");
+    throw new ApiError("file_too_large", `The file is over ${maxUploadBytes} bytes.`);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw new ApiError("invalid_request", "file_base64 is not base64.");
+  if (!args.filename) throw new ApiError("invalid_request", "file_base64 needs its filename.");
   return { kind: "upload", bytes: new Uint8Array(Buffer.from(base64, "base64")), filename: args.filename };
 }
 
@@ -75,7 +76,7 @@ function paymentOf(meta: Record<string, unknown> | undefined): PaymentHeader | u
   const payload = meta?.[PAYMENT_META];
   if (payload === undefined) return undefined;
   if (typeof payload !== "object" || payload === null)
-    throw new ApiError(402, "payment_invalid", `_meta["${PAYMENT_META}"] must be an x402 v2 payment payload object.`);
+    throw new ApiError("payment_invalid", `_meta["${PAYMENT_META}"] must be an x402 v2 payment payload object.`);
   return {
     name: "PAYMENT-SIGNATURE",
     value: encodePaymentSignatureHeader(payload as Parameters<typeof encodePaymentSignatureHeader>[0]),

@@ -18,7 +18,6 @@ const Reply = z.union([
 
 export const chainUnavailable = (detail: string, cause?: unknown) =>
   new ApiError(
-    503,
     "chain_unavailable",
     `The Solana RPC could not be reached (${detail}); nothing was charged or recorded, retry the same request shortly.`,
     { headers: { "Retry-After": "5" }, cause },

@@ -1,5 +1,6 @@
 import { createKeyPairSignerFromBytes, createSolanaRpc, getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import type { Config } from "@/lib/config";
+import type { CodeOf } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
 import { type Claim, PaymentLedger, type StoredResponse, StoredResponseSchema } from "@/lib/payments/ledger";
@@ -10,7 +11,7 @@ import {
   paymentRequirement,
   x402Network,
 } from "@/lib/payments/requirements";
-import { paymentRejected, parseSignature, verifySignaturePayment } from "@/lib/payments/signature";
+import { parseSignature, verifySignaturePayment } from "@/lib/payments/signature";
 import {
   type VerifiedX402,
   cosignX402,
@@ -125,7 +126,7 @@ export class PaymentGate {
     return this.#withPaymentRequired(request, async () => {
       const { payment } = request;
       if (!payment)
-        throw paymentRejected(
+        throw new ApiError(
           "payment_required",
           `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo (with extra.reference as a Memo), then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
         );
@@ -145,7 +146,8 @@ export class PaymentGate {
     } catch (error) {
       if (error instanceof ApiError && error.status === 402 && !error.body)
         throw paymentRequiredError(await this.#requirement(request, true), this.#config, request.resourceKind, {
-          code: error.code,
+          // A 402's code is one of the table's 402 codes, which the type of `status` cannot say.
+          code: error.code as CodeOf<402>,
           message: error.message,
         });
       throw error;
@@ -158,14 +160,14 @@ export class PaymentGate {
     const { memo } = payment.accepted.extra;
     if (memo === undefined) {
       if (this.#config.payments.requireReference)
-        throw paymentRejected(
+        throw new ApiError(
           "payment_reference_required",
           "This server accepts only payments carrying the 402 answer's extra.memo.",
         );
     } else {
       const bound = await this.#references.find([memo]);
       if (!bound || bound.tier !== request.tier.id || bound.document !== request.document)
-        throw paymentRejected(
+        throw new ApiError(
           "payment_reference_mismatch",
           "The payment's extra.memo is not the reference issued for this request (another document, URL or tier, or expired): pay the offer of this request's 402.",
         );
@@ -192,7 +194,6 @@ export class PaymentGate {
     if ("reference" in issued) return issued.reference;
     if (request.payment) return undefined;
     throw new ApiError(
-      429,
       "too_many_unpaid_requests",
       `This client holds ${this.#config.payments.maxOutstandingReferences} unpaid payment references for other documents already: pay one of the 402 answers you have, or retry after ${issued.retryAfterSeconds} s.`,
       { headers: { "Retry-After": String(issued.retryAfterSeconds) } },
@@ -244,12 +245,12 @@ export class PaymentGate {
     const transfer = orRefuse(verdict);
     const bound = await this.#references.find(transfer.memos);
     if (bound && (bound.tier !== request.tier.id || bound.document !== request.document))
-      throw paymentRejected(
+      throw new ApiError(
         "payment_reference_mismatch",
         "This payment's Memo carries the reference of a different request (another document, URL or tier); it can pay only for that one.",
       );
     if (!bound && payments.requireReference)
-      throw paymentRejected(
+      throw new ApiError(
         "payment_reference_required",
         "This server accepts only transfers carrying the 402 answer's extra.reference in a Memo instruction.",
       );
@@ -273,7 +274,7 @@ export class PaymentGate {
     const { facilitator, feePayerSecretKey } = this.#config.payments;
     const feePayer = await this.feePayer();
     if (!feePayer)
-      throw paymentRejected(
+      throw new ApiError(
         "x402_unavailable",
         "This server does not settle x402 payments; pay with a USDC transfer and send its signature in X-PAYMENT.",
       );
@@ -283,7 +284,7 @@ export class PaymentGate {
       await verifyX402Payment(payment, requirement, feePayer, createSolanaRpc(this.#config.payments.rpcUrl)),
     );
     if (memo !== undefined && !verified.memos.includes(memo))
-      throw paymentRejected(
+      throw new ApiError(
         "payment_reference_mismatch",
         "The transaction carries no Memo with the accepted extra.memo, the reference this payment is bound by.",
       );
@@ -360,7 +361,6 @@ export class PaymentGate {
         const lock = `x402-settling:${payer}`;
         if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 })))
           throw new ApiError(
-            409,
             "payment_in_progress",
             "This payment is being settled right now; retry in a few seconds.",
             { headers: { "Retry-After": "2" } },
@@ -421,6 +421,6 @@ export class PaymentGate {
 
 function payerSignature(verified: VerifiedX402): string {
   const bytes = verified.transaction.signatures[verified.payer];
-  if (!bytes) throw paymentRejected("payment_invalid", "The payload is not signed by its payer.");
+  if (!bytes) throw new ApiError("payment_invalid", "The payload is not signed by its payer.");
   return getBase58Decoder().decode(bytes);
 }

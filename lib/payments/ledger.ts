@@ -36,7 +36,6 @@ const key = (paymentId: string) => `payment:${paymentId}`;
 
 export const paymentAlreadyUsed = () =>
   new ApiError(
-    402,
     "payment_already_used",
     "This payment has already paid for a different request. Each payment pays for one document with one set of options; send a new transfer.",
   );
@@ -97,7 +96,6 @@ function judge(entry: Entry, request: string): StoredResponse {
 
 const inFlight = () =>
   new ApiError(
-    409,
     "payment_in_progress",
     "A request with this payment is being processed right now; retry in a few seconds to get its result.",
     { headers: { "Retry-After": "2" } },

@@ -1,3 +1,4 @@
+import type { CodeOf } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 
 /**
@@ -7,20 +8,20 @@ import { ApiError } from "@/lib/errors";
  * body with fresh requirements and the v2 header) in one place.
  */
 export interface Refusal {
-  code: string;
+  code: CodeOf<402>;
   message: string;
 }
 
 export type Verdict<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
 export const accept = <T>(value: T): Verdict<T> => ({ ok: true, value });
-export const refuse = (code: string, message: string): { ok: false; refusal: Refusal } => ({
+export const refuse = (code: Refusal["code"], message: string): { ok: false; refusal: Refusal } => ({
   ok: false,
   refusal: { code, message },
 });
 
 /** A refusal on its way to the gate, which gives it the full 402 body. */
-export const refusalError = ({ code, message }: Refusal) => new ApiError(402, code, message);
+export const refusalError = ({ code, message }: Refusal) => new ApiError(code, message);
 
 /** The value of a verdict, or its refusal raised as the 402 the gate completes. */
 export function orRefuse<T>(verdict: Verdict<T>): T {

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { PaymentRequirementSchema } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
+import type { Refusal } from "@/lib/payments/refusal";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import { type ResourceKind, paymentRequiredV2 } from "@/lib/payments/x402-v2";
 import { type Tier, priceUsd } from "@/lib/tiers";
@@ -42,10 +43,10 @@ export function paymentRequiredError(
   requirement: PaymentRequirement,
   config: Config,
   kind: ResourceKind,
-  reason: { code: string; message: string },
+  reason: Refusal,
 ): ApiError {
   const v2 = paymentRequiredV2(requirement, config.network, kind, reason.message);
-  return new ApiError(402, reason.code, reason.message, {
+  return new ApiError(reason.code, reason.message, {
     headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(v2) },
     body: {
       error: "Payment Required",

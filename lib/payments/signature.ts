@@ -70,8 +70,6 @@ export interface VerifiedTransfer {
   memos: string[];
 }
 
-export const paymentRejected = (code: string, message: string) => new ApiError(402, code, message);
-
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
 /** A base58 transaction signature (64 bytes). kit's `isSignature` throws on characters outside base58 rather than answering false. */
@@ -81,7 +79,7 @@ export const isBase58Signature = (value: string) => BASE58.test(value) && isSign
 export function parseSignature(header: string): string {
   const value = header.trim();
   if (!isBase58Signature(value))
-    throw paymentRejected(
+    throw new ApiError(
       "payment_invalid",
       "X-PAYMENT must be the base58 signature of your USDC transfer (64 bytes) or an x402 payment payload.",
     );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 
@@ -29,26 +30,25 @@ const SettleResponseSchema = z.object({
 });
 
 /** The facilitator's reason codes (x402 1.x and @x402/svm), most specific first. */
-const REASON_CODES: [RegExp, number, string][] = [
-  [/network/, 402, "payment_wrong_network"],
-  [/amount_insufficient|insufficient_funds/, 402, "payment_insufficient"],
-  [/amount_mismatch/, 402, "payment_amount_mismatch"],
-  [/fee_payer/, 402, "payment_fee_payer_misuse"],
-  [/mint_mismatch|incorrect_asset/, 402, "payment_wrong_asset"],
-  [/recipient_mismatch|incorrect_ata|incorrect_payee/, 402, "payment_wrong_recipient"],
-  [/instruction/, 402, "payment_invalid_instructions"],
-  [/simulation_failed|ata_not_found/, 402, "payment_simulation_failed"],
-  [/block_height_exceeded|expired/, 402, "payment_expired"],
-  [/duplicate_settlement/, 402, "payment_already_used"],
-  [/confirmation_timed_out/, 503, "payment_unconfirmed"],
-  [/transaction_failed/, 402, "payment_failed"],
+const REASON_CODES: [RegExp, ErrorCode][] = [
+  [/network/, "payment_wrong_network"],
+  [/amount_insufficient|insufficient_funds/, "payment_insufficient"],
+  [/amount_mismatch/, "payment_amount_mismatch"],
+  [/fee_payer/, "payment_fee_payer_misuse"],
+  [/mint_mismatch|incorrect_asset/, "payment_wrong_asset"],
+  [/recipient_mismatch|incorrect_ata|incorrect_payee/, "payment_wrong_recipient"],
+  [/instruction/, "payment_invalid_instructions"],
+  [/simulation_failed|ata_not_found/, "payment_simulation_failed"],
+  [/block_height_exceeded|expired/, "payment_expired"],
+  [/duplicate_settlement/, "payment_already_used"],
+  [/confirmation_timed_out/, "payment_unconfirmed"],
+  [/transaction_failed/, "payment_failed"],
 ];
 
-function refusal(reason: string | null | undefined, message: string | null | undefined, fallback: string): ApiError {
+function refusal(reason: string | null | undefined, message: string | null | undefined, fallback: ErrorCode): ApiError {
   const text = reason ?? "";
-  const [, status, code] = REASON_CODES.find(([pattern]) => pattern.test(text)) ?? [/./, 402, fallback];
+  const [, code] = REASON_CODES.find(([pattern]) => pattern.test(text)) ?? [/./, fallback];
   return new ApiError(
-    status as 402 | 503,
     code,
     `The facilitator refused the payment (${text || "no reason given"}${message ? `: ${message}` : ""}).`,
   );
@@ -56,7 +56,6 @@ function refusal(reason: string | null | undefined, message: string | null | und
 
 function unavailable(cause: unknown): ApiError {
   return new ApiError(
-    503,
     "facilitator_unavailable",
     "The payment facilitator cannot be reached; nothing was charged. Try again shortly.",
     {
@@ -81,7 +80,6 @@ export class X402FacilitatorClient {
   private body(payment: PaymentPayload, requirements: PaymentRequirements) {
     if (payment.accepted.network !== requirements.network)
       throw new ApiError(
-        402,
         "payment_wrong_network",
         `The payment is for ${payment.accepted.network}; this service takes ${requirements.network}.`,
       );

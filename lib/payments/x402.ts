@@ -41,7 +41,7 @@ import {
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { chainUnavailable } from "@/lib/payments/chain-rpc";
-import { accept, refusalError, refuse, type Verdict } from "@/lib/payments/refusal";
+import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import { MEMO_PROGRAMS, memoText } from "@/lib/payments/memo";
 import { isBase58Signature } from "@/lib/payments/signature";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
@@ -116,7 +116,6 @@ export interface CosignedX402 {
 }
 
 /** A refusal raised where no verdict is returned (reading the header, settling): the gate completes its 402. */
-const refusedError = (code: string, message: string) => refusalError({ code, message });
 
 /**
  * `null` when the header is not an x402 payload (the signature path then
@@ -130,14 +129,14 @@ export function parseX402Header(header: string): X402Payment | null {
   // Base64 JSON opens with "{" (maybe after whitespace); a look at the head is enough to tell it from anything else.
   if (!Buffer.from(value.slice(0, 16), "base64").toString("utf8").trimStart().startsWith("{")) return null;
   if (value.length > MAX_HEADER_CHARS)
-    throw refusedError("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
+    throw new ApiError("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
   const text = Buffer.from(value, "base64").toString("utf8");
 
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw refusedError(
+    throw new ApiError(
       "payment_invalid",
       "X-PAYMENT is base64 but not JSON: send an x402 payload or a base58 transaction signature.",
     );
@@ -145,7 +144,7 @@ export function parseX402Header(header: string): X402Payment | null {
   const parsed = X402PaymentSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw refusedError(
+    throw new ApiError(
       "payment_invalid",
       `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
     );
@@ -402,7 +401,6 @@ export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: stri
     keyPair = await createKeyPairFromBytes(getBase58Encoder().encode(feePayerSecretKey.trim()));
   } catch (cause) {
     throw new ApiError(
-      500,
       "fee_payer_misconfigured",
       "FEE_PAYER_SECRET_KEY is not the base58 of a 64-byte Solana secret key.",
       { cause },
@@ -411,7 +409,6 @@ export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: stri
   const keyAddress = await getAddressFromPublicKey(keyPair.publicKey);
   if (keyAddress !== verified.feePayer)
     throw new ApiError(
-      500,
       "fee_payer_misconfigured",
       `FEE_PAYER_SECRET_KEY belongs to ${keyAddress}, but payments name ${verified.feePayer} as fee payer.`,
     );
@@ -419,12 +416,9 @@ export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: stri
   try {
     assertIsFullySignedTransaction(signed);
   } catch (cause) {
-    throw new ApiError(
-      402,
-      "payment_invalid_signature",
-      "The transaction still lacks a signature after the fee payer's.",
-      { cause },
-    );
+    throw new ApiError("payment_invalid_signature", "The transaction still lacks a signature after the fee payer's.", {
+      cause,
+    });
   }
   return { signature: getSignatureFromTransaction(signed), wireTransaction: getBase64EncodedWireTransaction(signed) };
 }
@@ -464,7 +458,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isRpcAnswer = (error: unknown) => isSolanaError(error) && error.context.__code < 0;
 
 function failedOnChain(err: unknown): ApiError {
-  return refusedError(
+  return new ApiError(
     "payment_failed",
     `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`,
   );
@@ -533,7 +527,6 @@ async function awaitConfirmation(chain: ChainClient, signature: Signature, timeo
     delay = Math.min(delay * 2, 1000);
   }
   throw new ApiError(
-    503,
     "payment_unconfirmed",
     `Payment ${signature} was sent but is not confirmed yet. Repeat the same request with the same X-PAYMENT: it will not be charged twice.`,
     { headers: { "Retry-After": "2" } },
@@ -544,7 +537,7 @@ async function awaitConfirmation(chain: ChainClient, signature: Signature, timeo
 async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<"ok" | "landed"> {
   const simulation = await chain.simulate(wire);
   if (simulation.err === "BlockhashNotFound")
-    throw refusedError(
+    throw new ApiError(
       "payment_expired",
       "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
     );
@@ -552,7 +545,7 @@ async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTrans
   if (simulation.err === "AlreadyProcessed") return "landed";
   if (simulation.err) {
     const logs = (simulation.logs ?? []).slice(-3).join(" | ");
-    throw refusedError(
+    throw new ApiError(
       "payment_simulation_failed",
       `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
     );
@@ -596,7 +589,6 @@ export async function settleX402(rpcUrl: string, cosigned: CosignedX402, options
     // A concurrent sender may have landed it first; otherwise the chain refused it.
     if (await chain.status(signature)) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
     throw new ApiError(
-      402,
       "payment_failed",
       "The chain refused the payment transaction; no USDC moved. Create a new payment.",
       { cause: sent.error },

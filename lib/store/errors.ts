@@ -6,7 +6,7 @@ import { ApiError } from "@/lib/errors";
  * knowing about stores; a command the server refused is not this, it is a bug.
  */
 export const storeUnavailable = (kind: string, cause: unknown) =>
-  new ApiError(503, "store_unavailable", `The ${kind} store is unavailable; try again shortly.`, { cause });
+  new ApiError("store_unavailable", `The ${kind} store is unavailable; try again shortly.`, { cause });
 
 /** Using a store after close() is a lifecycle bug, never an outage, so it is not a 503. */
 export class StoreClosedError extends Error {

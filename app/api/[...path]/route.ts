@@ -4,11 +4,7 @@ import { errorResponse } from "@/lib/http/respond";
 /** Unknown API paths answer with the JSON error body instead of Next's HTML 404 page. */
 const notFound = async (request: Request) =>
   errorResponse(
-    new ApiError(
-      404,
-      "not_found",
-      `No API endpoint at ${new URL(request.url).pathname}. GET /api lists the endpoints.`,
-    ),
+    new ApiError("not_found", `No API endpoint at ${new URL(request.url).pathname}. GET /api lists the endpoints.`),
   );
 
 export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };
