@@ -1,4 +1,5 @@
 import { isAiTier, tierModel } from "@/lib/ai/model-client";
+import type { ApiInfoBody } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { methodFor } from "@/lib/chunking";
 import { embedderId } from "@/lib/embeddings";
@@ -22,7 +23,7 @@ function availability(config: Config, id: TierId) {
 }
 
 /** The body of `GET /api`: everything a client needs to choose a tier and call it, read from the tier table and config. */
-export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: string } = {}) {
+export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: string } = {}): ApiInfoBody {
   const local = config.network === "solana-localnet";
   return {
     name: "Chunkwise",
@@ -112,7 +113,7 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
       url: ["PDF", "TXT", "HTML", "DOCX", "Markdown"],
       detection: "from the bytes, not the file name",
     },
-    output_formats: OUTPUT_FORMATS,
+    output_formats: [...OUTPUT_FORMATS],
     jobs: {
       tiers: TIER_IDS.filter((id) => TIERS[id].mode === "async"),
       status: `${apiBase}/job/{job_id}/status`,

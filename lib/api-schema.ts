@@ -556,7 +556,12 @@ export const FaucetAnswerSchema = z
   })
   .meta({ id: "FaucetAnswer" });
 
+export type ChunkBoxBody = z.infer<typeof ChunkBoxSchema>;
 export type ChunkMetadataBody = z.infer<typeof ChunkMetadataSchema>;
+/** The scalars every vector-store record carries, whatever the store. */
+export const RecordScalarsSchema = z.object(recordFields);
+export type RecordScalars = z.infer<typeof RecordScalarsSchema>;
+export type AiDetailsBody = z.infer<typeof AiDetailsSchema>;
 export type ChunkingResultBody = z.infer<typeof ChunkingResultSchema>;
 export type StoredResultSummaryBody = z.infer<typeof StoredResultSummarySchema>;
 export type StoredResultBody = z.infer<typeof StoredResultSchema>;
@@ -564,6 +569,11 @@ export type JobAccepted = z.infer<typeof JobAcceptedSchema>;
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 export type PaymentRequiredBody = z.infer<typeof PaymentRequiredSchema>;
+export type TierInfoBody = z.infer<typeof TierInfoSchema>;
+export type ApiInfoBody = z.infer<typeof ApiInfoSchema>;
+export type FreeQuotaBody = z.infer<typeof FreeQuotaSchema>;
+export type HealthBody = z.infer<typeof HealthSchema>;
+export type FaucetAnswerBody = z.infer<typeof FaucetAnswerSchema>;
 
 export const OpenApiDocumentSchema = z
   .looseObject({

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { enrichChunks } from "@/lib/ai/enrich";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
 import { type ModelContext, modelBoundaries } from "@/lib/ai/model-boundaries";
-import type { ChunkOptionsInput } from "@/lib/api-schema";
+import type { ChunkOptionsInput, ChunkingResultBody } from "@/lib/api-schema";
 import { methodFor, splitDocument } from "@/lib/chunking";
 import type { Chunk, SplitOptions } from "@/lib/chunking/types";
 import type { Embedder } from "@/lib/embeddings/types";
@@ -46,28 +46,8 @@ export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunk
   return { maxTokens, overlapTokens, outputFormat: input.output_format ?? "raw" };
 }
 
-export interface ChunkingResult {
-  success: true;
-  tier: TierId;
-  total_chunks: number;
-  metadata: {
-    filename: string;
-    content_type: string;
-    size_bytes: number;
-    estimated_pages: number;
-    ocr_pages: number[];
-    method: string;
-    embedder?: string;
-    ai?: Record<string, unknown>;
-    max_tokens: number;
-    overlap_tokens: number;
-    output_format: OutputFormat;
-  };
-  /** ai-pro: the whole document in a few sentences (null when the model's answer was unusable). */
-  document_summary?: string | null;
-  chunks: unknown[];
-  payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
-}
+/** The answer of a synchronous request, and a stored result's body: the wire schema's type. */
+export type ChunkingResult = ChunkingResultBody;
 
 export interface Loaded {
   bytes: Uint8Array;

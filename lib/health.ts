@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { HealthBody } from "@/lib/api-schema";
 import type { Services } from "@/lib/services";
 
 const PING_TIMEOUT_MS = 2000;
@@ -21,7 +22,7 @@ async function check(probe: () => Promise<void>): Promise<{ ok: boolean; error?:
 }
 
 /** `{status: "healthy", network}`, or "degraded" with every dependency's check when one fails. */
-export async function checkHealth(services: Services) {
+export async function checkHealth(services: Services): Promise<HealthBody> {
   const [store, chain] = await Promise.all([
     check(() => services.store.ping()),
     check(async () => {

@@ -227,7 +227,7 @@ async function chunk(services: Services, request: ChunkRequest, work: Work): Pro
   const { chunksJson, ...summary } = await buildResult(work.doc, work.extracted, work.tier.id, work.options, context);
   // Few chunks: parsed back for the answer (small); many: stored as the worker wrote them.
   if (summary.total_chunks < INLINE_CHUNK_LIMIT) {
-    const chunks = JSON.parse(chunksJson) as unknown[];
+    const chunks = JSON.parse(chunksJson) as ChunkingResult["chunks"];
     return {
       inline: true,
       make: async (payment, headers) => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeIssues, FaucetRequestSchema } from "@/lib/api-schema";
+import { describeIssues, type FaucetAnswerBody, FaucetRequestSchema } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
 import type { Services } from "@/lib/services";
 
@@ -23,7 +23,7 @@ export function assertFaucetAvailable(services: Services): void {
     throw new ApiError("not_found", "The faucet exists only on the local test chain.");
 }
 
-export async function runFaucet(services: Services, body: unknown) {
+export async function runFaucet(services: Services, body: unknown): Promise<FaucetAnswerBody> {
   assertFaucetAvailable(services);
   const request = FaucetRequestSchema.safeParse(body);
   if (!request.success) throw new ApiError("invalid_request", describeIssues(request.error));

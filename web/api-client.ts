@@ -6,7 +6,21 @@
  */
 
 // Type-only: the wire shapes are the server's zod schemas (lib/api-schema.ts); no zod reaches the page.
-import type { ChunkMetadataBody, ErrorBody, JobAccepted, JobStatus, PaymentRequiredBody } from "@/lib/api-schema";
+import type {
+  ApiInfoBody,
+  ChunkMetadataBody,
+  ChunkOptionsInput,
+  ChunkingResultBody,
+  ErrorBody,
+  FaucetAnswerBody,
+  FreeQuotaBody,
+  JobAccepted,
+  JobStatus,
+  PaymentRequiredBody,
+  StoredResultBody,
+  StoredResultSummaryBody,
+  TierInfoBody,
+} from "@/lib/api-schema";
 import type { OpenApiDoc } from "@/web/openapi-reference";
 
 export type { JobAccepted, JobStatus };
@@ -17,82 +31,24 @@ export interface RawChunk {
   text: string;
   metadata: ChunkMetadataBody;
 }
-
-export type TierId = "free" | "structure" | "semantic" | "ai" | "ai-pro";
-
-export interface TierInfo {
-  id: TierId;
-  price_usd: string;
-  price_base_units: number;
-  endpoints: string[];
-  method: string;
-  good_for: string;
-  mode: "sync" | "async";
-  available: boolean;
-  reason?: string;
-  model?: string;
-  running_method: string;
-  embedder?: string;
-}
-
-export interface ApiInfo {
-  name: string;
-  version: string;
-  network: string;
-  asset: { symbol: string; mint: string; decimals: number };
-  payTo: string;
-  tiers: TierInfo[];
-  payment: {
-    x402: { network: string; fee_payer: string } | null;
-    max_payment_age_seconds: number;
-    reference_required: boolean;
-    /** The Solana RPC for the browser's wallet flow. */ rpc_url: string;
-  };
-  localnet?: { rpc_url: string; ws_url: string; faucet_url: string };
-  defaults: { max_tokens: number; overlap_tokens: number; output_format: OutputFormat };
-  limits: {
-    max_upload_bytes: number;
-    max_tokens_range: [number, number];
-    free_pages_per_day: number;
-    inline_chunk_limit: number;
-  };
-  output_formats: OutputFormat[];
-}
-
-export type OutputFormat = "raw" | "pinecone" | "weaviate" | "chroma" | "qdrant";
-
-export interface ChunkOptions {
-  max_tokens?: number;
-  overlap_tokens?: number;
-  output_format?: OutputFormat;
-  /** Run as a job (a scan with more pages to OCR than a request reads). */
-  async?: boolean;
-}
+export type ApiInfo = ApiInfoBody;
+export type TierInfo = TierInfoBody;
+export type TierId = TierInfo["id"];
+export type OutputFormat = ApiInfo["output_formats"][number];
+export type ChunkOptions = ChunkOptionsInput;
+type ResultMetadata = ChunkingResultBody["metadata"];
+/**
+ * Any answer with a result: chunks inline, a stored result's summary (`download_url` instead of `chunks`), or a
+ * stored result. The schemas' types, loosened to the metadata the page reads, so it shows what any version sends.
+ */
+export type ChunkingResult = Omit<ChunkingResultBody, "chunks" | "metadata"> & {
+  metadata: Pick<ResultMetadata, "filename" | "content_type" | "estimated_pages" | "method" | "output_format"> &
+    Partial<ResultMetadata>;
+  chunks?: ChunkingResultBody["chunks"];
+} & Partial<Pick<StoredResultBody & StoredResultSummaryBody, "result_id" | "download_url" | "expires_in" | "job_id">>;
 
 /** What to chunk: a file from the user's disk, or a URL the service fetches. */
 export type DocumentSource = { kind: "file"; file: File } | { kind: "url"; url: string };
-
-export interface ChunkingResult {
-  success: true;
-  tier: TierId;
-  total_chunks: number;
-  metadata: Record<string, unknown> & {
-    filename: string;
-    content_type: string;
-    estimated_pages: number;
-    /** Pages read by OCR; sent by services that read scans. */
-    ocr_pages?: number[];
-    method: string;
-    output_format: OutputFormat;
-  };
-  /** Inline results only; a stored one has `download_url` instead. */
-  chunks?: unknown[];
-  document_summary?: string | null;
-  result_id?: string;
-  download_url?: string;
-  expires_in?: string;
-  payment: { amount: number; asset: "USDC"; network: string; transaction: string | null };
-}
 
 export interface RateLimit {
   limit: number;
@@ -179,19 +135,14 @@ export const getStoredResult = (downloadUrl: string) =>
 
 /** Local mode only: SOL and test USDC for a new wallet. */
 export const requestFaucet = (address: string) =>
-  request<{ success: true; address: string; sol: number; usdc: number; token_account: string }>("/api/dev/faucet", {
+  request<FaucetAnswerBody>("/api/dev/faucet", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ address }),
   });
 
 /** The free tier's pages left today for this client (`GET /api/quota`, read-only). */
-export interface FreeQuotaStatus {
-  limit: number;
-  remaining: number;
-  /** Epoch seconds: the next UTC midnight. */
-  reset: number;
-}
+export type FreeQuotaStatus = FreeQuotaBody;
 
 export const getFreeQuota = () => request<FreeQuotaStatus>("/api/quota");
 

@@ -1,3 +1,4 @@
+import type { ChunkBoxBody } from "@/lib/api-schema";
 import type { OutputFormat } from "@/web/api-client";
 
 /**
@@ -35,13 +36,7 @@ export interface Entity {
 }
 
 /** A line of a chunk on its page: shares (0-1) of the page as shown, from its top left corner. */
-export interface PageBox {
-  page: number;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
+export type PageBox = ChunkBoxBody;
 
 type Fields = Record<string, unknown>;
 

@@ -1,3 +1,4 @@
+import type { AiDetailsBody } from "@/lib/api-schema";
 import { findBoundaries } from "./boundaries";
 import { type AiTierId, type ModelClients, requireModel } from "./model-client";
 
@@ -26,7 +27,7 @@ export async function modelBoundaries(
   text: string,
   tier: AiTierId,
   context: ModelContext,
-): Promise<{ sectionStarts: number[]; details: Record<string, unknown> }> {
+): Promise<{ sectionStarts: number[]; details: Omit<AiDetailsBody, "unenriched"> }> {
   const model = requireModel(context.models, tier);
   const boundaries = await findBoundaries(text, model, {
     concurrency: context.modelConcurrency ?? 4,

@@ -1,4 +1,4 @@
-import type { Entity } from "./entity";
+import type { ChunkBoxBody, ChunkMetadataBody } from "@/lib/api-schema";
 
 /**
  * A chunk as a range of the extracted text. Its text is `source.slice(start, end)`
@@ -19,36 +19,9 @@ export interface SplitOptions {
   overlapTokens: number;
 }
 
-/**
- * A line of the chunk on its page as shown: left, top, right, bottom, as shares (0-1) of the page's width and height
- * from its top left corner. A type alias, not an interface, so it fits the store clients' index-signature types.
- */
-export type ChunkBox = {
-  page: number;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-};
-
-export interface ChunkMetadata {
-  chunk_index: number;
-  char_count: number;
-  start: number;
-  end: number;
-  token_count: number;
-  page_start?: number;
-  page_end?: number;
-  /** PDFs and images: one box per line the chunk covers. */
-  boxes?: ChunkBox[];
-  /** Lines read by OCR: Tesseract's confidence in their words, 0-100, weighted by the characters the chunk holds. */
-  ocr_confidence?: number;
-  headings?: string[];
-  /** ai-pro: what the chunk says, in a sentence or two. */
-  summary?: string;
-  /** ai-pro: the named entities it mentions. */
-  entities?: Entity[];
-}
+/** A chunk's metadata in the raw format, and a line's box on its page: the wire schema's types. */
+export type ChunkMetadata = ChunkMetadataBody;
+export type ChunkBox = ChunkBoxBody;
 
 export interface Chunk {
   text: string;

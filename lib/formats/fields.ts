@@ -1,3 +1,4 @@
+import type { RecordScalars } from "@/lib/api-schema";
 import type { Entity } from "@/lib/chunking/entity";
 import type { Chunk, ChunkBox } from "@/lib/chunking/types";
 
@@ -19,17 +20,8 @@ export type { Entity } from "@/lib/chunking/entity";
 /** What the formatters read: a chunk as the chunkers make it (ai-pro's summary and entities included). */
 export type SourceChunk = Chunk;
 
-/** Scalars every store takes as they are; a type alias (not an interface) so it fits the clients' index-signature types. */
-export type ChunkScalars = {
-  document_id: string;
-  filename: string;
-  tier: string;
-  chunk_index: number;
-  char_count: number;
-  start: number;
-  end: number;
-  token_count: number;
-};
+/** Scalars every store takes as they are: the wire schema's type (an object type, so it fits the clients' index-signature types). */
+export type ChunkScalars = RecordScalars;
 
 /** One chunk's fields before a store's value rules apply. Absent values are left out, never null. */
 export interface ChunkFields {
