@@ -1,7 +1,8 @@
 /**
  * Embeddings from any OpenAI-compatible endpoint: `POST {baseUrl}/embeddings`
  * with `{ model, input: string[], encoding_format: "float" }` (OpenAI, Azure
- * OpenAI's v1 API, vLLM, Ollama, LM Studio, text-embeddings-inference, ...).
+ * OpenAI's v1 API, vLLM, Ollama, LM Studio, text-embeddings-inference, ...),
+ * through the `openai` SDK as the AI tiers' chat calls are.
  *
  * Texts go out in batches of `batchSize`, at most `concurrency` requests at a
  * time, each with its own timeout. A request that fails on the provider's
@@ -14,6 +15,7 @@
  * request was fine, the provider is not. Messages carry the status, never
  * the key or the provider's body (which may echo the key).
  */
+import OpenAI from "openai";
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
@@ -58,17 +60,40 @@ class AttemptFailure extends Error {
   }
 }
 
+/** What one SDK call's failure means for the retry loop; an answer that is not JSON is not worth another try. */
+function attemptFailure(error: unknown, timeoutMs: number): AttemptFailure {
+  if (error instanceof OpenAI.APIConnectionTimeoutError)
+    return new AttemptFailure(`no answer within ${timeoutMs} ms`, true);
+  if (error instanceof OpenAI.APIUserAbortError) return new AttemptFailure("the request was given up", false);
+  if (error instanceof OpenAI.APIConnectionError) return new AttemptFailure("it could not be reached", true);
+  if (error instanceof OpenAI.APIError && error.status !== undefined)
+    return new AttemptFailure(
+      `it answered HTTP ${error.status}`,
+      isRetryableStatus(error.status),
+      parseRetryAfter(error.headers?.get("retry-after") ?? null),
+    );
+  return new AttemptFailure("it answered with malformed JSON", false);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
-  private readonly url: string;
+  private readonly client: OpenAI;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly options: OpenAIEmbedderOptions) {
     this.id = openAIEmbedderId(options.model);
-    this.url = `${options.baseUrl.replace(/\/+$/, "")}/embeddings`;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.client = new OpenAI({
+      baseURL: options.baseUrl,
+      // The SDK insists on a key; local servers take none, and are sent no Authorization header.
+      apiKey: options.apiKey ?? "none",
+      ...(options.apiKey ? {} : { defaultHeaders: { authorization: null } }),
+      // Retries are this module's (a Retry-After longer than the policy allows ends them), not the SDK's.
+      maxRetries: 0,
+      fetchOptions: { redirect: "error" },
+    });
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
@@ -110,39 +135,14 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async request(batch: string[], givenUp: AbortSignal): Promise<Float32Array[]> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    let raw: string;
-    try {
-      const response = await fetch(this.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ model: this.options.model, input: batch, encoding_format: "float" }),
-        signal: AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), givenUp]),
-        redirect: "error",
-      });
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new AttemptFailure(
-          `it answered HTTP ${response.status}`,
-          isRetryableStatus(response.status),
-          parseRetryAfter(response.headers.get("retry-after")),
-        );
-      }
-      raw = await response.text();
-    } catch (error) {
-      if (error instanceof AttemptFailure) throw error;
-      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-      throw new AttemptFailure(
-        timedOut ? `no answer within ${this.options.timeoutMs} ms` : "it could not be reached",
-        true,
-      );
-    }
     let body: unknown;
     try {
-      body = JSON.parse(raw);
-    } catch {
-      throw new AttemptFailure("it answered with malformed JSON", false);
+      body = await this.client.embeddings.create(
+        { model: this.options.model, input: batch, encoding_format: "float" },
+        { signal: givenUp, timeout: this.options.timeoutMs },
+      );
+    } catch (error) {
+      throw attemptFailure(error, this.options.timeoutMs);
     }
     return this.vectorsFrom(body, batch.length);
   }
