@@ -66,12 +66,17 @@ function attemptFailure(error: unknown, timeoutMs: number): AttemptFailure {
     return new AttemptFailure(`no answer within ${timeoutMs} ms`, true);
   if (error instanceof OpenAI.APIUserAbortError) return new AttemptFailure("the request was given up", false);
   if (error instanceof OpenAI.APIConnectionError) return new AttemptFailure("it could not be reached", true);
-  if (error instanceof OpenAI.APIError && error.status !== undefined)
-    return new AttemptFailure(
-      `it answered HTTP ${error.status}`,
-      isRetryableStatus(error.status),
-      parseRetryAfter(error.headers?.get("retry-after") ?? null),
-    );
+  if (error instanceof OpenAI.APIError) {
+    // The SDK's error class leaves both generic; an HTTP answer has a status and headers.
+    const status = error.status as number | undefined;
+    const headers = error.headers as Headers | undefined;
+    if (status !== undefined)
+      return new AttemptFailure(
+        `it answered HTTP ${status}`,
+        isRetryableStatus(status),
+        parseRetryAfter(headers?.get("retry-after") ?? null),
+      );
+  }
   return new AttemptFailure("it answered with malformed JSON", false);
 }
 
