@@ -11,7 +11,7 @@ import { TIERS, TIER_IDS, type TierId, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";
 
 /** Whether this server can run the tier: the AI tiers need their model configured. */
-function availability(config: Config, id: TierId) {
+function availability(config: Pick<Config, "ai">, id: TierId) {
   if (!isAiTier(id)) return { available: true };
   const { model, setting } = tierModel(config.ai, id);
   if (!model)

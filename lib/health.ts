@@ -22,7 +22,7 @@ async function check(probe: () => Promise<void>): Promise<{ ok: boolean; error?:
 }
 
 /** `{status: "healthy", network}`, or "degraded" with every dependency's check when one fails. */
-export async function checkHealth(services: Services): Promise<HealthBody> {
+export async function checkHealth(services: Pick<Services, "config" | "store" | "chain">): Promise<HealthBody> {
   const [store, chain] = await Promise.all([
     check(() => services.store.ping()),
     check(async () => {

@@ -59,7 +59,10 @@ interface Checked extends ChunkRequest {
 }
 
 /** The document, loaded and extracted; the extraction takes a main-thread turn of its own. */
-async function prepare(services: Services, request: Checked): Promise<{ doc: Loaded; extracted: Extracted }> {
+async function prepare(
+  services: Pick<Services, "config" | "cpu" | "fetchUrl">,
+  request: Checked,
+): Promise<{ doc: Loaded; extracted: Extracted }> {
   const { input } = request;
   const doc = input.kind === "upload" ? loaded(input, request) : loaded(await services.fetchUrl(input.url));
   await mainThreadTurn();
@@ -216,7 +219,11 @@ interface Work {
 }
 
 /** Chunks; the answer, inline or stored behind a `download_url`, is made once the payment is known. */
-async function chunk(services: Services, request: ChunkRequest, work: Work): Promise<Answer> {
+async function chunk(
+  services: Pick<Services, "config" | "cpu" | "embedder" | "models" | "results">,
+  request: ChunkRequest,
+  work: Work,
+): Promise<Answer> {
   const { config, results } = services;
   const context = {
     embedder: services.embedder,

@@ -18,12 +18,15 @@ const FaucetAnswer = z.object({
 });
 
 /** Throws the 404 every other network answers; called before the body is read. */
-export function assertFaucetAvailable(services: Services): void {
+export function assertFaucetAvailable(services: Pick<Services, "config">): void {
   if (services.config.network !== "solana-localnet")
     throw new ApiError("not_found", "The faucet exists only on the local test chain.");
 }
 
-export async function runFaucet(services: Services, body: unknown): Promise<FaucetAnswerBody> {
+export async function runFaucet(
+  services: Pick<Services, "config" | "chain">,
+  body: unknown,
+): Promise<FaucetAnswerBody> {
   assertFaucetAvailable(services);
   const request = FaucetRequestSchema.safeParse(body);
   if (!request.success) throw new ApiError("invalid_request", describeIssues(request.error));

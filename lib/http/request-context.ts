@@ -11,7 +11,7 @@ const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,
  * server sees its own bind name there (`localhost`), which other machines
  * cannot reach.
  */
-export function apiBase(request: Request, config: Config): string {
+export function apiBase(request: Request, config: Pick<Config, "publicBaseUrl" | "trustProxyHeaders">): string {
   if (config.publicBaseUrl) return `${config.publicBaseUrl}/api`;
   const url = new URL(request.url);
   const forwarded = config.trustProxyHeaders ? firstForwarded(request.headers, "x-forwarded-host") : undefined;

@@ -79,7 +79,7 @@ export async function jobStatus(services: Services, id: string): Promise<JobStat
 }
 
 /** The full result of a completed job, as its JSON. */
-export async function jobResult(services: Services, id: string): Promise<string> {
+export async function jobResult(services: Pick<Services, "jobs" | "results">, id: string): Promise<string> {
   const version = await services.jobs.get(id);
   if (!version) throw jobExpired(id);
   const { record } = version;
@@ -142,7 +142,7 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
 }
 
 /** What a failed job bought back: its payment released for a retry, or its free pages returned. */
-async function giveBack(services: Services, record: JobRecord): Promise<void> {
+async function giveBack(services: Pick<Services, "payments" | "quota">, record: JobRecord): Promise<void> {
   const { payment, payment_request: request, client } = record.work;
   if (payment.transaction && request)
     await services.payments
@@ -167,7 +167,7 @@ class JobHandle {
   readonly lost = new AbortController();
 
   constructor(
-    private readonly services: Services,
+    private readonly services: Pick<Services, "config" | "jobs">,
     version: JobVersion,
   ) {
     this.#version = version;
@@ -317,7 +317,7 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
  * A free job's pages, taken once its page count is known and noted in the job, so a worker taking the job over
  * takes none again and a failed job gives them back. Over the day's allowance: the job fails with 429's code.
  */
-async function takeFreePages(services: Services, handle: JobHandle, pages: number): Promise<void> {
+async function takeFreePages(services: Pick<Services, "quota">, handle: JobHandle, pages: number): Promise<void> {
   const { client } = handle.record.work;
   if (handle.record.free_pages || !client) return;
   const reservation = await services.quota.reserve(client, pages);

@@ -9,7 +9,7 @@ import { createChainRpc } from "@/lib/payments/chain-rpc";
  */
 const Accounts = z.object({ value: z.array(z.object({ pubkey: z.string() })) });
 
-export async function payToTokenAccounts(config: Config): Promise<string[]> {
+export async function payToTokenAccounts(config: Pick<Config, "payments" | "payTo" | "usdcMint">): Promise<string[]> {
   const rpc = createChainRpc(config.payments.rpcUrl);
   const answer = await rpc.call(
     "getTokenAccountsByOwner",

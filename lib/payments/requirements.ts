@@ -18,7 +18,7 @@ export type PaymentRequirement = z.infer<typeof PaymentRequirementSchema>;
 export const x402Network = (network: Config["network"]) => (network === "solana-localnet" ? "solana-devnet" : network);
 
 export function paymentRequirement(
-  config: Config,
+  config: Pick<Config, "network" | "usdcMint" | "payTo">,
   tier: Tier,
   resource: string,
   extra: { feePayer?: string; reference?: string } = {},
@@ -41,7 +41,7 @@ export function paymentRequirement(
 /** The 402: the v1 body every client here reads, and the v2 `PAYMENT-REQUIRED` header `@x402/fetch` 2.x reads first. */
 export function paymentRequiredError(
   requirement: PaymentRequirement,
-  config: Config,
+  config: Pick<Config, "network">,
   kind: ResourceKind,
   reason: Refusal,
 ): ApiError {
