@@ -29,7 +29,7 @@ export interface Method {
   chunk: (extracted: Extracted, maxTokens: number) => Promise<MeasuredChunk[]>;
 }
 
-/** Every baseline counts o200k tokens with gpt-tokenizer (exact, special-token strings counted as text, like lib/tokens.ts). */
+/** Every baseline counts o200k tokens with gpt-tokenizer (exact, special-token strings counted as text, like lib/tokens/). */
 const gptCount = (text: string) => gptCountTokens(text, { disallowedSpecial: new Set() });
 const gptTokenizer = {
   countTokens: gptCount,

@@ -298,7 +298,7 @@ async function makeRunners(embedder: Embedder): Promise<Runner[]> {
   return [
     {
       name: "chunkwise recursive",
-      note: "exact o200k tokens (lib/tokens.ts), overlap 64",
+      note: "exact o200k tokens (lib/tokens/), overlap 64",
       reset: clearTokenCache,
       run: chunkwise,
     },
