@@ -24,7 +24,7 @@ const handlers = {
     return { pageCount: pdfDocument.numPages };
   },
 
-  // Positioned text, not plain text: lib/extract/pdf-layout.ts recovers
+  // Positioned text, not plain text: lib/extract/pdf-layout/ recovers
   // headings, paragraphs and lists from sizes and positions.
   async "pdf-items"() {
     const numbers = Array.from({ length: pdfDocument.numPages }, (_, i) => i + 1);

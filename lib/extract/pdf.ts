@@ -10,7 +10,7 @@ import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
 
 /**
  * PDF text, page by page, as Markdown: unpdf (pdf.js) reads positioned text
- * in a worker thread, lib/extract/pdf-layout.ts turns it into headings,
+ * in a worker thread, lib/extract/pdf-layout/ turns it into headings,
  * paragraphs and lists without running headers, footers and page numbers.
  * A page without a text layer (a scan) is read by OCR from its stored image
  * (a page that is one full-page image) or rendered there, and its lines go

@@ -7,7 +7,7 @@ import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
  * them in its pool of worker threads (lib/cpu) and the command line here.
  */
 export interface ExtractSteps {
-  /** Page items → one text per page and where its lines are (`pdf-layout.ts`). */
+  /** Page items → one text per page and where its lines are (`pdf-layout/`). */
   layout: (pages: PdfPageItems[]) => Promise<PageLayout[]>;
   /** A page image → its text as page items (`ocr/recognize.ts`). */
   ocr: (page: PageImage) => Promise<OcrPage>;

@@ -7,7 +7,7 @@ import { languageFolder } from "./language-data";
  * Text from a page image: tesseract.js (Tesseract's LSTM engine compiled to
  * WebAssembly, in a worker thread of its own), languages from their npm
  * packages (`language-data.ts`). The words come back as the text items PDF
- * layout recovery reads (`lib/extract/pdf-layout.ts`), one per line Tesseract
+ * layout recovery reads (`lib/extract/pdf-layout/`), one per line Tesseract
  * found, so a scanned page gets the same paragraphs, headings, lists and
  * reading order as a text page.
  */

@@ -1,0 +1,48 @@
+/** What layout recovery reads (pdf.js's positioned text, or OCR's lines as the same items) and what it gives back. */
+
+import type { PageBox } from "@/lib/extract/types";
+
+export interface PdfTextItem {
+  text: string;
+  /** Baseline origin in PDF user space (y grows upwards). */
+  x: number;
+  y: number;
+  /** Font size in user space, from the text matrix. */
+  size: number;
+  /** Advance width in user space. */
+  width: number;
+  /** pdf.js's id for the font resource: same id, same font. */
+  font: string;
+  /** Runs left to right on a horizontal baseline. Rotated text is kept, but as a line of its own. */
+  upright: boolean;
+  /** Read by OCR: Tesseract's confidence in the item's words, 0-100. */
+  confidence?: number;
+}
+
+export interface PdfPageContent {
+  /** The page's box in user space: left, bottom, right, top. */
+  box: [number, number, number, number];
+  items: PdfTextItem[];
+  /** Fonts pdf.js classes as monospace: whole lines in them are code. */
+  monospaceFonts: string[];
+  /** Degrees the page is shown turned clockwise (pdf.js's `rotate`; a multiple of 90). */
+  rotate?: number;
+}
+
+/** A line of a page's output: the range [start, end) of the page's text it became, and where it is on the page. */
+export interface LaidLine {
+  start: number;
+  end: number;
+  box: PageBox;
+  /** Read by OCR: Tesseract's confidence in its words, 0-100. */
+  confidence?: number;
+}
+
+export interface PageLayout {
+  /** Markdown; "" for a page without text. */
+  text: string;
+  /** The lines the text came from, in the text's order; running headers and footers dropped are not among them. */
+  lines: LaidLine[];
+}
+
+/** One Markdown text per page, in page order, each with where its lines came from. */
