@@ -2,21 +2,21 @@
 
 import type { WalletError } from "@solana/wallet-adapter-base";
 import { useWallet } from "@solana/wallet-adapter-react";
-import { WalletMultiButton } from "@solana/wallet-adapter-react-ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { primaryButton, quietButton, secondaryButton } from "@/components/pay/button-styles";
+import { quietButton } from "@/components/pay/button-styles";
 import type { PaidRunProps } from "@/components/pay/paid-run-props";
-import { type Step, PaymentSteps, Spinner } from "@/components/pay/PaymentSteps";
+import { PaymentSteps, Spinner } from "@/components/pay/PaymentSteps";
 import { ProblemNotice } from "@/components/pay/ProblemNotice";
-import { type Payer, type Phase, type StepId, usePaidRun } from "@/components/pay/usePaidRun";
-import { type TestWallet, useTestWallet } from "@/components/pay/useTestWallet";
+import { type Payer, usePaidRun } from "@/components/pay/usePaidRun";
+import { useTestWallet } from "@/components/pay/useTestWallet";
 import { WalletProviders } from "@/components/pay/WalletProviders";
-import type { Price } from "@/web/payment/paid-request";
 import { requestFaucet } from "@/web/api-client";
 import { walletTransactionSigner } from "@/web/payment/wallet-signer";
-import { formatBaseUnits, formatSol, shortId } from "@/web/format";
+import { formatBaseUnits, shortId } from "@/web/format";
 import "./wallet-adapter.css";
+import { ChoosePayer } from "@/components/pay/ChoosePayer";
+import { announcement, paidSteps } from "@/components/pay/paid-steps";
 
 /**
  * The paid flow, loaded only once a paid tier is chosen (so the wallet
@@ -36,58 +36,6 @@ export default function PaidRun(props: PaidRunProps) {
       <PaidFlow {...props} connectError={connectError} clearConnectError={() => setConnectError(null)} />
     </WalletProviders>
   );
-}
-
-const STEP_ORDER: StepId[] = ["price", "wallet", "approve", "confirm", "chunk"];
-
-function currentStep(phase: Phase): StepId | "all-done" {
-  switch (phase.name) {
-    case "pricing":
-      return "price";
-    case "choosing":
-      return "wallet";
-    case "checking":
-    case "approving":
-      return "approve";
-    case "confirming":
-      return "confirm";
-    case "chunking":
-      return "chunk";
-    case "served":
-      return "all-done";
-    case "problem":
-      return phase.at;
-  }
-}
-
-/** What the live region says: the step happening now, in one sentence. */
-function announcement(
-  phase: Phase,
-  payer: Payer | null,
-  price: Price | undefined,
-  async: boolean,
-  paidBefore: boolean,
-): string {
-  const amount = price ? `${formatBaseUnits(price.amountBaseUnits, price.decimals)} USDC` : "";
-  switch (phase.name) {
-    case "pricing":
-      return "Asking the service for the price.";
-    case "choosing":
-      if (paidBefore) return "You already paid for this request: retry without paying again.";
-      return payer ? `Ready to pay ${amount} from ${payer.label}.` : `The price is ${amount}. Connect a wallet to pay.`;
-    case "checking":
-      return "Checking the wallet's balance.";
-    case "approving":
-      return payer?.kind === "test" ? "Signing with the test wallet." : "Waiting for approval in your wallet.";
-    case "confirming":
-      return "Confirming on chain.";
-    case "chunking":
-      return async ? "Paid. Starting the job." : "Paid. Chunking your document.";
-    case "served":
-      return async ? "The job has started." : "Done. Your chunks are ready.";
-    case "problem":
-      return "The payment stopped. See the message below.";
-  }
 }
 
 interface PaidFlowProps extends PaidRunProps {
@@ -188,100 +136,16 @@ function PaidFlow(props: PaidFlowProps) {
   });
 
   const phase = state.phase;
-  const here = currentStep(phase);
-  const statusOf = (id: StepId): Step["status"] => {
-    if (here === "all-done") return "done";
-    const position = STEP_ORDER.indexOf(id);
-    const current = STEP_ORDER.indexOf(here);
-    if (position < current) return "done";
-    if (position > current) return "pending";
-    return phase.name === "problem" ? "failed" : "active";
-  };
   const amount = price ? `${formatBaseUnits(price.amountBaseUnits, price.decimals)} USDC` : null;
-  const signature = phase.name === "confirming" || phase.name === "chunking" ? phase.signature : undefined;
-
-  const steps: Step[] = [
-    {
-      id: "price",
-      title: "Price",
-      status: statusOf("price"),
-      busy: phase.name === "pricing",
-      detail: price ? (
-        <>
-          {amount} to{" "}
-          <span title={price.payTo} className="font-mono text-xs">
-            {shortId(price.payTo, 4)}
-          </span>
-        </>
-      ) : phase.name === "pricing" ? (
-        "Asking the service for the price…"
-      ) : (
-        "The service did not give a price."
-      ),
-    },
-    {
-      id: "wallet",
-      title: "Wallet",
-      status: statusOf("wallet"),
-      detail: payer ? (
-        <PayerLine payer={payer} balances={balances.data} decimals={price?.decimals ?? api.asset.decimals} />
-      ) : (
-        "Connect a wallet to pay"
-      ),
-    },
-    {
-      id: "approve",
-      title: "Approve",
-      status: statusOf("approve"),
-      busy: phase.name === "checking" || phase.name === "approving",
-      detail:
-        phase.name === "checking"
-          ? "Checking the wallet's balance…"
-          : phase.name === "approving"
-            ? payer?.kind === "test"
-              ? "Signing with the test wallet…"
-              : "Waiting for approval in your wallet…"
-            : statusOf("approve") === "done"
-              ? "Signed"
-              : `One transfer of ${amount ?? "the price"}`,
-    },
-    {
-      id: "confirm",
-      title: "Confirm",
-      status: statusOf("confirm"),
-      busy: phase.name === "confirming",
-      detail:
-        phase.name === "confirming" ? (
-          <>
-            Confirming on chain… <SignatureText value={phase.signature} />
-          </>
-        ) : statusOf("confirm") === "done" && (signature ?? state.paid?.signature) ? (
-          <>
-            Confirmed <SignatureText value={(signature ?? state.paid?.signature)!} />
-          </>
-        ) : (
-          "The transfer lands on Solana"
-        ),
-    },
-    {
-      id: "chunk",
-      title: async ? "Start the job" : "Chunk",
-      status: statusOf("chunk"),
-      busy: phase.name === "chunking",
-      detail:
-        phase.name === "chunking"
-          ? async
-            ? "Starting the job…"
-            : "Chunking your document…"
-          : phase.name === "served"
-            ? async
-              ? "Job started"
-              : "Done"
-            : async
-              ? "The job starts on its own page"
-              : "The request, repeated with the payment",
-    },
-  ];
+  const steps = paidSteps({
+    phase,
+    price,
+    payer,
+    balances: balances.data,
+    decimals: price?.decimals ?? api.asset.decimals,
+    paidSignature: state.paid?.signature,
+    async,
+  });
 
   // Keyboard and screen reader users continue where the payment appeared, not at the button that opened it.
   const title = useRef<HTMLHeadingElement>(null);
@@ -403,208 +267,5 @@ function PaidFlow(props: PaidFlowProps) {
         </div>
       </div>
     </section>
-  );
-}
-
-function SignatureText({ value }: { value: string }) {
-  return (
-    <code title={value} className="font-mono text-xs">
-      {shortId(value, 6)}
-    </code>
-  );
-}
-
-function PayerLine({
-  payer,
-  balances,
-  decimals,
-}: {
-  payer: Payer;
-  balances?: { lamports: bigint; usdcBaseUnits: bigint };
-  decimals: number;
-}) {
-  return (
-    <span title={payer.address}>
-      {payer.kind === "test" ? "Test wallet" : payer.label}
-      {balances ? ` · ${formatBaseUnits(balances.usdcBaseUnits, decimals)} USDC` : ` · ${shortId(payer.address, 4)}`}
-    </span>
-  );
-}
-
-interface ChoosePayerProps {
-  price: Price;
-  local: boolean;
-  payer: Payer | null;
-  balances?: { lamports: bigint; usdcBaseUnits: bigint };
-  balancesError: Error | null;
-  testWallet: TestWallet;
-  usingTest: boolean;
-  connectError: string | null;
-  faucetError: string | null;
-  paid?: { signature: string; paidAt: number };
-  onUseTestWallet: () => void;
-  onTopUp: () => void;
-  /** Local mode: test funds for whichever wallet pays. */
-  onFundWallet: () => Promise<void>;
-  onPay: () => void;
-  onRetryWithoutPaying: () => void;
-  onForgetPaid: () => void;
-}
-
-function ChoosePayer(props: ChoosePayerProps) {
-  const { price, local, payer, balances, testWallet, usingTest, connectError, faucetError, paid } = props;
-  const [funding, setFunding] = useState(false);
-  const amount = `${formatBaseUnits(price.amountBaseUnits, price.decimals)} USDC`;
-  const short = balances !== undefined && balances.usdcBaseUnits < price.amountBaseUnits;
-  // A payment already made for this request comes first: paying again would charge twice.
-  if (paid)
-    return <PaidBefore signature={paid.signature} onRetry={props.onRetryWithoutPaying} onForget={props.onForgetPaid} />;
-  return (
-    <div className="grid gap-4">
-      <div className="rounded-xl border border-line p-4">
-        <h3 className="text-sm font-semibold text-fg">Pay with</h3>
-        <p className="mt-1 text-sm text-muted">
-          Phantom or any Solana wallet that supports Wallet Standard.
-          {local ? " Or a test wallet, funded with test USDC." : ""}
-        </p>
-        <div className="mt-3 flex flex-wrap items-center gap-2">
-          <WalletMultiButton />
-          {local ? (
-            <button
-              type="button"
-              onClick={props.onUseTestWallet}
-              className={secondaryButton}
-              aria-pressed={usingTest}
-              disabled={testWallet.status === "preparing"}
-            >
-              {testWallet.status === "preparing" ? <Spinner /> : null}
-              Use a test wallet
-            </button>
-          ) : null}
-        </div>
-        {connectError ? (
-          <p role="alert" className="mt-3 text-sm text-danger">
-            The wallet did not connect: {connectError} Try again, or choose another wallet.
-          </p>
-        ) : null}
-        {usingTest ? <TestWalletStatus wallet={testWallet} onTopUp={props.onTopUp} /> : null}
-      </div>
-
-      <div className="grid gap-2">
-        <button
-          type="button"
-          onClick={props.onPay}
-          disabled={!payer}
-          className={`${primaryButton} w-full sm:w-auto sm:justify-self-start sm:px-6`}
-        >
-          Pay {amount}
-        </button>
-        <p className="text-sm text-muted">
-          {payer
-            ? `${payer.kind === "test" ? "The test wallet signs" : "Your wallet asks you to approve"} one transfer of exactly ${amount}, plus a network fee of about 0.000005 SOL.`
-            : "Connect a wallet first; your wallet then asks you to approve one transfer of exactly this amount."}
-          {balances
-            ? ` Balance: ${formatBaseUnits(balances.usdcBaseUnits, price.decimals)} USDC, ${formatSol(balances.lamports)} SOL.`
-            : ""}
-        </p>
-        {short ? (
-          <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-            <p className="text-sm font-medium text-warning">
-              This wallet holds less than {amount}.{local ? "" : " Add USDC before paying."}
-            </p>
-            {local ? (
-              <button
-                type="button"
-                disabled={funding}
-                onClick={() => {
-                  setFunding(true);
-                  void props.onFundWallet().finally(() => setFunding(false));
-                }}
-                className={secondaryButton}
-              >
-                {funding ? <Spinner /> : null}
-                Get test USDC from the faucet
-              </button>
-            ) : null}
-          </div>
-        ) : null}
-        {faucetError ? (
-          <p role="alert" className="text-sm text-danger">
-            {faucetError}
-          </p>
-        ) : null}
-        {props.balancesError ? (
-          <p className="text-sm text-muted">
-            The wallet&apos;s balance could not be read; it is checked again when you pay.
-          </p>
-        ) : null}
-      </div>
-    </div>
-  );
-}
-
-function PaidBefore({
-  signature,
-  onRetry,
-  onForget,
-}: {
-  signature: string;
-  onRetry: () => void;
-  onForget: () => void;
-}) {
-  return (
-    <div className="rounded-xl border border-warning/40 bg-warning-soft p-4">
-      <p className="text-sm font-semibold text-warning">You already paid for this request.</p>
-      <p className="mt-1 text-sm leading-6 text-fg">
-        A payment (<SignatureText value={signature} />) was made for this document, tier and settings, and the request
-        did not complete. Use it again: no second charge.
-      </p>
-      <div className="mt-3 flex flex-wrap gap-2">
-        <button type="button" onClick={onRetry} className={primaryButton}>
-          Retry without paying again
-        </button>
-        <button type="button" onClick={onForget} className={secondaryButton}>
-          Forget it and pay again
-        </button>
-      </div>
-    </div>
-  );
-}
-
-function TestWalletStatus({ wallet, onTopUp }: { wallet: TestWallet; onTopUp: () => void }) {
-  if (wallet.status === "off") return null;
-  return (
-    <div className="mt-3 rounded-lg bg-surface-2 p-3 text-sm text-fg" aria-live="polite">
-      {wallet.status === "preparing" ? (
-        <p className="flex items-center gap-2">
-          <Spinner />{" "}
-          {wallet.signer ? "Funding the test wallet from the local faucet…" : "Making a test wallet in this browser…"}
-        </p>
-      ) : wallet.status === "error" ? (
-        <p className="text-danger">The test wallet could not be prepared: {wallet.message}</p>
-      ) : (
-        <>
-          <p>
-            Test wallet{" "}
-            <span title={wallet.signer.address} className="font-mono text-xs">
-              {shortId(wallet.signer.address, 6)}
-            </span>
-            , kept in this tab until you close it.
-          </p>
-          {wallet.funded ? (
-            <p className="mt-1 text-muted">
-              The faucet sent it {wallet.funded.sol} SOL and {wallet.funded.usdc} test USDC.
-            </p>
-          ) : null}
-          <button
-            type="button"
-            onClick={onTopUp}
-            className="mt-2 rounded text-sm font-medium text-accent underline-offset-2 hover:underline"
-          >
-            Add more test funds
-          </button>
-        </>
-      )}
-    </div>
   );
 }
