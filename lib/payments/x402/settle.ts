@@ -1,0 +1,229 @@
+/** Settling a verified x402 payment: co-signing it as fee payer, simulating, sending and waiting for it on chain. */
+
+import {
+  type Base64EncodedWireTransaction,
+  type Rpc,
+  type Signature,
+  type SolanaRpcApi,
+  assertIsFullySignedTransaction,
+  createKeyPairFromBytes,
+  createSolanaRpc,
+  getAddressFromPublicKey,
+  getBase58Encoder,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  isSolanaError,
+  partiallySignTransaction,
+} from "@solana/kit";
+import { z } from "zod";
+import { ApiError } from "@/lib/errors";
+import { chainUnavailable } from "@/lib/payments/chain-rpc";
+import type { VerifiedX402, CosignedX402 } from "./payload";
+/** Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). */
+export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: string): Promise<CosignedX402> {
+  let keyPair: CryptoKeyPair;
+  try {
+    keyPair = await createKeyPairFromBytes(getBase58Encoder().encode(feePayerSecretKey.trim()));
+  } catch (cause) {
+    throw new ApiError(
+      "fee_payer_misconfigured",
+      "FEE_PAYER_SECRET_KEY is not the base58 of a 64-byte Solana secret key.",
+      { cause },
+    );
+  }
+  const keyAddress = await getAddressFromPublicKey(keyPair.publicKey);
+  if (keyAddress !== verified.feePayer)
+    throw new ApiError(
+      "fee_payer_misconfigured",
+      `FEE_PAYER_SECRET_KEY belongs to ${keyAddress}, but payments name ${verified.feePayer} as fee payer.`,
+    );
+  const signed = await partiallySignTransaction([keyPair], verified.transaction);
+  try {
+    assertIsFullySignedTransaction(signed);
+  } catch (cause) {
+    throw new ApiError("payment_invalid_signature", "The transaction still lacks a signature after the fee payer's.", {
+      cause,
+    });
+  }
+  return { signature: getSignatureFromTransaction(signed), wireTransaction: getBase64EncodedWireTransaction(signed) };
+}
+
+const SignatureStatusesSchema = z.object({
+  value: z
+    .array(
+      z
+        .object({
+          confirmationStatus: z.enum(["processed", "confirmed", "finalized"]).nullable().optional(),
+          err: z.unknown().nullable(),
+        })
+        .nullable(),
+    )
+    .length(1),
+});
+type SignatureStatus = NonNullable<z.infer<typeof SignatureStatusesSchema>["value"][number]>;
+
+const SimulationSchema = z.object({
+  value: z.object({ err: z.unknown().nullable(), logs: z.array(z.string()).nullable().optional() }),
+});
+
+export interface SettleOptions {
+  /** How long to wait for `confirmed` after sending. */
+  confirmTimeoutMs: number;
+  /** Bound on each RPC call. */
+  requestTimeoutMs?: number;
+}
+
+export const describeCause = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+const isConfirmed = (status: SignatureStatus) =>
+  status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized";
+const describe = (value: unknown) =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** JSON-RPC errors carry negative codes; transport failures (refused, timed out, HTTP 5xx) do not. */
+const isRpcAnswer = (error: unknown) => isSolanaError(error) && error.context.__code < 0;
+
+function failedOnChain(err: unknown): ApiError {
+  return new ApiError(
+    "payment_failed",
+    `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`,
+  );
+}
+
+class ChainClient {
+  constructor(
+    private readonly rpc: Rpc<SolanaRpcApi>,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  private signal() {
+    return { abortSignal: AbortSignal.timeout(this.requestTimeoutMs) };
+  }
+
+  async status(signature: Signature): Promise<SignatureStatus | null> {
+    try {
+      const answer = await this.rpc
+        .getSignatureStatuses([signature], { searchTransactionHistory: true })
+        .send(this.signal());
+      return SignatureStatusesSchema.parse(answer).value[0] ?? null;
+    } catch (error) {
+      throw chainUnavailable(describeCause(error), error);
+    }
+  }
+
+  async simulate(wire: Base64EncodedWireTransaction) {
+    try {
+      const answer = await this.rpc
+        .simulateTransaction(wire, {
+          encoding: "base64",
+          sigVerify: true,
+          replaceRecentBlockhash: false,
+          commitment: "confirmed",
+        })
+        .send(this.signal());
+      return SimulationSchema.parse(answer).value;
+    } catch (error) {
+      throw chainUnavailable(describeCause(error), error);
+    }
+  }
+
+  /** `false` when the RPC answered with an error (the transaction was refused); transport failures are a 503. */
+  async send(wire: Base64EncodedWireTransaction): Promise<{ accepted: true } | { accepted: false; error: unknown }> {
+    try {
+      await this.rpc.sendTransaction(wire, { encoding: "base64", skipPreflight: true }).send(this.signal());
+      return { accepted: true };
+    } catch (error) {
+      if (isRpcAnswer(error)) return { accepted: false, error };
+      throw chainUnavailable(describeCause(error), error);
+    }
+  }
+}
+
+/** Polls with a growing delay until the transaction is confirmed, has failed, or the time is up. */
+async function awaitConfirmation(chain: ChainClient, signature: Signature, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 50;
+  for (;;) {
+    const status = await chain.status(signature);
+    if (status?.err) throw failedOnChain(status.err);
+    if (status && isConfirmed(status)) return;
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    await sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, 1000);
+  }
+  throw new ApiError(
+    "payment_unconfirmed",
+    `Payment ${signature} was sent but is not confirmed yet. Repeat the same request with the same X-PAYMENT: it will not be charged twice.`,
+    { headers: { "Retry-After": "2" } },
+  );
+}
+
+/** Refuses, as a 402, a transaction whose simulation fails; the chain unchanged. */
+async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<"ok" | "landed"> {
+  const simulation = await chain.simulate(wire);
+  if (simulation.err === "BlockhashNotFound")
+    throw new ApiError(
+      "payment_expired",
+      "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
+    );
+  // Landed already (a concurrent sender): nothing to refuse.
+  if (simulation.err === "AlreadyProcessed") return "landed";
+  if (simulation.err) {
+    const logs = (simulation.logs ?? []).slice(-3).join(" | ");
+    throw new ApiError(
+      "payment_simulation_failed",
+      `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
+    );
+  }
+  return "ok";
+}
+
+/**
+ * Checks, before the work it pays for, that a co-signed payment would go
+ * through: known on chain already (a retry) or a successful simulation.
+ */
+export async function simulateX402(
+  rpcUrl: string,
+  cosigned: CosignedX402,
+  options: Pick<SettleOptions, "requestTimeoutMs"> = {},
+): Promise<void> {
+  const chain = new ChainClient(createSolanaRpc(rpcUrl), options.requestTimeoutMs ?? 10_000);
+  if (await chain.status(cosigned.signature as Signature)) return;
+  await simulateOrRefuse(chain, cosigned.wireTransaction as Base64EncodedWireTransaction);
+}
+
+/**
+ * Sends a co-signed payment and waits until it is confirmed. Simulates first
+ * and sends nothing when the simulation fails. A payment already on chain (a
+ * retry after the work failed) is not sent again. The RPC being unreachable is
+ * a 503 `chain_unavailable`; a transaction that fails on chain is a 402
+ * `payment_failed`.
+ */
+export async function settleX402(rpcUrl: string, cosigned: CosignedX402, options: SettleOptions): Promise<void> {
+  const chain = new ChainClient(createSolanaRpc(rpcUrl), options.requestTimeoutMs ?? 10_000);
+  const signature = cosigned.signature as Signature;
+  const wire = cosigned.wireTransaction as Base64EncodedWireTransaction;
+
+  const known = await chain.status(signature);
+  if (known) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+  if ((await simulateOrRefuse(chain, wire)) === "landed")
+    return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+
+  const sent = await chain.send(wire);
+  if (!sent.accepted) {
+    // A concurrent sender may have landed it first; otherwise the chain refused it.
+    if (await chain.status(signature)) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+    throw new ApiError(
+      "payment_failed",
+      "The chain refused the payment transaction; no USDC moved. Create a new payment.",
+      { cause: sent.error },
+    );
+  }
+  return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+}
+
+/** The X-PAYMENT-RESPONSE header: base64 JSON `{success, transaction, network, payer}`. */
+export function paymentResponseHeader(receipt: { signature: string; network: string; payer: string }): string {
+  const body = { success: true, transaction: receipt.signature, network: receipt.network, payer: receipt.payer };
+  return Buffer.from(JSON.stringify(body), "utf8").toString("base64");
+}
