@@ -1,0 +1,92 @@
+import { createDocument } from "zod-openapi";
+import type { Config } from "@/lib/config";
+import { STATUS_NAMES, errorCatalogue } from "@/lib/error-codes";
+import packageJson from "@/package.json";
+import { paths } from "./paths";
+import { TAGS } from "./responses";
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the zod schemas the
+ * routes validate with (lib/api-schema.ts) and answer with,
+ * the tier table and this server's config: sizes, limits and the server URL
+ * are the ones this instance enforces and answers on. The paths and their
+ * operations are in paths.ts and chunk-operations.ts, the parts they share
+ * (error answers, headers, samples) in responses.ts.
+ */
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+export { TAGS };
+
+function buildDocument(config: Config, apiBase: string): OpenApiDocument {
+  const catalogue = errorCatalogue(config);
+  const origin = apiBase.replace(/\/api$/, "");
+  return createDocument(
+    {
+      openapi: "3.1.0",
+      info: {
+        title: "Chunkwise API",
+        version: packageJson.version,
+        summary: packageJson.description,
+        description:
+          "Splits documents (PDF, scanned PDF, image, DOCX, HTML, Markdown, text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in `o200k_base` tokens. The paid tiers settle per request in USDC on Solana through HTTP 402: ask, read the 402's payment requirements, pay, repeat with `X-PAYMENT`. Every error but 402 has the body `{success: false, error, code, message}`; branch on `code`.",
+      },
+      servers: [{ url: apiBase, description: `This server (${config.network})` }],
+      externalDocs: { description: "The reference with examples", url: `${origin}/docs` },
+      tags: [
+        { name: TAGS.chunking, description: "Upload a document to a tier's endpoint, or send a URL." },
+        {
+          name: TAGS.jobs,
+          description:
+            "Stored results of large documents, and async jobs (ai-pro's, and any tier's run with async=true).",
+        },
+        { name: TAGS.service, description: "What the API offers, its health, the free allowance and this document." },
+        ...(config.network === "solana-localnet"
+          ? [{ name: TAGS.local, description: "The embedded test chain: test USDC, no real money." }]
+          : []),
+      ],
+      paths: paths(config, apiBase, catalogue),
+      components: {
+        securitySchemes: {
+          xPayment: {
+            type: "apiKey",
+            in: "header",
+            name: "X-PAYMENT",
+            description:
+              "Proof of payment for a paid tier, made before the request. Either the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo instruction so it can pay for that request only), or an x402 v1 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options; the same payment with the same request returns the same result again.",
+          },
+          paymentSignature: {
+            type: "apiKey",
+            in: "header",
+            name: "PAYMENT-SIGNATURE",
+            description:
+              "An x402 v2 `exact` payment payload (base64 JSON, as `@x402/fetch` 2.x sends it) accepting the offer of the 402's `PAYMENT-REQUIRED` header; answered with `PAYMENT-RESPONSE`. The transfer is settled after the work succeeds: work that fails costs nothing.",
+          },
+        },
+      },
+      "x-error-codes": catalogue.map(({ status, code, when }) => ({ status, error: STATUS_NAMES[status], code, when })),
+    },
+    {
+      // zod bounds every `.int()` by the safe-integer range; as documentation that is noise.
+      override: ({ jsonSchema }) => {
+        if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+        if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      },
+    },
+  );
+}
+
+const cache = new WeakMap<Config, Map<string, OpenApiDocument>>();
+
+/** The document for this config as served at `apiBase`; built once per pair. */
+export function openApiDocument(config: Config, apiBase: string): OpenApiDocument {
+  let byBase = cache.get(config);
+  if (!byBase) cache.set(config, (byBase = new Map<string, OpenApiDocument>()));
+  let document = byBase.get(apiBase);
+  if (!document) {
+    // A Host header is the client's to choose: bound the cache rather than keep one document per name forever.
+    if (byBase.size >= 16) byBase.clear();
+    byBase.set(apiBase, (document = buildDocument(config, apiBase)));
+  }
+  return document;
+}

@@ -1,0 +1,188 @@
+/** Every path of the API with its operations, in the order the reference shows them. */
+
+import { z } from "zod";
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
+import {
+  ApiInfoSchema,
+  FaucetAnswerSchema,
+  FaucetRequestSchema,
+  FreeQuotaSchema,
+  HealthSchema,
+  JobIdSchema,
+  JobStatusSchema,
+  OpenApiDocumentSchema,
+  ResultIdSchema,
+  StoredResultSchema,
+} from "@/lib/api-schema";
+import type { Config } from "@/lib/config";
+import type { ErrorCodeEntry } from "@/lib/error-codes";
+import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
+import { lifetimeText } from "@/lib/wording";
+import { TIERS, TIER_IDS } from "@/lib/tiers";
+import { uploadOperation, paymentInfo, paidTierList, urlOperation } from "./chunk-operations";
+import { TAGS, curl, errorResponses, json, rateLimitHeaders } from "./responses";
+
+export function paths(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]): ZodOpenApiPathsObject {
+  const get = (operation: Omit<ZodOpenApiOperationObject, "x-codeSamples">, path: string) => ({
+    get: { ...operation, "x-codeSamples": [curl(["curl", `${apiBase}${path}`])] },
+  });
+  const uploads = Object.fromEntries(
+    TIER_IDS.flatMap((id) =>
+      TIERS[id].endpoints.map((path) => [path, { post: uploadOperation(TIERS[id], path, config, apiBase, catalogue) }]),
+    ),
+  );
+  const lifetime = lifetimeText(config.resultTtlSeconds);
+  return {
+    "/": get(
+      {
+        operationId: "getApiInfo",
+        tags: [TAGS.service],
+        summary: "Tiers, prices, limits and how to pay",
+        description:
+          "Name, version, network, the USDC mint and `payTo`, each tier with its price, endpoints and availability on this server, defaults, limits, output formats and how payment works.",
+        responses: {
+          200: { description: "The API's description.", ...json(ApiInfoSchema) },
+          ...errorResponses(catalogue, []),
+        },
+      },
+      "",
+    ),
+    "/health": get(
+      {
+        operationId: "getHealth",
+        tags: [TAGS.service],
+        summary: "Health check",
+        description: "`healthy` when the store and the Solana RPC answer; otherwise 503 `degraded` with each check.",
+        responses: {
+          200: { description: "Healthy.", ...json(HealthSchema) },
+          503: { description: "Degraded: the store or the Solana RPC does not answer.", ...json(HealthSchema) },
+        },
+      },
+      "/health",
+    ),
+    "/mcp": {
+      post: {
+        operationId: "mcp",
+        "x-payment-info": paymentInfo(config, paidTierList()),
+        tags: [TAGS.service],
+        summary: "MCP server (Streamable HTTP)",
+        description:
+          'JSON-RPC for MCP clients, stateless: tools `chunk_document`, `list_tiers`, `get_job`, `get_result`. Paid tiers through x402\'s MCP transport: an unpaid call is a tool error carrying the v2 `PaymentRequired`; call again with the payment payload in `_meta["x402/payment"]`. Point an MCP client at this URL.',
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: z.looseObject({ jsonrpc: z.literal("2.0"), method: z.string() }) } },
+        },
+        responses: {
+          200: { description: "The JSON-RPC answer.", ...json(z.looseObject({ jsonrpc: z.literal("2.0") })) },
+        },
+      },
+    },
+    "/quota": get(
+      {
+        operationId: "getFreeQuota",
+        tags: [TAGS.service],
+        summary: "Free pages left today",
+        description: "The calling client's free-tier allowance for the UTC day, read without taking any.",
+        responses: {
+          200: { description: "The allowance.", ...json(FreeQuotaSchema), headers: z.object(rateLimitHeaders) },
+          ...errorResponses(catalogue, ["store"]),
+        },
+      },
+      "/quota",
+    ),
+    "/openapi.json": get(
+      {
+        operationId: "getOpenApiDocument",
+        tags: [TAGS.service],
+        summary: "This document",
+        description: "The OpenAPI 3.1 description of this API, with this server's URL, limits and defaults.",
+        responses: {
+          200: { description: "The OpenAPI document.", ...json(OpenApiDocumentSchema) },
+          ...errorResponses(catalogue, []),
+        },
+      },
+      "/openapi.json",
+    ),
+    ...uploads,
+    "/chunk": { post: urlOperation(config, apiBase, catalogue) },
+    "/results/{result_id}": {
+      get: {
+        operationId: "getResult",
+        tags: [TAGS.jobs],
+        summary: "A stored result",
+        description: `The full result of a large document (${INLINE_CHUNK_LIMIT} chunks or more) or of a completed job, kept ${lifetime}. Free, no payment.`,
+        requestParams: { path: z.object({ result_id: ResultIdSchema }) },
+        responses: {
+          200: { description: "The result with all its chunks.", ...json(StoredResultSchema) },
+          ...errorResponses(catalogue, ["result", "store"]),
+        },
+        "x-codeSamples": [curl(["curl", `${apiBase}/results/standard_3f9c0a1b2c3d`])],
+      },
+    },
+    "/job/{job_id}/status": {
+      get: {
+        operationId: "getJobStatus",
+        tags: [TAGS.jobs],
+        summary: "A job's progress (ai-pro, or any tier run with async=true)",
+        description: `Poll every second or two. \`processing\` → \`completed\` (with \`result_id\` and \`download_url\`) or \`failed\` (with \`error\`; the payment is released, so the same \`X-PAYMENT\` buys a new job; a free job gives back its pages). While OCR reads a scan, \`message\` says which page (\`Read page 12 of 40 by OCR\`). Jobs expire ${lifetime} after creation.`,
+        requestParams: { path: z.object({ job_id: JobIdSchema }) },
+        responses: {
+          200: { description: "The job.", ...json(JobStatusSchema) },
+          ...errorResponses(catalogue, ["job", "store"]),
+        },
+        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/status`])],
+      },
+    },
+    "/job/{job_id}/result": {
+      get: {
+        operationId: "getJobResult",
+        tags: [TAGS.jobs],
+        summary: "A completed job's result",
+        description:
+          "The result, as the synchronous request would have answered it with all its chunks (ai-pro's enriched: per-chunk `summary` and `entities`, `document_summary`). 409 until the job has completed.",
+        requestParams: { path: z.object({ job_id: JobIdSchema }) },
+        responses: {
+          200: { description: "The result with all its chunks.", ...json(StoredResultSchema) },
+          ...errorResponses(catalogue, ["job", "jobResult", "store"]),
+        },
+        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/result`])],
+      },
+    },
+    ...(config.network === "solana-localnet"
+      ? {
+          "/dev/faucet": {
+            post: {
+              operationId: "postFaucet",
+              tags: [TAGS.local],
+              summary: "Fund a test wallet",
+              description:
+                "Local mode only (404 on any other network): sends SOL and test USDC on the local chain, so any paid tier can be tried with no real money.",
+              requestBody: {
+                required: true,
+                ...json(
+                  FaucetRequestSchema.extend({
+                    address: FaucetRequestSchema.shape.address.meta({
+                      description: "A base58 Solana address.",
+                      example: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+                    }),
+                  }),
+                ),
+              },
+              responses: {
+                200: { description: "Funded.", ...json(FaucetAnswerSchema) },
+                ...errorResponses(catalogue, ["json", "faucet", "chain"]),
+              },
+              "x-codeSamples": [
+                curl([
+                  "curl",
+                  "-H 'content-type: application/json'",
+                  `-d '{"address": "<base58 address>"}'`,
+                  `${apiBase}/dev/faucet`,
+                ]),
+              ],
+            },
+          },
+        }
+      : {}),
+  };
+}

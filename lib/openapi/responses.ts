@@ -1,0 +1,94 @@
+/** The parts operations share: error answers by scope, rate-limit and payment headers, the options as this server enforces them, curl samples. */
+
+import { z } from "zod";
+import type { ZodOpenApiResponsesObject } from "zod-openapi";
+import { ChunkOptionsSchema, ErrorBodySchema, PaymentRequiredSchema } from "@/lib/api-schema";
+import type { Config } from "@/lib/config";
+import { type ErrorCodeEntry, type Scope, STATUS_NAMES } from "@/lib/error-codes";
+
+/** Groups of operations, in the order the reference shows them. */
+export const TAGS = {
+  chunking: "Chunking",
+  jobs: "Jobs & results",
+  service: "Service",
+  local: "Local mode",
+} as const;
+
+export const rateLimitHeaders = {
+  "X-RateLimit-Limit": z.number().int().meta({ description: "Free pages per UTC day." }),
+  "X-RateLimit-Remaining": z.number().int().meta({ description: "Free pages left today." }),
+  "X-RateLimit-Reset": z
+    .number()
+    .int()
+    .meta({ description: "Epoch seconds when the allowance renews (next UTC midnight)." }),
+};
+const retryAfter = { "Retry-After": z.number().int().meta({ description: "Seconds to wait before retrying." }) };
+export const paymentResponseHeader = {
+  "X-PAYMENT-RESPONSE": z.string().optional().meta({
+    description:
+      "x402 v1 payments (in `X-PAYMENT`) only: base64 JSON `{success, transaction, network, payer}` of the settled payment.",
+  }),
+  "PAYMENT-RESPONSE": z.string().optional().meta({
+    description:
+      "x402 v2 payments (in `PAYMENT-SIGNATURE`) only: base64 JSON `{success, transaction, network, payer}`, the network as CAIP-2.",
+  }),
+};
+/** Either header pays: the spec's signature or an x402 v1 payload in X-PAYMENT, an x402 v2 payload in PAYMENT-SIGNATURE. */
+export const paidSecurity: Record<string, string[]>[] = [{ xPayment: [] }, { paymentSignature: [] }];
+
+/** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
+export function errorResponses(catalogue: ErrorCodeEntry[], scopes: readonly Scope[]): ZodOpenApiResponsesObject {
+  const relevant = catalogue.filter((entry) => entry.scopes.some((scope) => scopes.includes(scope) || scope === "any"));
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const status of [...new Set(relevant.map((entry) => entry.status))].sort()) {
+    const entries = relevant.filter((entry) => entry.status === status);
+    const codes = entries.map((entry) => entry.code) as [string, ...string[]];
+    const base = status === 402 ? PaymentRequiredSchema : ErrorBodySchema;
+    const headers =
+      status === 429
+        ? z.object({ ...retryAfter, ...rateLimitHeaders })
+        : status === 409 || status === 503
+          ? z.object({ "Retry-After": retryAfter["Retry-After"].optional() })
+          : undefined;
+    responses[`${status}`] = {
+      description: [`${STATUS_NAMES[status]}.`, ...entries.map((entry) => `- \`${entry.code}\`: ${entry.when}`)].join(
+        "\n",
+      ),
+      content: { "application/json": { schema: base.extend({ code: z.enum(codes) }) } },
+      ...(headers ? { headers } : {}),
+    };
+  }
+  return responses;
+}
+
+export const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+
+/** The request schemas as the routes use them, with this server's size bounds and defaults (checked after parsing, in `resolveOptions`). */
+export function optionsAsEnforced(chunking: Config["chunking"]) {
+  const { max_tokens, overlap_tokens } = ChunkOptionsSchema.shape;
+  return {
+    max_tokens: max_tokens.meta({
+      override: {
+        type: "integer",
+        minimum: chunking.minMaxTokens,
+        maximum: chunking.maxMaxTokens,
+        default: chunking.defaultMaxTokens,
+      },
+    }),
+    overlap_tokens: overlap_tokens.meta({
+      override: {
+        type: "integer",
+        minimum: 0,
+        maximum: Math.floor(chunking.maxMaxTokens / 2),
+        default: chunking.defaultOverlapTokens,
+      },
+      description: `${overlap_tokens.description} Defaults to ${chunking.defaultOverlapTokens}, or half of \`max_tokens\` when that is less.`,
+    }),
+  };
+}
+
+export function curl(parts: string[]): { lang: string; label: string; source: string } {
+  return { lang: "Shell", label: "curl", source: parts.join(" \\\n  ") };
+}
+
+export const pascal = (segment: string) => segment.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
