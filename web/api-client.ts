@@ -5,7 +5,7 @@
  * job, a 402 to pay, or an error body with its code and message.
  */
 
-// Type-only: the wire shapes are the server's zod schemas (lib/api-schema.ts); no zod reaches the page.
+// Type-only: the wire shapes are the server's zod schemas (lib/api-schema/); no zod reaches the page.
 import type {
   ApiInfoBody,
   ChunkMetadataBody,

@@ -7,7 +7,7 @@ import { TAGS } from "./responses";
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the
- * routes validate with (lib/api-schema.ts) and answer with,
+ * routes validate with (lib/api-schema/) and answer with,
  * the tier table and this server's config: sizes, limits and the server URL
  * are the ones this instance enforces and answers on. The paths and their
  * operations are in paths.ts and chunk-operations.ts, the parts they share

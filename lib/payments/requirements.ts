@@ -10,7 +10,7 @@ import { type Tier, priceUsd } from "@/lib/tiers";
 /**
  * The 402 answer: the spec's `paymentRequirements` plus, at the top level,
  * `x402Version` and `accepts` so standard x402 clients understand it. Its
- * shape is the one `lib/api-schema.ts` documents.
+ * shape is the one `lib/api-schema/` documents.
  */
 export type PaymentRequirement = z.infer<typeof PaymentRequirementSchema>;
 

@@ -1,0 +1,159 @@
+/** Wire shapes of the chunks: their metadata and boxes, each vector store's record, and the ids of results and jobs. */
+
+import { z } from "zod";
+import { Entity } from "@/lib/chunking/entity";
+import { JOB_ID_PATTERN } from "@/lib/jobs/job-store";
+import { RESULT_ID_PATTERN } from "@/lib/results";
+
+const count = z.number().int().nonnegative();
+
+export const ResultIdSchema = z.string().regex(RESULT_ID_PATTERN).meta({
+  description:
+    "A stored result: `ai-pro_<12 hex>` for an ai-pro job's, `standard_<12 hex>` for any other (a large document's, or a job's run with `async=true`).",
+  example: "standard_3f9c0a1b2c3d",
+});
+
+export const JobIdSchema = z.string().regex(JOB_ID_PATTERN).meta({
+  description:
+    "A job: `<tier>_<12 hex>`: `ai-pro_<12 hex>` for ai-pro, whose requests always are jobs; any tier's with `async=true`.",
+  example: "ai-pro_3f9c0a1b2c3d",
+});
+
+export const EntitySchema = Entity.meta({
+  id: "Entity",
+  description: "A named entity the ai-pro tier found in a chunk.",
+});
+
+const share = z.number().min(0).max(1);
+export const ChunkBoxSchema = z
+  .object({
+    page: z.number().int().min(1).meta({ description: "The page (1-based)." }),
+    x0: share.meta({ description: "Left edge, as a share of the page's width." }),
+    y0: share.meta({ description: "Top edge, as a share of the page's height, from the top." }),
+    x1: share.meta({ description: "Right edge." }),
+    y1: share.meta({ description: "Bottom edge." }),
+  })
+  .meta({
+    id: "ChunkBox",
+    description:
+      "Where a line of the chunk is on its page as displayed (rotation applied): origin at the top left, coordinates 0-1 of the page's size. Multiply by the rendered page's pixel size to highlight it.",
+  });
+
+export const ChunkMetadataSchema = z
+  .object({
+    chunk_index: count.meta({ description: "Zero-based position of the chunk in the document." }),
+    char_count: count.meta({ description: "Characters in `text`, counted in Unicode code points." }),
+    start: count.meta({
+      description:
+        "Where the chunk starts in the extracted text, in UTF-16 code units: `text === extracted.slice(start, end)` unless the tier rewrote the chunk (a re-fenced code block, a repeated table header).",
+    }),
+    end: count.meta({ description: "Where the chunk ends in the extracted text (exclusive), in UTF-16 code units." }),
+    token_count: count.meta({ description: "Exact `o200k_base` tokens in `text`; never more than `max_tokens`." }),
+    page_start: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: "PDFs and images: the first page the chunk covers (1-based)." }),
+    page_end: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: "PDFs and images: the last page the chunk covers (1-based)." }),
+    boxes: z.array(ChunkBoxSchema).optional().meta({
+      description:
+        "PDFs and images: one box per line the chunk covers, in reading order (from the text layer's positions, or OCR's word boxes on scanned pages).",
+    }),
+    ocr_confidence: z.number().min(0).max(100).optional().meta({
+      description:
+        "When any of the chunk's lines was read by OCR: Tesseract's word confidence over them, 0-100, weighted by characters. Below ~80 the text deserves a look.",
+    }),
+    headings: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "The section path above the chunk, outermost first (structure tier and up)." }),
+    summary: z.string().optional().meta({ description: "ai-pro: what the chunk says, in a sentence or two." }),
+    entities: z.array(EntitySchema).optional().meta({ description: "ai-pro: the named entities the chunk mentions." }),
+  })
+  .meta({ id: "ChunkMetadata" });
+
+export const RawChunkSchema = z
+  .object({ text: z.string().meta({ description: "The chunk's text." }), metadata: ChunkMetadataSchema })
+  .meta({ id: "Chunk", description: "A chunk in the `raw` output format (the default)." });
+
+/** The fields every vector-store record carries besides its text; further metadata follows each store's value rules. */
+const recordFields = {
+  document_id: z.string().meta({ description: "The first 32 hex digits of the document's SHA-256." }),
+  filename: z.string(),
+  tier: z.string().meta({ description: "The tier that chunked the document." }),
+  chunk_index: count,
+  char_count: count,
+  start: count,
+  end: count,
+  token_count: count,
+};
+const recordKey = z.string().meta({
+  description:
+    "`<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`: the same document chunked the same way always gets the same ids.",
+});
+const recordUuid = z.uuid().meta({
+  description: "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`.",
+});
+
+export const PineconeRecordSchema = z.looseObject({ _id: recordKey, chunk_text: z.string(), ...recordFields }).meta({
+  id: "PineconeRecord",
+  description:
+    '`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `boxes` (a JSON string of box objects), `ocr_confidence`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
+});
+
+export const ChromaRecordSchema = z
+  .object({
+    id: recordKey,
+    document: z.string(),
+    metadata: z.looseObject(recordFields).meta({
+      description:
+        'Scalars only: `headings` as one `"A > B"` string, `entities` and `boxes` as JSON strings, `truncated_fields` as `"a,b"`.',
+    }),
+  })
+  .meta({
+    id: "ChromaRecord",
+    description: "`output_format=chroma`: spread a list into `collection.add({ids, documents, metadatas})`.",
+  });
+
+export const WeaviateObjectSchema = z
+  .object({
+    id: recordUuid,
+    properties: z.looseObject({ text: z.string(), ...recordFields }).meta({
+      description:
+        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+    }),
+  })
+  .meta({
+    id: "WeaviateObject",
+    description: "`output_format=weaviate`: an object for `collection.data.insertMany()`.",
+  });
+
+export const QdrantPointSchema = z
+  .object({
+    id: recordUuid,
+    payload: z.looseObject({ text: z.string(), ...recordFields }).meta({
+      description:
+        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+    }),
+  })
+  .meta({
+    id: "QdrantPoint",
+    description: "`output_format=qdrant`: a point for `client.upsert()` once you add its `vector`.",
+  });
+
+export const ChunkRecordSchema = z
+  .union([RawChunkSchema, PineconeRecordSchema, WeaviateObjectSchema, ChromaRecordSchema, QdrantPointSchema])
+  .meta({ description: "One chunk, shaped by `output_format`." });
+
+/** The scalars every vector-store record carries, whatever the store. */
+export const RecordScalarsSchema = z.object(recordFields);
+export type RecordScalars = z.infer<typeof RecordScalarsSchema>;
+
+export type ChunkBoxBody = z.infer<typeof ChunkBoxSchema>;
+export type ChunkMetadataBody = z.infer<typeof ChunkMetadataSchema>;

@@ -1,0 +1,149 @@
+/** Wire shapes of what a chunking request answers: a result (inline or stored), a job and its status, an error. */
+
+import { z } from "zod";
+import { OUTPUT_FORMATS } from "@/lib/formats";
+import { TIER_IDS } from "@/lib/tiers";
+import { ChunkRecordSchema, JobIdSchema, ResultIdSchema } from "./chunks";
+import { PaymentSummarySchema } from "./payments";
+
+const count = z.number().int().nonnegative();
+
+export const AiDetailsSchema = z
+  .object({
+    model: z.string().meta({ description: "The model that found the boundaries." }),
+    units: count.meta({
+      description: "Numbered units (paragraphs, code blocks, sentences of long paragraphs) shown to the model.",
+    }),
+    windows: count.meta({ description: "Model calls for boundaries." }),
+    sections_found: count,
+    fallback: z.array(z.object({ start: count, end: count, reason: z.string() })).meta({
+      description:
+        "Stretches of text (character offsets) the model's replies left undecided, cut by the structure splitter alone.",
+    }),
+    unenriched: z
+      .array(z.object({ chunk_index: count, reason: z.string() }))
+      .optional()
+      .meta({ description: "ai-pro: chunks a bad reply left without summary and entities." }),
+  })
+  .meta({ id: "AiDetails", description: "The ai and ai-pro tiers: what the model did." });
+
+export const DocumentMetadataSchema = z
+  .object({
+    filename: z
+      .string()
+      .meta({ description: "The uploaded file's name (for display only), or the name the URL gave." }),
+    content_type: z.string().meta({ description: "The media type detected from the bytes." }),
+    size_bytes: count,
+    estimated_pages: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: "A PDF's or an image's page count; otherwise ceil(characters / 3000)." }),
+    ocr_pages: z.array(z.number().int().min(1)).meta({
+      description:
+        "Pages read by OCR, 1-based: a PDF's pages without a text layer, every page of an image; empty for everything else.",
+    }),
+    method: z.string().meta({ description: "The method that ran (`GET /api` lists each tier's `running_method`)." }),
+    embedder: z.string().optional().meta({ description: "semantic tier: the embedder that ran." }),
+    ai: AiDetailsSchema.optional(),
+    max_tokens: z.number().int(),
+    overlap_tokens: z.number().int(),
+    output_format: z.enum(OUTPUT_FORMATS),
+  })
+  .meta({ id: "DocumentMetadata" });
+
+const resultFields = {
+  success: z.literal(true),
+  tier: z.enum(TIER_IDS),
+  total_chunks: count,
+  metadata: DocumentMetadataSchema,
+  document_summary: z.string().nullable().optional().meta({
+    description: "ai-pro: the whole document in a few sentences (null when the model's answer was unusable).",
+  }),
+  payment: PaymentSummarySchema,
+};
+
+export const ChunkingResultSchema = z.object({ ...resultFields, chunks: z.array(ChunkRecordSchema) }).meta({
+  id: "ChunkingResult",
+  description: "A result with its chunks inline (fewer than `GET /api` `limits.inline_chunk_limit` chunks).",
+});
+
+export const StoredResultSummarySchema = z
+  .object({
+    ...resultFields,
+    result_id: ResultIdSchema,
+    download_url: z.url().meta({ description: "`GET` it for the full result: `{base_url}/results/{result_id}`." }),
+    expires_in: z.string().meta({ description: "How long the stored result lives.", example: "60 minutes" }),
+  })
+  .meta({
+    id: "StoredResultSummary",
+    description:
+      "A result too large to inline (`limits.inline_chunk_limit` chunks or more): stored, and this summary says where.",
+  });
+
+export const StoredResultSchema = z
+  .object({
+    ...resultFields,
+    chunks: z.array(ChunkRecordSchema),
+    result_id: ResultIdSchema,
+    job_id: JobIdSchema.optional().meta({ description: "A completed job's result: the job that made it." }),
+    expires_in: z.string().optional().meta({ description: "A completed job's result: how long it has left." }),
+  })
+  .meta({ id: "StoredResult", description: "A stored result, chunks included." });
+
+export const JobAcceptedSchema = z
+  .object({
+    success: z.literal(true),
+    async: z.literal(true),
+    job_id: JobIdSchema,
+    status: z.literal("processing"),
+    status_url: z.url().meta({ description: "Poll it every second or two: `{base_url}/job/{job_id}/status`." }),
+  })
+  .meta({ id: "JobAccepted", description: "ai-pro: the job was created; it runs after this answer." });
+
+export const JobStatusSchema = z
+  .object({
+    success: z.literal(true),
+    job_id: JobIdSchema,
+    status: z.enum(["processing", "completed", "failed"]),
+    progress: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .meta({ description: "The share of model calls made; 100 only when completed." }),
+    message: z.string().meta({
+      description:
+        "The stage: `Extracting text`, `Finding boundaries 12/40`, `Summarising 30/118`, `Summarising the document`, `Completed`, `Failed`.",
+    }),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso
+      .datetime()
+      .meta({ description: "The job and its result are gone after this (one hour after creation)." }),
+    result_id: ResultIdSchema.optional().meta({ description: "When completed." }),
+    download_url: z.url().optional().meta({ description: "When completed: `{base_url}/results/{result_id}`." }),
+    error: z.object({ code: z.string(), message: z.string() }).optional().meta({
+      description: "When failed. The payment was released: submit the request again with the same `X-PAYMENT`.",
+    }),
+  })
+  .meta({ id: "JobStatus" });
+
+export const ErrorBodySchema = z
+  .object({
+    success: z.literal(false),
+    error: z.string().meta({ description: "The HTTP status name.", example: "Bad Request" }),
+    code: z
+      .string()
+      .regex(/^[a-z0-9_]+$/)
+      .meta({ description: "A stable snake_case reason: branch on this, not on `message`." }),
+    message: z.string().meta({ description: "What happened and what to do, for people." }),
+  })
+  .meta({ id: "Error", description: "The body of every error but 402." });
+
+export type AiDetailsBody = z.infer<typeof AiDetailsSchema>;
+export type ChunkingResultBody = z.infer<typeof ChunkingResultSchema>;
+export type StoredResultSummaryBody = z.infer<typeof StoredResultSummarySchema>;
+export type StoredResultBody = z.infer<typeof StoredResultSchema>;
+export type JobAccepted = z.infer<typeof JobAcceptedSchema>;
+export type JobStatus = z.infer<typeof JobStatusSchema>;
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
