@@ -32,6 +32,7 @@
  */
 import { TokenIndex } from "@/lib/tokens";
 import type { Span, SplitOptions } from "./types";
+import { isHighSurrogate, isLowSurrogate } from "./surrogates";
 import { isSpace } from "./whitespace";
 
 // Levels, coarsest first; lines (1) and sentences (2) are reached only as `level + 1`.
@@ -51,9 +52,6 @@ const SEPARATORS: readonly RegExp[] = [
 
 /** Fewest tokens `maxTokens` may be: one code point can take four (one per UTF-8 byte). */
 const MIN_MAX_TOKENS = 4;
-
-const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
-const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 

@@ -20,6 +20,7 @@
  * sentence; its header says why there are two.
  */
 
+import { isHighSurrogate } from "./surrogates";
 import { isSpace } from "./whitespace";
 
 export interface SentenceSpan {
@@ -126,7 +127,6 @@ export function sentenceSpans(text: string): SentenceSpan[] {
   return out;
 }
 
-const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /** Where to end a piece of one overlong sentence in [from, to): after its last whitespace, else at a cluster boundary. */
