@@ -5,6 +5,9 @@ import { LANGUAGE_CODE, languageDataFile } from "@/lib/extract/ocr/language-data
 /**
  * The environment, parsed and validated once. The only module that reads
  * `process.env`; everything else receives a `Config`.
+ *
+ * One module over 300 lines on purpose: the house's one config loader, every
+ * setting's parsing and default in one place.
  */
 const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

@@ -36,6 +36,10 @@ import {
  * One block per landed transaction. Blockhashes are checked here rather than
  * by litesvm (which accepts only its latest one), so that, as on a cluster,
  * every blockhash stays valid for 150 blocks and many clients can share one.
+ *
+ * One module over 300 lines on purpose: `Ledger` is the chain's one state
+ * (accounts, blocks, signatures, the clock), and sending, simulating and
+ * reading it all go through that state.
  */
 
 const BLOCKHASH_VALIDITY_BLOCKS = 150;

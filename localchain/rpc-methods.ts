@@ -17,6 +17,9 @@
  *   (tests land a payment "two hours ago" that way, then move it forward
  *   again), so block times are monotonic only while nobody rewinds. Answers
  *   `{ unix_timestamp, slot }`.
+ *
+ * One module over 300 lines on purpose: it is the table of RPC methods, one
+ * short handler each, read as one list.
  */
 import {
   getBase58Encoder,

@@ -22,6 +22,8 @@
  * The stand-in runs in a child process (scripts/model-standin.ts), so its
  * rule-based answers take no CPU from the service's event loop, as a hosted
  * model's would not.
+ *
+ * One script over 300 lines on purpose: one benchmark, read top to bottom.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";

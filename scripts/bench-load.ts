@@ -24,6 +24,8 @@
  * docs/, eval corpora, test fixtures): its sections in a different seeded
  * order per round, each round under its own numbered heading, so the four
  * documents differ. Figures print beside the issue's "today" numbers.
+ *
+ * One script over 300 lines on purpose: one benchmark, read top to bottom.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";

@@ -3,6 +3,9 @@
  * `npx tsx scripts/make-fixtures.ts`; the output is committed, so tests never
  * depend on this script having run. tests/fixtures/README.md says where each
  * file comes from.
+ *
+ * One script over 300 lines on purpose: every generated fixture, read top to
+ * bottom.
  */
 import { mulberry32 } from "../tests/helpers/random";
 import { mkdirSync, writeFileSync } from "node:fs";

@@ -31,6 +31,10 @@
  * when the client disconnects, so no timer outlives its request.
  *
  * Errors have OpenAI's shape: `{error: {message, type, param, code}}`.
+ *
+ * One module over 300 lines on purpose: the HTTP side of the stand-in (routes,
+ * body limits, fault injection, OpenAI's error shape) in one place; what it
+ * answers is answers.ts, its controls controls.ts.
  */
 import { randomUUID } from "node:crypto";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";

@@ -29,6 +29,9 @@
  * more (one pre-token: a long run of letters, unpunctuated CJK, emoji without
  * spaces) is cut between graphemes, and every candidate cut there is counted
  * by merging the chunk afresh: ~0.3-0.5 MB/s on such stretches.
+ *
+ * Slightly over 300 lines: the levels, the fitting of pieces and the overlap
+ * all work on one `Splitter`; grapheme boundaries are in graphemes.ts.
  */
 import { TokenIndex } from "@/lib/tokens";
 import type { Span, SplitOptions } from "./types";

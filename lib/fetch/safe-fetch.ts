@@ -12,6 +12,10 @@ import { ApiError } from "@/lib/errors";
  * address that passed the check: the agent's connector refuses unknown hosts
  * and its lookup answers from the checked set instead of asking DNS again,
  * so a second, rebinding answer never reaches `connect()`.
+ *
+ * One module over 300 lines on purpose: resolution, the address check, the
+ * pinned connector and the redirect loop are one guarantee; split apart, a
+ * hop could be fetched without its check.
  */
 
 export interface ResolvedAddress {

@@ -45,6 +45,10 @@ import type { Tier } from "@/lib/tiers";
  * way the payment is claimed in the ledger before any work, under its
  * on-chain signature, so one transfer can never pay twice whichever way it
  * arrives.
+ *
+ * One module over 300 lines on purpose: the ways to pay are admitted against
+ * one ledger, one book of references and one 402, which `PaymentGate`'s
+ * private methods share.
  */
 
 /** The header a payment came in: it decides how it is read and how the receipt is named. */
