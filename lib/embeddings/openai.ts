@@ -144,7 +144,8 @@ export class OpenAIEmbedder implements Embedder {
     try {
       body = await this.client.embeddings.create(
         { model: this.options.model, input: batch, encoding_format: "float" },
-        { signal: givenUp, timeout: this.options.timeoutMs },
+        // A signal of its own per call, as the chat client does: the SDK leaves a listener on the one it is given.
+        { signal: AbortSignal.any([givenUp]), timeout: this.options.timeoutMs },
       );
     } catch (error) {
       throw attemptFailure(error, this.options.timeoutMs);
