@@ -6,7 +6,7 @@
  * so "Acme Bank" is one organisation and not also a name of type "other".
  * Entities come in order of appearance, each text once.
  */
-import type { Entity, EntityType } from "@/lib/chunking/entity";
+import type { Entity, EntityType } from "@/lib/api-schema";
 
 const MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December";
 const MONTHS_SHORT = "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec";

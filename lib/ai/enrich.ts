@@ -10,7 +10,7 @@
  */
 import pLimit from "p-limit";
 import type { ModelProgress } from "@/lib/ai/model-boundaries";
-import type { Entity } from "@/lib/chunking/entity";
+import type { Entity } from "@/lib/api-schema";
 import type { Chunk } from "@/lib/chunking/types";
 import { BadReplyError, type ModelClient } from "./model-client";
 import {

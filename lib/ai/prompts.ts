@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENTITY_TYPES, Entity } from "@/lib/chunking/entity";
+import { ENTITY_TYPES, Entity } from "@/lib/api-schema";
 
 /**
  * What the AI tiers ask a model and the answers they accept: one schema and

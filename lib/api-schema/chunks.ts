@@ -1,8 +1,7 @@
 /** Wire shapes of the chunks: their metadata and boxes, each vector store's record, and the ids of results and jobs. */
 
 import { z } from "zod";
-import { Entity } from "@/lib/chunking/entity";
-import { JOB_ID_PATTERN } from "@/lib/jobs/job-store";
+import { TIER_IDS } from "@/lib/tiers";
 import { RESULT_ID_PATTERN } from "@/lib/results";
 
 const count = z.number().int().nonnegative();
@@ -13,11 +12,24 @@ export const ResultIdSchema = z.string().regex(RESULT_ID_PATTERN).meta({
   example: "standard_3f9c0a1b2c3d",
 });
 
+/** `<tier>_<12 hex>`: ai-pro's jobs as the spec names them, and any tier's run with `async=true`. */
+export const JOB_ID_PATTERN = new RegExp(`^(?:${TIER_IDS.join("|")})_[0-9a-f]{12}$`);
+
 export const JobIdSchema = z.string().regex(JOB_ID_PATTERN).meta({
   description:
     "A job: `<tier>_<12 hex>`: `ai-pro_<12 hex>` for ai-pro, whose requests always are jobs; any tier's with `async=true`.",
   example: "ai-pro_3f9c0a1b2c3d",
 });
+
+/**
+ * A named entity in a chunk's metadata (ai-pro): the wire shape the model's
+ * answers are checked against (lib/ai/prompts.ts) and the formats write.
+ */
+export const ENTITY_TYPES = ["people", "organisations", "places", "dates", "products", "other"] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export const Entity = z.object({ text: z.string().min(1), type: z.enum(ENTITY_TYPES) });
+export type Entity = z.infer<typeof Entity>;
 
 export const EntitySchema = Entity.meta({
   id: "Entity",

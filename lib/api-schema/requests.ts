@@ -5,8 +5,10 @@
  */
 import { isAddress } from "@solana/kit";
 import { z } from "zod";
-import { OUTPUT_FORMATS } from "@/lib/formats";
 import { TIER_IDS } from "@/lib/tiers";
+
+/** The output formats: raw chunks, or records for a vector store's official JS client (lib/formats/). */
+export const OUTPUT_FORMATS = ["raw", "pinecone", "weaviate", "chroma", "qdrant"] as const;
 
 const tokens = z.coerce.number({ error: "must be a whole number" }).int("must be a whole number");
 

@@ -1,7 +1,7 @@
 /** Wire shapes of what a chunking request answers: a result (inline or stored), a job and its status, an error. */
 
 import { z } from "zod";
-import { OUTPUT_FORMATS } from "@/lib/formats";
+import { OUTPUT_FORMATS } from "./requests";
 import { TIER_IDS } from "@/lib/tiers";
 import { ChunkRecordSchema, JobIdSchema, ResultIdSchema } from "./chunks";
 import { PaymentSummarySchema } from "./payments";

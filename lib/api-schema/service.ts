@@ -1,7 +1,7 @@
 /** Wire shapes of the service's own endpoints: `GET /api` and its tiers, health, the free allowance, the faucet's answer, the OpenAPI document. */
 
 import { z } from "zod";
-import { OUTPUT_FORMATS } from "@/lib/formats";
+import { OUTPUT_FORMATS } from "./requests";
 import { TIER_IDS } from "@/lib/tiers";
 
 const count = z.number().int().nonnegative();

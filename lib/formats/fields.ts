@@ -1,5 +1,4 @@
-import type { RecordScalars } from "@/lib/api-schema";
-import type { Entity } from "@/lib/chunking/entity";
+import type { Entity, RecordScalars } from "@/lib/api-schema";
 import type { Chunk, ChunkBox } from "@/lib/chunking/types";
 
 /** What the record ids and the document-level fields are made of. */
@@ -15,7 +14,7 @@ export interface DocumentRef {
 export type { ChunkBox } from "@/lib/chunking/types";
 
 /** A named entity the ai-pro tier finds in a chunk (a type alias, so it fits the clients' index-signature types: Weaviate's nested properties). */
-export type { Entity } from "@/lib/chunking/entity";
+export type { Entity } from "@/lib/api-schema";
 
 /** What the formatters read: a chunk as the chunkers make it (ai-pro's summary and entities included). */
 export type SourceChunk = Chunk;

@@ -10,7 +10,9 @@ export type { PineconeRecord } from "./pinecone";
 export type { QdrantPoint } from "./qdrant";
 export type { WeaviateObject } from "./weaviate";
 
-export const OUTPUT_FORMATS = ["raw", "pinecone", "weaviate", "chroma", "qdrant"] as const;
+import { OUTPUT_FORMATS } from "@/lib/api-schema";
+
+export { OUTPUT_FORMATS };
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** What one chunk becomes in each format. */

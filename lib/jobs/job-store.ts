@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import type { Store } from "@/lib/store/types";
+import { JOB_ID_PATTERN } from "@/lib/api-schema";
 import { TIER_IDS, type TierId } from "@/lib/tiers";
 
 /**
@@ -17,8 +18,6 @@ import { TIER_IDS, type TierId } from "@/lib/tiers";
  * next write fails and it stops.
  */
 
-/** `<tier>_<12 hex>`: ai-pro's jobs as the spec names them, and any tier's run with `async=true`. */
-export const JOB_ID_PATTERN = new RegExp(`^(?:${TIER_IDS.join("|")})_[0-9a-f]{12}$`);
 export const newJobId = (tier: TierId) => `${tier}_${randomBytes(6).toString("hex")}`;
 
 const JobInput = z.discriminatedUnion("kind", [
