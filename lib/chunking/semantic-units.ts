@@ -7,6 +7,7 @@ import { splitRecursive } from "./recursive";
 import { sentenceSpans } from "./sentence-spans";
 import { isSpace } from "./whitespace";
 
+/** Characters of a unit given to the embedder: the start of a huge unit says enough about its topic, and stays inside every model's input limit. */
 export const EMBED_CHARS = 6000;
 /** Least standard deviation of strength used as a scale, so that a document of near-identical sentences has no spurious cuts. */
 export const MIN_DEPTH_SCALE = 0.02;

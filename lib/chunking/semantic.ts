@@ -59,11 +59,9 @@ import { splitRecursive } from "./recursive";
 import type { Span, SplitOptions } from "./types";
 import { gapGains, similarityCurve } from "./semantic-gains";
 import { DEFAULT_TUNING, type SemanticTuning } from "./semantic-tuning";
-
-export { DEFAULT_TUNING, type SemanticTuning };
 import { MIN_MAX_TOKENS, type Unit, buildUnits, markWholeBlocks, fittingEnds } from "./semantic-units";
 
-/** Characters of a unit given to the embedder: the start of a huge unit says enough about its topic, and stays inside every model's input limit. */
+export { DEFAULT_TUNING, type SemanticTuning };
 
 /** Start of the overlap carried into a chunk from the previous one [prevStart, prevEnd): whole units, else words; -1 for none. */
 function overlapStart(

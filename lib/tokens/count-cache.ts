@@ -1,6 +1,4 @@
-import { countPreTokenRange } from "./bpe";
-
-/*
+/**
  * Counts of pre-tokens seen, keyed by their text without slicing it out of
  * the document: open addressing, probed with a hash computed in place
  * (`Map<string, number>` costs ~140 ns a lookup here: slice, hash, probe).
@@ -12,6 +10,8 @@ import { countPreTokenRange } from "./bpe";
  * most 131k short strings) on long-running servers, and a refill costs one
  * document's distinct words.
  */
+import { countPreTokenRange } from "./bpe";
+
 const TABLE_BITS = 18;
 const TABLE_SIZE = 1 << TABLE_BITS;
 const TABLE_MASK = TABLE_SIZE - 1;

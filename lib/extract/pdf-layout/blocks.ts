@@ -2,6 +2,7 @@
 import type { BodyStyle, Leading } from "./body-style";
 import { HEADING_MIN_RATIO } from "./headings";
 import { type Line, isCode, isContentsEntry, isTitleLike } from "./lines";
+
 interface ListMarker {
   /** What the item starts with in the output: "- ", "3. ", "- a) ". */
   output: string;

@@ -1,5 +1,6 @@
 /** The body text of a document: its usual size and font, and the line spacing each size is set with. */
 import { type Line, roundSize } from "./lines";
+
 export interface BodyStyle {
   /** The size most characters of the document are set in. */
   size: number;

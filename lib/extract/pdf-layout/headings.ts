@@ -2,6 +2,7 @@
 import type { Block } from "./blocks";
 import type { BodyStyle } from "./body-style";
 import { roundSize, isTitleLike } from "./lines";
+
 /** Set this much larger than the body text, a short block is a heading. */
 export const HEADING_MIN_RATIO = 1.15;
 /** At most this many lines and characters: a big-type block longer than that is a lead paragraph, not a title. */

@@ -19,6 +19,7 @@ import { dropRunningLines } from "./running-lines";
 
 export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem } from "./types";
 
+/** One Markdown text per page, in page order, each with where its lines came from. */
 export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
   const lined = pages.map(toLines);
   const body = bodyStyle(lined.flat());

@@ -7,6 +7,7 @@ import { type Block, addLine, PARAGRAPH_GAP } from "./blocks";
 import type { Leading } from "./body-style";
 import type { HeadingLevels } from "./headings";
 import { type Line, LEADERS } from "./lines";
+
 /** A block and, when it is a heading, its level. */
 interface Placed {
   block: Block;

@@ -5,6 +5,7 @@
 import { type BodyStyle, argmax } from "./body-style";
 import type { PdfPageContent } from "./types";
 import type { Line } from "./lines";
+
 /** Share of the page height, at the top and at the bottom, where running headers, footers and page numbers live. */
 const EDGE_BAND = 0.12;
 /** Lines from each edge considered: a header is rarely more than a title and a subtitle. */

@@ -44,5 +44,3 @@ export interface PageLayout {
   /** The lines the text came from, in the text's order; running headers and footers dropped are not among them. */
   lines: LaidLine[];
 }
-
-/** One Markdown text per page, in page order, each with where its lines came from. */

@@ -19,6 +19,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { chainUnavailable } from "@/lib/payments/chain-rpc";
 import type { VerifiedX402, CosignedX402 } from "./payload";
+
 /** Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). */
 export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: string): Promise<CosignedX402> {
   let keyPair: CryptoKeyPair;

@@ -46,6 +46,7 @@ import {
   acceptedNetworks,
 } from "./payload";
 import { describeCause } from "./settle";
+
 function decodeTransaction(base64: string): Verdict<Transaction> {
   try {
     const bytes = getBase64Encoder().encode(base64);
