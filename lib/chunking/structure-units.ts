@@ -8,14 +8,17 @@
  * block tree whose methods share its state (the section path, the sentence
  * starts found ahead, the given section starts, the code-block count);
  * spreading its kinds of block over files would spread that state with them.
+ * Line helpers are in structure-lines.ts, plain text's headings in
+ * structure-plain.ts.
  */
 import { countTokens, TokenIndex } from "@/lib/tokens";
-import { HeadingPath, numberedChapterLevel, plainHeadingLevel, type SectionHeading } from "./headings";
+import { HeadingPath, type SectionHeading } from "./headings";
 import type { Block } from "./blocks";
 import { splitRecursive } from "./recursive";
 import { sentenceStarts, sentenceStartsOfRanges } from "./sentences";
 import { isSpace } from "./whitespace";
 import { BREAK, MIN_PIECE_TOKENS } from "./structure-costs";
+import { endsLine, lineEnd, type Fences, codeFences } from "./structure-lines";
 
 export type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
 
@@ -377,97 +380,4 @@ export class UnitBuilder {
       this.block(child, k === 0 ? breakBefore : BREAK.inner, depth, "other", k === 0 ? start : undefined),
     );
   }
-}
-
-/**
- * Whether the gap [end, next) after a sentence holds a line break, or the
- * sentence ends with one written out as "\n" (text serialised as JSON or a
- * Python literal, such as exported chat logs, where it separates paragraphs).
- */
-function endsLine(text: string, end: number, next: number): boolean {
-  if (text.slice(end, next).includes("\n")) return true;
-  return text.charCodeAt(end - 1) === 110 /* n */ && text.charCodeAt(end - 2) === 92; /* \ */
-}
-
-/** End of the line holding `offset` (the offset of its "\n", or the text's end). */
-function lineEnd(text: string, offset: number): number {
-  const newline = text.indexOf("\n", offset);
-  return newline < 0 ? text.length : newline;
-}
-
-interface Fences {
-  /** The opening fence line, language tag included, for a piece that starts a chunk. */
-  open: string;
-  /** The closing fence, for a piece that ends a chunk which holds the block's opening line. */
-  close: string;
-  /** The closing fence, for a piece that ends a chunk opened with `open`. */
-  reopenedClose: string;
-}
-
-/**
- * Fence lines for the pieces of a code block whose fence starts at `at`. A
- * block inside a list item or a quote keeps that container in the chunks
- * that hold the container's marker: the closing fence must then sit at the
- * item's indentation, or after the quote's `>`. A chunk that starts inside
- * the block has no list marker: its fence is indented at most 3 spaces
- * (4 would make an indented code block of it), and quotes keep their `>`.
- */
-function codeFences(text: string, at: number, fence: string): Fences {
-  const lineStart = text.lastIndexOf("\n", at - 1) + 1;
-  const container = text.slice(lineStart, at).replace(/[-+*]|\d{1,9}[.)]/g, (marker) => " ".repeat(marker.length));
-  const reopened = container.includes(">") ? container : " ".repeat(Math.min(container.length, 3));
-  const openLine = text.slice(at, lineEnd(text, at)).replace(/\r$/, "");
-  return { open: `${reopened}${openLine}\n`, close: `\n${container}${fence}`, reopenedClose: `\n${reopened}${fence}` };
-}
-
-/** Whether any non-whitespace follows `offset`. */
-function textFollows(text: string, offset: number): boolean {
-  for (let i = offset; i < text.length; i++) if (!isSpace(text.charCodeAt(i))) return true;
-  return false;
-}
-
-/** A plain-text paragraph: heading lines in it start sections, the lines between them are prose. */
-export function plainParagraph(builder: UnitBuilder, node: Block): void {
-  const text = builder.text;
-  const { start, end } = node;
-  const lines: Array<[number, number]> = [];
-  for (let s = start; s < end;) {
-    const e = Math.min(lineEnd(text, s), end);
-    lines.push([s, e]);
-    s = e + 1;
-  }
-  const followedByText = textFollows(text, end);
-  let proseStart = start;
-  let previousIsHeading = false;
-  lines.forEach(([s, e], k) => {
-    const line = text.slice(s, e);
-    const level = plainHeadingLevel(
-      line,
-      {
-        previous: k > 0 ? text.slice(lines[k - 1]![0], lines[k - 1]![1]) : undefined,
-        previousIsHeading,
-        next: k + 1 < lines.length ? text.slice(lines[k + 1]![0], lines[k + 1]![1]) : undefined,
-        followedByText,
-      },
-      builder.insideChapter(),
-    );
-    previousIsHeading = level !== undefined;
-    if (level === undefined) return;
-    builder.prose(proseStart, s, BREAK.block, "prose", builder.proseBudget);
-    const [hs, he] = [s + (line.length - line.trimStart().length), e - (line.length - line.trimEnd().length)];
-    builder.heading(hs, he, { level, title: text.slice(hs, he) });
-    proseStart = e;
-  });
-  builder.prose(proseStart, end, BREAK.block, "prose", builder.proseBudget);
-}
-
-/** A one-item ordered list "1. Title" on one line, followed by a block numbered under it ("## 1.1 ..."): a chapter heading. */
-export function isNumberedChapter(text: string, list: Block, next: Block | undefined): boolean {
-  if (!list.ordered || list.children.length !== 1 || !next) return false;
-  const { start, end } = list;
-  const line = text.slice(start, end);
-  if (line.includes("\n")) return false;
-  const nextStart = next.start;
-  const nextLine = text.slice(nextStart, lineEnd(text, nextStart)).replace(/^[ \t]*#{1,6}[ \t]+/, "");
-  return numberedChapterLevel(line, nextLine) !== undefined;
 }

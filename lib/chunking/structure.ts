@@ -79,8 +79,9 @@ import { scanMarkdown } from "./markdown-scan";
 import { splitRecursive } from "./recursive";
 import type { Span, SplitOptions } from "./types";
 import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./structure-costs";
-import { UnitBuilder, plainParagraph, isNumberedChapter } from "./structure-units";
 import { packUnits } from "./structure-packing";
+import { plainParagraph, isNumberedChapter } from "./structure-plain";
+import { UnitBuilder } from "./structure-units";
 
 export interface StructureOptions extends SplitOptions {
   /**
