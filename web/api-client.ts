@@ -50,6 +50,10 @@ export type ChunkingResult = Omit<ChunkingResultBody, "chunks" | "metadata"> & {
 /** What to chunk: a file from the user's disk, or a URL the service fetches. */
 export type DocumentSource = { kind: "file"; file: File } | { kind: "url"; url: string };
 
+/** Whether a chunking answer is a job accepted (ai-pro, or `async=true`) rather than a result. */
+export const isJob = (body: ChunkingResult | JobAccepted): body is JobAccepted =>
+  "async" in body && body.async === true;
+
 export interface RateLimit {
   limit: number;
   remaining: number;

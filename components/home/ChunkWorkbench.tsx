@@ -9,14 +9,7 @@ import { ResultSkeleton } from "@/components/results/ResultSkeleton";
 import { TierPicker, TierPickerSkeleton } from "@/components/tiers/TierPicker";
 import { DocumentPicker } from "@/components/upload/DocumentPicker";
 import { usePageEstimate } from "@/components/upload/usePageEstimate";
-import {
-  ApiUnreachable,
-  type ApiInfo,
-  type ChunkingResult,
-  type JobAccepted,
-  type TierId,
-  postChunk,
-} from "@/web/api-client";
+import { ApiUnreachable, type ApiInfo, type TierId, isJob, postChunk } from "@/web/api-client";
 import { formatUsdc } from "@/web/format";
 import { tierName } from "@/web/labels";
 import { type OptionsDraft, defaultDraft, validateOptions } from "@/web/options";
@@ -47,8 +40,6 @@ const ResultView = dynamic(loadResultView, {
   ssr: false,
   loading: () => <ResultSkeleton label="Loading the results view" />,
 });
-
-const isJob = (body: ChunkingResult | JobAccepted): body is JobAccepted => "async" in body && body.async === true;
 
 /** The form (document, tier, options), the run button, and what comes back. */
 export function ChunkWorkbench({ api }: { api: ApiInfo | null }) {

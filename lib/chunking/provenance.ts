@@ -41,7 +41,7 @@ function pageAt(pages: PageRange[], offset: number): number {
 
 /** The lines overlapping [start, end), in order; `lines` are sorted and do not overlap. */
 function linesIn(lines: SourceLine[], start: number, end: number): SourceLine[] {
-  let i = Math.max(0, lastAtOrBefore(lines, start));
+  let i = lastAtOrBefore(lines, start);
   if (lines[i] && lines[i]!.end <= start) i++;
   const covered: SourceLine[] = [];
   for (; i < lines.length && lines[i]!.start < end; i++) covered.push(lines[i]!);

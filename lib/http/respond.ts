@@ -29,25 +29,19 @@ export function jsonText(text: string, init: { status?: number; headers?: Record
 
 /** The one place an error becomes an HTTP answer. Unknown faults are logged and answered as a generic 500. */
 export function errorResponse(error: unknown): Response {
-  if (error instanceof ApiError) {
-    const body = error.body ?? {
-      success: false,
-      error: STATUS_NAMES[error.status],
-      code: error.code,
-      message: error.message,
-    };
-    return json(body, { status: error.status, headers: error.headers });
+  if (!(error instanceof ApiError)) {
+    console.error("Internal error, answered with 500:", error);
+    return errorResponse(
+      new ApiError("internal_error", "Something went wrong on our side; the request was not charged. Try again later."),
+    );
   }
-  console.error("Internal error, answered with 500:", error);
-  return json(
-    {
-      success: false,
-      error: STATUS_NAMES[500],
-      code: "internal_error",
-      message: "Something went wrong on our side; the request was not charged. Try again later.",
-    },
-    { status: 500 },
-  );
+  const body = error.body ?? {
+    success: false,
+    error: STATUS_NAMES[error.status],
+    code: error.code,
+    message: error.message,
+  };
+  return json(body, { status: error.status, headers: error.headers });
 }
 
 /** Wraps a route handler so that every thrown error takes the one path above. */
@@ -63,14 +57,7 @@ export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response
 
 export const preflight = () => new Response(null, { status: 204, headers: CORS_HEADERS });
 
-export function methodNotAllowed(allowed: string): Response {
-  return json(
-    {
-      success: false,
-      error: STATUS_NAMES[405],
-      code: "method_not_allowed",
-      message: `Use ${allowed} on this endpoint.`,
-    },
-    { status: 405, headers: { allow: allowed } },
+export const methodNotAllowed = (allowed: string): Response =>
+  errorResponse(
+    new ApiError("method_not_allowed", `Use ${allowed} on this endpoint.`, { headers: { allow: allowed } }),
   );
-}

@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
 import { isAiTier } from "@/lib/ai/model-client";
 import type { JobAccepted, JobStatus } from "@/lib/api-schema";
+import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/ai/model-boundaries";
 import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
@@ -123,7 +124,7 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
       status: "failed",
       message: "Failed",
       error: {
-        code: "job_abandoned",
+        code: "job_abandoned" satisfies ErrorCode,
         message: `its worker stopped ${record.attempts} times without finishing; submit it again${record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}`,
       },
     });
@@ -184,7 +185,7 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
     }));
   } catch (error) {
     if (handle.lost.signal.aborted) return;
-    const failure =
+    const failure: { code: ErrorCode; message: string } =
       error instanceof ApiError
         ? { code: error.code, message: error.message }
         : {

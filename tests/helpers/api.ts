@@ -57,7 +57,6 @@ function resolve(path: string): { module: object; params: Record<string, string>
   return { module: fallback, params: {} };
 }
 
-/** Polls a job's status (bounded) until it leaves `processing`, returning every status seen. */
 /**
  * Sends `ask` (a request without payment), pays exactly what its 402 asks to the local chain's payee with the
  * 402's reference in a Memo, from a newly funded wallet, and returns the signature for X-PAYMENT.
@@ -78,6 +77,7 @@ export async function payFor402(
   });
 }
 
+/** Polls a job's status (bounded) until it leaves `processing`, returning every status seen. */
 export async function pollUntilDone(jobId: string, deadlineMs = 20_000): Promise<Array<Record<string, any>>> {
   const seen: Array<Record<string, any>> = [];
   const deadline = Date.now() + deadlineMs;

@@ -9,6 +9,7 @@ import {
   type DocumentSource,
   type JobAccepted,
   type TierInfo,
+  isJob,
   postChunk,
 } from "@/web/api-client";
 import { type LatestBlockhash, type PaymentChain, TRANSFER_FEE_LAMPORTS } from "@/web/payment/payment-chain";
@@ -46,7 +47,6 @@ export interface Price {
 
 export type Served = { kind: "result"; result: ChunkingResult } | { kind: "job"; job: JobAccepted };
 
-const isJob = (body: ChunkingResult | JobAccepted): body is JobAccepted => "async" in body && body.async === true;
 const served = (body: ChunkingResult | JobAccepted): Served =>
   isJob(body) ? { kind: "job", job: body } : { kind: "result", result: body };
 
