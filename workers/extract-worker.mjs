@@ -27,8 +27,10 @@ const handlers = {
   // Positioned text, not plain text: lib/extract/pdf-layout/ recovers
   // headings, paragraphs and lists from sizes and positions.
   async "pdf-items"() {
+    const { getResolvedPDFJS } = await load("unpdf");
+    const { OPS } = await getResolvedPDFJS();
     const numbers = Array.from({ length: pdfDocument.numPages }, (_, i) => i + 1);
-    return { pages: await Promise.all(numbers.map(pageItems)) };
+    return { pages: await Promise.all(numbers.map((number) => pageItems(number, OPS))) };
   },
 
   // A scanned page for OCR: its one image as stored, when the page is that image and nothing else that shows
@@ -86,9 +88,10 @@ const handlers = {
  * Float64Array (x, y, size, width, upright as 1 or 0), and an index into the
  * page's font names. Typed arrays cross to the main thread as plain copies.
  */
-async function pageItems(number) {
+async function pageItems(number, OPS) {
   const page = await pdfDocument.getPage(number);
   const { items, styles } = await page.getTextContent();
+  const { rules, marks } = pageGraphics(await page.getOperatorList(), OPS);
   const text = [];
   const font = [];
   const geometry = [];
@@ -121,7 +124,122 @@ async function pageItems(number) {
     geometry: Float64Array.from(geometry),
     fonts,
     monospace: fonts.filter((name) => styles[name]?.fontFamily === "monospace"),
+    rules: Float64Array.from(rules),
+    marks: Float64Array.from(marks),
   };
+}
+
+/** A painted shape at most this many points across, about as wide as tall, is a mark: a list's drawn bullet. */
+const MARK_MAX = 9;
+/** A painted shape at most this thick and at least this long is a rule: a table's border, a line under a header. */
+const RULE_MAX_THICKNESS = 2.5;
+const RULE_MIN_LENGTH = 6;
+
+/**
+ * What a page draws besides text that tells structure: rules (thin
+ * horizontal or vertical lines and bars: table borders, a line under a
+ * header) and marks (small filled or stroked shapes: bullets drawn as
+ * vector paths, as Chromium, Word and LaTeX draw them). Each as four
+ * numbers, left, bottom, right, top in PDF user space. Shapes painted
+ * white (or near it) are the page's background, not ink.
+ */
+function pageGraphics({ fnArray, argsArray }, OPS) {
+  const rules = [];
+  const marks = [];
+  const fills = new Set([
+    OPS.fill,
+    OPS.eoFill,
+    OPS.fillStroke,
+    OPS.eoFillStroke,
+    OPS.closeFillStroke,
+    OPS.closeEOFillStroke,
+  ]);
+  const strokes = new Set([
+    OPS.stroke,
+    OPS.closeStroke,
+    OPS.fillStroke,
+    OPS.eoFillStroke,
+    OPS.closeFillStroke,
+    OPS.closeEOFillStroke,
+  ]);
+  let ctm = [1, 0, 0, 1, 0, 0];
+  const saved = [];
+  let fillInk = true;
+  let strokeInk = true;
+  for (let i = 0; i < fnArray.length; i++) {
+    const fn = fnArray[i];
+    const args = argsArray[i];
+    if (fn === OPS.save) saved.push({ ctm, fillInk, strokeInk });
+    else if (fn === OPS.restore) ({ ctm, fillInk, strokeInk } = saved.pop() ?? { ctm, fillInk, strokeInk });
+    else if (fn === OPS.transform) ctm = multiply(ctm, args);
+    else if (fn === OPS.setFillRGBColor) fillInk = isInk(args[0]);
+    else if (fn === OPS.setStrokeRGBColor) strokeInk = isInk(args[0]);
+    else if (fn === OPS.constructPath) {
+      const [paint, [path], minMax] = args;
+      if (!path || !minMax) continue;
+      const fill = fills.has(paint) && fillInk;
+      const stroke = strokes.has(paint) && strokeInk;
+      if (!fill && !stroke) continue;
+      const box = transformBox(ctm, minMax);
+      const [w, h] = [box[2] - box[0], box[3] - box[1]];
+      if (w <= MARK_MAX && h <= MARK_MAX && w >= 1 && h >= 1 && w <= 2.5 * h && h <= 2.5 * w) marks.push(...box);
+      else if (
+        fill &&
+        (h <= RULE_MAX_THICKNESS ? w >= RULE_MIN_LENGTH : w <= RULE_MAX_THICKNESS && h >= RULE_MIN_LENGTH)
+      )
+        rules.push(...box);
+      else if (stroke) strokedRules(path, ctm, rules);
+    }
+  }
+  return { rules, marks };
+}
+
+/** Straight, level or upright pieces of a stroked path (a line, a rectangle's sides), as rules. */
+function strokedRules(path, ctm, rules) {
+  // pdf.js's path data: an op code (0 moveTo, 1 lineTo, 2 curveTo, 3 quadraticCurveTo, 4 closePath) and its points.
+  const counts = [2, 2, 6, 4, 0];
+  let x = 0;
+  let y = 0;
+  let startX = 0;
+  let startY = 0;
+  for (let k = 0; k < path.length;) {
+    const op = path[k];
+    const n = counts[op];
+    if (n === undefined) return;
+    let toX = x;
+    let toY = y;
+    if (op === 4) [toX, toY] = [startX, startY];
+    else [toX, toY] = [path[k + n - 1], path[k + n]];
+    if (op === 1 || op === 4) {
+      const [ax, ay] = apply(ctm, x, y);
+      const [bx, by] = apply(ctm, toX, toY);
+      const [w, h] = [Math.abs(bx - ax), Math.abs(by - ay)];
+      if ((h <= 0.5 && w >= RULE_MIN_LENGTH) || (w <= 0.5 && h >= RULE_MIN_LENGTH))
+        rules.push(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by));
+    }
+    if (op === 0) [startX, startY] = [toX, toY];
+    [x, y] = [toX, toY];
+    k += n + 1;
+  }
+}
+
+/** Not white or near it: a colour a reader sees on paper. */
+function isInk(color) {
+  if (typeof color !== "string" || !/^#[0-9a-f]{6}$/i.test(color)) return true;
+  const [r, g, b] = [1, 3, 5].map((at) => Number.parseInt(color.slice(at, at + 2), 16));
+  return r * 0.299 + g * 0.587 + b * 0.114 < 235;
+}
+
+function apply([a, b, c, d, e, f], x, y) {
+  return [a * x + c * y + e, b * x + d * y + f];
+}
+
+/** A box [minX, minY, maxX, maxY] under a matrix, as the box around its four corners. */
+function transformBox(ctm, [x0, y0, x1, y1]) {
+  const corners = [apply(ctm, x0, y0), apply(ctm, x1, y0), apply(ctm, x0, y1), apply(ctm, x1, y1)];
+  const xs = corners.map(([x]) => x);
+  const ys = corners.map(([, y]) => y);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
 }
 
 /** What a scanned page may draw besides its image and still be read from the image alone: state, and no paint. */

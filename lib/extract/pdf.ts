@@ -3,7 +3,7 @@ import { failures } from "@/lib/extract/failures";
 import { readPages } from "@/lib/extract/ocr/read-pages";
 import type { OcrPage } from "@/lib/extract/ocr/recognize";
 import { MAX_OCR_PIXELS, RENDER_DPI, SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
-import type { PageLayout, PdfPageContent } from "@/lib/extract/pdf-layout";
+import type { PageLayout, PdfPageContent, Rect } from "@/lib/extract/pdf-layout";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits, PageRange, SourceLine } from "@/lib/extract/types";
 import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
@@ -43,6 +43,9 @@ const PageItems = z
     confidence: z.instanceof(Float64Array).optional(),
     fonts: z.array(z.string()),
     monospace: z.array(z.string()),
+    /** Drawn rules and marks, four numbers each (left, bottom, right, top); OCR'd pages have none. */
+    rules: z.instanceof(Float64Array).optional(),
+    marks: z.instanceof(Float64Array).optional(),
   })
   .refine(
     (page) =>
@@ -50,7 +53,10 @@ const PageItems = z
       page.font.length === page.text.length &&
       (page.confidence === undefined || page.confidence.length === page.text.length) &&
       page.font.every((index) => index < page.fonts.length) &&
-      page.geometry.every(Number.isFinite),
+      page.geometry.every(Number.isFinite) &&
+      [page.rules, page.marks].every(
+        (boxes) => boxes === undefined || (boxes.length % 4 === 0 && boxes.every(Number.isFinite)),
+      ),
     "text items whose columns disagree",
   );
 const Items = z.object({ ok: z.literal(true), pages: z.array(PageItems) });
@@ -153,19 +159,42 @@ export function toPageContent(page: PdfPageItems): PdfPageContent {
       ...(confidence ? { confidence: confidence[i]! } : {}),
     })),
     monospaceFonts: page.monospace,
+    rules: boxesOf(page.rules),
+    marks: boxesOf(page.marks),
   };
 }
 
-/** Joins page texts with PAGE_SEPARATOR; page `n` covers exactly its own text, the separators belong to no page nor line. */
+function boxesOf(flat: Float64Array | undefined): Rect[] {
+  const boxes: Rect[] = [];
+  if (flat)
+    for (let i = 0; i + 3 < flat.length; i += 4) boxes.push([flat[i]!, flat[i + 1]!, flat[i + 2]!, flat[i + 3]!]);
+  return boxes;
+}
+
+/** Between a table's part on one page and its part on the next: one line break, so the Markdown table runs on. */
+const TABLE_PAGE_SEPARATOR = "\n";
+
+/**
+ * Joins page texts with PAGE_SEPARATOR (TABLE_PAGE_SEPARATOR where a table
+ * runs on); page `n` covers exactly its own text, the separators belong to
+ * no page nor line.
+ */
 export function joinPages(layouts: PageLayout[]): { text: string; pages: PageRange[]; lines: SourceLine[] } {
   const pages: PageRange[] = [];
   const lines: SourceLine[] = [];
+  const separator = (page: PageLayout) => (page.continuesTable ? TABLE_PAGE_SEPARATOR : PAGE_SEPARATOR);
+  let text = "";
   let offset = 0;
-  layouts.forEach(({ text, lines: laid }, i) => {
-    if (i > 0) offset += PAGE_SEPARATOR.length;
-    pages.push({ number: i + 1, start: offset, end: offset + text.length });
+  layouts.forEach((layout, i) => {
+    const { text: pageText, lines: laid } = layout;
+    if (i > 0) {
+      offset += separator(layout).length;
+      text += separator(layout);
+    }
+    text += pageText;
+    pages.push({ number: i + 1, start: offset, end: offset + pageText.length });
     for (const line of laid) lines.push({ ...line, start: offset + line.start, end: offset + line.end, page: i + 1 });
-    offset += text.length;
+    offset += pageText.length;
   });
-  return { text: layouts.map((page) => page.text).join(PAGE_SEPARATOR), pages, lines };
+  return { text, pages, lines };
 }

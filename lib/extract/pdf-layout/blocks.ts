@@ -2,6 +2,7 @@
 import type { BodyStyle, Leading } from "./body-style";
 import { HEADING_MIN_RATIO } from "./headings";
 import { type Line, isCode, isContentsEntry, isTitleLike } from "./lines";
+import type { Table } from "./tables";
 
 interface ListMarker {
   /** What the item starts with in the output: "- ", "3. ", "- a) ". */
@@ -14,7 +15,11 @@ interface ListMarker {
 
 /** Lines read as one unit; `left` and `right` are kept as lines join, since layout runs in the server's thread and must stay linear. */
 export type Block = { lines: Line[]; left: number; right: number } & (
-  { kind: "text" } | { kind: "item"; marker: ListMarker } | { kind: "code" } | { kind: "contents" }
+  | { kind: "text" }
+  | { kind: "item"; marker: ListMarker }
+  | { kind: "code" }
+  | { kind: "contents" }
+  | { kind: "table"; table: Table }
 );
 
 export function addLine(block: Block, line: Line): void {
@@ -28,7 +33,9 @@ const DASH_BULLET = /^([-*+–—·])\s+(\S.*)$/u;
 const NUMBERED = /^(\d{1,3})[.)]\s+(\S.*)$/u;
 const LABELLED = /^(\((?:\d{1,3}|[a-z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)]|[A-Z]\))\s+(\S.*)$/u;
 
-function listMarker(text: string): ListMarker | undefined {
+function listMarker({ text, bullet }: Line): ListMarker | undefined {
+  // A bullet drawn as a shape: the text is all body.
+  if (bullet !== undefined) return { output: "- ", body: text, unambiguous: true };
   let m = BULLET.exec(text);
   if (m) return { output: "- ", body: m[2]!, unambiguous: true };
   m = DASH_BULLET.exec(text);
@@ -46,14 +53,32 @@ export const PARAGRAPH_GAP = 1.3;
 /** Blank lines inside a code example are wider gaps, not new blocks: up to this many leadings. */
 const CODE_GAP = 3;
 
+/** A page's blocks: its lines' and its tables', in the order the page writes them; no block runs across a table. */
+export function pageBlocks(lines: Line[], tables: Table[], leading: Leading, body: BodyStyle): Block[] {
+  if (tables.length === 0) return toBlocks(lines, leading, body);
+  const blocks: Block[] = [];
+  let at = 0;
+  for (const table of [...tables].sort((a, b) => a.order - b.order)) {
+    let end = at;
+    while (end < lines.length && lines[end]!.order < table.order) end++;
+    blocks.push(...toBlocks(lines.slice(at, end), leading, body));
+    const left = Math.min(...table.lines.map((l) => l.left));
+    const right = Math.max(...table.lines.map((l) => l.right));
+    blocks.push({ kind: "table", table, lines: table.lines, left, right });
+    at = end;
+  }
+  blocks.push(...toBlocks(lines.slice(at), leading, body));
+  return blocks;
+}
+
 export function toBlocks(lines: Line[], leading: Leading, body: BodyStyle): Block[] {
   const blocks: Block[] = [];
   let block: Block | undefined;
   let prev: Line | undefined;
   for (const line of lines) {
     const boundary = block === undefined || prev === undefined || breaksBlock(prev, line, block, leading, body);
-    const marker = isCode(line) || isContentsEntry(line.text) ? undefined : listMarker(line.text);
-    const startsItem = marker !== undefined && (boundary || marker.unambiguous || mayStartItem(prev!, block!));
+    const marker = isCode(line) || isContentsEntry(line.text) ? undefined : listMarker(line);
+    const startsItem = marker !== undefined && (boundary || marker.unambiguous || mayStartItem(prev!, line, block!));
     const bounds = { lines: [line], left: line.left, right: line.right };
     if (startsItem) {
       block = { kind: "item", marker, ...bounds };
@@ -74,9 +99,18 @@ export function toBlocks(lines: Line[], leading: Leading, body: BodyStyle): Bloc
   return blocks;
 }
 
-/** "1." or "-" at the start of a line inside a paragraph is an item only after an item, a sentence end or a colon. */
-function mayStartItem(prev: Line, block: Block): boolean {
-  return block.kind === "item" || /[.:;!?]["'”’)]?$/u.test(prev.text);
+/**
+ * "1." or "-" at the start of a line inside a paragraph is an item only after
+ * an item, a sentence end or a colon. An em dash is also how a wrapped line
+ * can start ("… the third — and last — …"): after a line that ends
+ * mid-sentence it starts another item only at the item's own edge, not
+ * nested under its text.
+ */
+function mayStartItem(prev: Line, line: Line, block: Block): boolean {
+  const sentenceEnd = /[.:;!?]["'”’)]?$/u.test(prev.text);
+  if (line.text.startsWith("—") && block.kind === "item" && !sentenceEnd)
+    return line.left <= block.lines[0]!.left + 0.25 * line.size;
+  return block.kind === "item" || sentenceEnd;
 }
 
 function breaksBlock(prev: Line, line: Line, block: Block, leading: Leading, body: BodyStyle): boolean {

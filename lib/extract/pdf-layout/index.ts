@@ -10,28 +10,37 @@
  */
 import type { PageBox } from "@/lib/extract/types";
 import type { PageLayout, PdfPageContent } from "./types";
-import { toBlocks } from "./blocks";
+import { type Block, pageBlocks } from "./blocks";
 import { bodyStyle, leadingBySize } from "./body-style";
 import { headingLevels } from "./headings";
-import { type Line, toLines } from "./lines";
-import { classify, joinWrappedHeadings, render, DocumentWords } from "./render";
+import { attachBullets, type Line, toLines } from "./lines";
+import { classify, joinWrappedHeadings, render, DocumentWords, type TableLayouts } from "./render";
+import { shownRows, spans } from "./render-table";
+import { findTables, type Table } from "./tables";
 import { dropRunningLines } from "./running-lines";
 
-export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem } from "./types";
+export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem, Rect } from "./types";
 
 /** One Markdown text per page, in page order, each with where its lines came from. */
 export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
-  const lined = pages.map(toLines);
+  const found = pages.map(findTables);
+  const lined = pages.map((page, i) =>
+    attachBullets(toLines({ ...page, items: found[i]!.rest }, found[i]!.restOrder), page.marks ?? []),
+  );
   const body = bodyStyle(lined.flat());
   const kept = dropRunningLines(lined, pages, body);
   const leading = leadingBySize(kept, body);
-  const blocks = kept.map((lines) => toBlocks(lines, leading, body));
+  const blocks = kept.map((lines, i) => pageBlocks(lines, found[i]!.tables, leading, body));
   const headings = headingLevels(blocks.flat(), body);
-  const words = new DocumentWords(kept);
+  const words = new DocumentWords([...kept, ...found.flatMap((f) => f.tables.map((t) => t.lines))]);
+  const tables = tableLayouts(blocks);
   return blocks.map((page, i) => {
-    const { text, lines } = render(joinWrappedHeadings(classify(page, headings), leading), words, leading);
+    const placed = joinWrappedHeadings(classify(page, headings), leading);
+    const { text, lines } = render(placed, words, leading, tables);
+    const first = page[0];
     return {
       text,
+      ...(first?.kind === "table" && tables.get(first.table)!.parts.continuing ? { continuesTable: true } : {}),
       lines: lines.map(({ start, end, line }) => ({
         start,
         end,
@@ -40,6 +49,43 @@ export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
       })),
     };
   });
+}
+
+/**
+ * How each table is written. A table that ends one page and one that starts
+ * the next with the same columns (within a few points) is one table broken
+ * by the page: the second part drops the header the page repeated, and the
+ * pages join without a blank line, so the Markdown table runs on.
+ */
+function tableLayouts(pages: Block[][]): TableLayouts {
+  const layouts: TableLayouts = new Map();
+  let previous: { table: Table; group: Table[] } | undefined;
+  const groups: Table[][] = [];
+  pages.forEach((blocks) => {
+    blocks.forEach((block, k) => {
+      if (block.kind !== "table") return;
+      const continued = k === 0 && previous !== undefined && sameColumns(previous.table, block.table);
+      const group = continued ? previous!.group : [];
+      if (!continued) groups.push(group);
+      group.push(block.table);
+      previous = k === blocks.length - 1 ? { table: block.table, group } : undefined;
+    });
+    if (blocks.at(-1)?.kind !== "table") previous = undefined;
+  });
+  for (const group of groups) {
+    const html = group.some(spans);
+    const first = group[0]!;
+    const header = first.rows.slice(0, first.headerRows).map((row) => row.map((c) => c.text));
+    group.forEach((table, k) => {
+      const parts = { continues: k + 1 < group.length, continuing: k > 0, html };
+      layouts.set(table, { rows: shownRows(table, parts, header), parts });
+    });
+  }
+  return layouts;
+}
+
+function sameColumns(a: Table, b: Table): boolean {
+  return a.columns === b.columns && a.edges.every((x, k) => Math.abs(x - b.edges[k]!) <= 6);
 }
 
 /** Where a line is on its page as shown (turned by `rotate`), from its glyphs' extent in PDF user space; four decimals, a tenth of a point on A4. */

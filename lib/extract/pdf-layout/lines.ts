@@ -3,7 +3,7 @@
  * the spaces their gaps imply, each with its extent, dominant size and font,
  * and whether it is set in a monospaced font.
  */
-import type { PdfTextItem, PdfPageContent } from "./types";
+import type { PdfTextItem, PdfPageContent, Rect } from "./types";
 
 export interface Line {
   /** Whitespace collapsed. */
@@ -26,9 +26,14 @@ export interface Line {
   bottom: number;
   /** Read by OCR: its items' confidence, weighted by their characters. */
   confidence?: number;
+  /** Index of its first item in the page's content stream: where it stands among the page's tables. */
+  order: number;
+  /** Left edge of a bullet drawn before it (a shape, not a character): the line starts a list item there. */
+  bullet?: number;
 }
 
 interface LineDraft {
+  first: number;
   parts: string[];
   left: number;
   right: number;
@@ -57,13 +62,18 @@ const WORD_GAP_EM = 0.18;
 /** Baselines closer than this share of the size are one line: superscripts and subscripts sit about a third of an em off. */
 const SAME_LINE_EM = 0.45;
 
-/** Groups a page's items into lines in the content stream's order, which is the reading order for nearly every producer, and keeps columns apart. */
-export function toLines(page: PdfPageContent): Line[] {
+/**
+ * Groups a page's items into lines in the content stream's order, which is
+ * the reading order for nearly every producer, and keeps columns apart.
+ * `order` gives each item's index in the whole page's stream when these are
+ * what tables left.
+ */
+export function toLines(page: PdfPageContent, order?: number[]): Line[] {
   const monospace = new Set(page.monospaceFonts);
   const append = (draft: LineDraft, item: PdfTextItem, text: string) => appendToLine(draft, item, text, monospace);
   const lines: Line[] = [];
   let draft: LineDraft | undefined;
-  for (const item of page.items) {
+  for (const [index, item] of page.items.entries()) {
     const text = item.text.replace(/\u0000/g, "");
     if (draft && continuesLine(draft, item)) {
       append(draft, item, text);
@@ -73,6 +83,7 @@ export function toLines(page: PdfPageContent): Line[] {
     if (text.trim() === "") continue;
     if (draft) lines.push(finishLine(draft, monospace));
     draft = {
+      first: order?.[index] ?? index,
       parts: [text],
       left: item.x,
       right: item.x + item.width,
@@ -162,8 +173,32 @@ function finishLine(draft: LineDraft, monospace: Set<string>): Line {
     monospace: monospace.has(main.font),
     top: draft.top,
     bottom: draft.bottom,
+    order: draft.first,
     ...(draft.confidence.chars > 0 ? { confidence: draft.confidence.sum / draft.confidence.chars } : {}),
   };
+}
+
+/**
+ * Bullets drawn as shapes (a filled circle or square, a hollow circle) mark
+ * the line they sit before: on its first line's height, within two ems to
+ * its left. Its edge is where the list item starts, so items nest by it.
+ */
+export function attachBullets(lines: Line[], marks: Rect[]): Line[] {
+  if (marks.length === 0) return lines;
+  return lines.map((line) => {
+    const mark = marks.find(([l, b, r, t]) => {
+      const middle = (b + t) / 2;
+      const gap = line.left - r;
+      return (
+        gap > 0 &&
+        gap <= 2 * line.size &&
+        r - l <= 0.6 * line.size &&
+        middle >= line.y - 0.1 * line.size &&
+        middle <= line.y + 0.7 * line.size
+      );
+    });
+    return mark ? { ...line, bullet: mark[0], left: mark[0] } : line;
+  });
 }
 
 /** Sizes are compared at half-point precision: producers write 11 as 10.98 or 11.0001. */

@@ -7,6 +7,8 @@ import { type Block, addLine, PARAGRAPH_GAP } from "./blocks";
 import type { Leading } from "./body-style";
 import type { HeadingLevels } from "./headings";
 import { type Line, LEADERS } from "./lines";
+import { renderTable, type TableParts } from "./render-table";
+import type { Table, TableCell } from "./tables";
 
 /** A block and, when it is a heading, its level. */
 interface Placed {
@@ -54,7 +56,15 @@ interface LineAt {
   line: Line;
 }
 
-export function render(placed: Placed[], words: DocumentWords, leading: Leading): { text: string; lines: LineAt[] } {
+/** How each table of the page is written: its rows shown and how it joins the parts on other pages. */
+export type TableLayouts = Map<Table, { rows: TableCell[][]; parts: TableParts }>;
+
+export function render(
+  placed: Placed[],
+  words: DocumentWords,
+  leading: Leading,
+  tables: TableLayouts,
+): { text: string; lines: LineAt[] } {
   const list = new ListIndents();
   const kind = (entry: Placed | undefined) => (entry?.level === undefined ? entry?.block.kind : "heading");
   let out = "";
@@ -76,6 +86,9 @@ export function render(placed: Placed[], words: DocumentWords, leading: Leading)
         indent + block.marker.output,
         joinLines([block.marker.body, ...block.lines.slice(1).map((l) => l.text)], words),
       );
+    } else if (block.kind === "table") {
+      const { rows, parts } = tables.get(block.table)!;
+      text = renderTable(block.table, rows, parts);
     } else if (block.kind === "code") {
       text = fence(block, leading);
     } else if (block.kind === "contents") {
@@ -94,9 +107,11 @@ export function render(placed: Placed[], words: DocumentWords, leading: Leading)
     if (i > 0) out += together ? "\n" : "\n\n";
     const blockStart = out.length;
     out += text.text;
-    block.lines.forEach((line, k) => {
+    // A table part continued from the page before shows fewer rows than it has lines: its repeated header is gone.
+    const shown = block.lines.slice(block.lines.length - text.starts.length);
+    shown.forEach((line, k) => {
       // A line's range runs to the next line's start: the space or hyphen between them goes with it.
-      const end = k + 1 < block.lines.length ? blockStart + text.starts[k + 1]! : out.length;
+      const end = k + 1 < shown.length ? blockStart + text.starts[k + 1]! : out.length;
       lines.push({ start: k === 0 ? blockStart : blockStart + text.starts[k]!, end, line });
     });
   });

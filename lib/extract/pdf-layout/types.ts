@@ -27,7 +27,14 @@ export interface PdfPageContent {
   monospaceFonts: string[];
   /** Degrees the page is shown turned clockwise (pdf.js's `rotate`; a multiple of 90). */
   rotate?: number;
+  /** Thin level or upright lines and bars the page draws: table borders, a line under a header row. */
+  rules?: Rect[];
+  /** Small shapes the page draws: bullets drawn as paths. */
+  marks?: Rect[];
 }
+
+/** A rectangle in PDF user space: left, bottom, right, top. */
+export type Rect = [left: number, bottom: number, right: number, top: number];
 
 /** A line of a page's output: the range [start, end) of the page's text it became, and where it is on the page. */
 export interface LaidLine {
@@ -41,6 +48,8 @@ export interface LaidLine {
 export interface PageLayout {
   /** Markdown; "" for a page without text. */
   text: string;
+  /** It starts by continuing a table the page before ends with: the two join with a line break, not a blank line. */
+  continuesTable?: boolean;
   /** The lines the text came from, in the text's order; running headers and footers dropped are not among them. */
   lines: LaidLine[];
 }

@@ -1,0 +1,109 @@
+/**
+ * A table as Markdown: a GFM pipe table when every cell covers one column
+ * and one row (what every Markdown reader and the structure tier's row
+ * splitting understand), an HTML table when a cell spans (GFM has no way to
+ * say so: a spanning cell would shift every cell after it). One row per
+ * line either way, no blank line inside, so the table is one block and a
+ * chunker can split it between rows with its header repeated.
+ */
+import type { Table, TableCell } from "./tables";
+
+/** A table part's text and where each of its rows starts in it. */
+export interface RenderedTable {
+  text: string;
+  starts: number[];
+}
+
+export interface TableParts {
+  /** Another part follows on the next page: leave the table open. */
+  continues: boolean;
+  /** This part continues the previous page's table: its header rows, repeated, are dropped. */
+  continuing: boolean;
+  /** The whole table (all its parts) is written as HTML. */
+  html: boolean;
+}
+
+export const spans = (table: Table) => table.rows.some((row) => row.some((c) => c.span > 1 || c.rowSpan > 1));
+
+/** Rows a continued part shows: without the header the previous part already had. */
+export function shownRows(table: Table, parts: TableParts, header: string[][] | undefined): TableCell[][] {
+  if (!parts.continuing || header === undefined) return table.rows;
+  const repeated =
+    table.rows.length > header.length &&
+    header.every((row, r) => row.join("\u0000") === table.rows[r]!.map((c) => c.text).join("\u0000"));
+  return repeated ? table.rows.slice(header.length) : table.rows;
+}
+
+export function renderTable(table: Table, rows: TableCell[][], parts: TableParts): RenderedTable {
+  return parts.html ? html(table, rows, parts) : pipes(table, rows, parts);
+}
+
+function pipes(table: Table, rows: TableCell[][], parts: TableParts): RenderedTable {
+  const lines: string[] = [];
+  const starts: number[] = [];
+  let at = 0;
+  rows.forEach((row, r) => {
+    starts.push(at);
+    const cells = Array.from({ length: table.columns }, (_, k) => row.find((c) => c.column === k)?.text ?? "");
+    let line = `| ${cells.map(escapePipe).join(" | ")} |`;
+    if (r === 0 && !parts.continuing) line += `\n${delimiterRow(table)}`;
+    lines.push(line);
+    at += line.length + 1;
+  });
+  return { text: lines.join("\n"), starts };
+}
+
+/** `---`, or `---:` for a column whose body cells are numbers: they are set flush right. */
+function delimiterRow(table: Table): string {
+  const body = table.rows.slice(Math.max(1, table.headerRows));
+  const cells = Array.from({ length: table.columns }, (_, k) => {
+    const values = body.map((row) => row.find((c) => c.column === k)?.text ?? "").filter((t) => t !== "");
+    const numeric = values.length > 0 && values.filter(isNumber).length >= 0.8 * values.length;
+    return numeric ? "---:" : "---";
+  });
+  return `| ${cells.join(" | ")} |`;
+}
+
+const isNumber = (text: string) => /^[-+−–(]?[$€£¥]?\s?[\d.,]+%?\)?$|^[-–—]$/u.test(text.trim());
+
+function escapePipe(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|");
+}
+
+function html(table: Table, rows: TableCell[][], parts: TableParts): RenderedTable {
+  const header = parts.continuing ? 0 : Math.min(table.headerRows, rows.length);
+  const lines: string[] = [];
+  const starts: number[] = [];
+  let at = 0;
+  const push = (line: string, startsRow: boolean) => {
+    if (startsRow) starts.push(at);
+    lines.push(line);
+    at += line.length + 1;
+  };
+  rows.forEach((row, r) => {
+    const tag = r < header ? "th" : "td";
+    const cells = row
+      .map((c) => {
+        const span = (c.span > 1 ? ` colspan="${c.span}"` : "") + (c.rowSpan > 1 ? ` rowspan="${c.rowSpan}"` : "");
+        return `<${tag}${span}>${escapeHtml(c.text)}</${tag}>`;
+      })
+      .join("");
+    const opening = [
+      ...(r === 0 && !parts.continuing ? ["<table>"] : []),
+      ...(r === 0 && header > 0 ? ["<thead>"] : []),
+      ...(r === header && r > 0 ? ["</thead>"] : []),
+      ...(r === header && !(parts.continuing && r === 0) ? ["<tbody>"] : []),
+    ];
+    // A row's range starts at the tags that open it, so the first row covers the table's start.
+    push([...opening, `<tr>${cells}</tr>`].join("\n"), true);
+  });
+  if (!parts.continues) {
+    const closing = header >= rows.length ? ["</thead>", "</table>"] : ["</tbody>", "</table>"];
+    lines[lines.length - 1] += `\n${closing.join("\n")}`;
+  }
+  return { text: lines.join("\n"), starts };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}

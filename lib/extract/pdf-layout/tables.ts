@@ -1,0 +1,371 @@
+/**
+ * Tables from a page's positioned text, before it is read as lines: a PDF
+ * has no table, only text placed in columns (and often rules drawn between
+ * them). Producers (Chromium, Word, LaTeX) write a table's cells in order,
+ * row by row and each cell's lines together, so the page's content stream
+ * already holds the structure; positions confirm it:
+ *
+ * 1. fragments: runs of text on one baseline, cut where a gap is wider than
+ *    a word space or a vertical rule runs between two items;
+ * 2. cells: fragments written one under another (a cell's wrapped lines);
+ * 3. rows: cells written left to right whose heights overlap (top-, middle-
+ *    or bottom-aligned alike);
+ * 4. a table: consecutive rows of two or more cells whose cells line up in
+ *    columns. Columns come from the rows with the most cells; a cell that
+ *    covers more than one column spans them.
+ *
+ * Prose in two page columns never forms rows: its lines are written a whole
+ * column after the other, not side by side. Whatever is not in a table goes
+ * on to line and block recovery as before.
+ */
+import type { Line } from "./lines";
+import type { PdfPageContent, PdfTextItem, Rect } from "./types";
+
+export interface TableCell {
+  text: string;
+  /** First column (0-based) and how many it covers. */
+  column: number;
+  span: number;
+  /** Rows it covers, downwards from its own (1 for most). */
+  rowSpan: number;
+}
+
+export interface Table {
+  /** Each row's cells, left to right; a column no cell covers is empty. */
+  rows: TableCell[][];
+  columns: number;
+  /** Rows at the top that are its header (0 when none could be told). */
+  headerRows: number;
+  /** One line per row, for where the row is on the page. */
+  lines: Line[];
+  /** Left edge of each column and the right edge of the last, to tell a table continued on the next page. */
+  edges: number[];
+  /** Index of the table's first item in the page's content stream: where it stands among the page's blocks. */
+  order: number;
+}
+
+/** A run of text on one baseline with no wider gap than a word space. */
+interface Fragment {
+  text: string;
+  left: number;
+  right: number;
+  y: number;
+  size: number;
+  font: string;
+  top: number;
+  bottom: number;
+  items: number[];
+}
+
+/** Fragments written one under another: a cell's lines. */
+interface Cell {
+  fragments: Fragment[];
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/** Cells written left to right whose heights overlap. */
+interface Row {
+  cells: Cell[];
+  top: number;
+  bottom: number;
+}
+
+/** A gap wider than this share of the font size parts two cells: word spaces stay below half an em, even justified. */
+const CELL_GAP_EM = 0.8;
+/** Baselines closer than this share of the size are one line. */
+const SAME_LINE_EM = 0.45;
+/** A cell's next line starts at most this many sizes below its last. */
+const CELL_LINE_EM = 1.7;
+/** Rows of a table follow each other within this many sizes. */
+const ROW_GAP_EM = 2.5;
+/** A cell of more lines than this is prose beside something, not a table cell. */
+const CELL_MAX_LINES = 8;
+const ASCENT_EM = 0.8;
+const DESCENT_EM = 0.2;
+
+/** The page's tables, and the items left for line recovery with their indices in the content stream. */
+export function findTables(page: PdfPageContent): { tables: Table[]; rest: PdfTextItem[]; restOrder: number[] } {
+  const monospace = new Set(page.monospaceFonts);
+  const verticals = (page.rules ?? []).filter(([l, b, r, t]) => t - b > 3 * (r - l));
+  const horizontals = (page.rules ?? []).filter(([l, b, r, t]) => r - l > 3 * (t - b));
+  const fragments = toFragments(page.items, verticals, monospace);
+  const rows = toRows(toCells(fragments, horizontals));
+  const tables: Table[] = [];
+  const taken = new Set<number>();
+  for (const run of tabularRuns(rows)) {
+    const table = toTable(run, horizontals);
+    if (!table) continue;
+    tables.push(table);
+    for (const row of run)
+      for (const cell of row.cells) for (const f of cell.fragments) for (const i of f.items) taken.add(i);
+  }
+  if (tables.length === 0) return { tables, rest: page.items, restOrder: page.items.map((_, i) => i) };
+  // Whitespace items between cells belong to the table too: left behind, they would only separate nothing.
+  const first = Math.min(...tables.map((t) => t.order));
+  const rest: PdfTextItem[] = [];
+  const restOrder: number[] = [];
+  page.items.forEach((item, i) => {
+    if (taken.has(i)) return;
+    if (item.text.trim() === "" && i > first && insideTable(i, tables, taken)) return;
+    rest.push(item);
+    restOrder.push(i);
+  });
+  return { tables, rest, restOrder };
+}
+
+function insideTable(index: number, tables: Table[], taken: Set<number>): boolean {
+  return taken.has(index - 1) || taken.has(index + 1) || tables.some((t) => t.order === index);
+}
+
+function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: Set<string>): Fragment[] {
+  const fragments: Fragment[] = [];
+  let open: (Fragment & { spaceDue: boolean }) | undefined;
+  const close = () => {
+    if (open) fragments.push({ ...open, text: open.text.replace(/\s+/g, " ").trim() });
+    open = undefined;
+  };
+  items.forEach((item, i) => {
+    const text = item.text.replace(/\u0000/g, "");
+    // Code keeps its own alignment: set apart as code, never read as a table.
+    if (!item.upright || monospace.has(item.font)) return close();
+    if (text.trim() === "") {
+      // pdf.js writes the gap between two cells as one wide space.
+      if (open && item.width > CELL_GAP_EM * item.size) close();
+      else if (open && text !== "") open.spaceDue = true;
+      return;
+    }
+    if (open && continues(open, item, verticals)) {
+      const gap = item.x - open.right;
+      const spaced = open.spaceDue || gap > 0.18 * item.size;
+      open.text += (spaced && !/\s$/.test(open.text) && !/^\s/.test(text) ? " " : "") + text;
+      open.right = Math.max(open.right, item.x + item.width);
+      open.top = Math.max(open.top, item.y + ASCENT_EM * item.size);
+      open.bottom = Math.min(open.bottom, item.y - DESCENT_EM * item.size);
+      open.items.push(i);
+      open.spaceDue = false;
+      return;
+    }
+    close();
+    open = {
+      text,
+      left: item.x,
+      right: item.x + item.width,
+      y: item.y,
+      size: item.size,
+      font: item.font,
+      top: item.y + ASCENT_EM * item.size,
+      bottom: item.y - DESCENT_EM * item.size,
+      items: [i],
+      spaceDue: false,
+    };
+  });
+  close();
+  return fragments.filter((f) => f.text !== "");
+}
+
+function continues(open: Fragment, item: PdfTextItem, verticals: Rect[]): boolean {
+  if (Math.abs(item.y - open.y) > SAME_LINE_EM * Math.max(item.size, open.size)) return false;
+  const gap = item.x - open.right;
+  if (gap > CELL_GAP_EM * Math.max(item.size, open.size) || gap < -open.size) return false;
+  // A rule drawn between them parts two cells however close they sit.
+  return !verticals.some(([l, b, r, t]) => l >= open.right - 1 && r <= item.x + 1 && b <= item.y && t >= item.y);
+}
+
+/** Fragments written one under another, overlapping across, join into one cell; a rule between them keeps them apart. */
+function toCells(fragments: Fragment[], horizontals: Rect[]): Cell[] {
+  const cells: Cell[] = [];
+  let cell: Cell | undefined;
+  for (const f of fragments) {
+    const last = cell?.fragments.at(-1);
+    const below = last !== undefined && last.y - f.y > SAME_LINE_EM * f.size && last.y - f.y <= CELL_LINE_EM * f.size;
+    const overlaps = cell !== undefined && f.left < cell.right && f.right > cell.left;
+    const ruled =
+      last !== undefined &&
+      horizontals.some(([l, b, r, t]) => b < last.bottom + 1 && t > f.top - 1 && l < f.right && r > f.left);
+    if (cell && below && overlaps && !ruled) {
+      cell.fragments.push(f);
+      cell.left = Math.min(cell.left, f.left);
+      cell.right = Math.max(cell.right, f.right);
+      cell.bottom = Math.min(cell.bottom, f.bottom);
+      continue;
+    }
+    cell = { fragments: [f], left: f.left, right: f.right, top: f.top, bottom: f.bottom };
+    cells.push(cell);
+  }
+  return cells;
+}
+
+/** Cells written left to right with overlapping heights form a row. */
+function toRows(cells: Cell[]): Row[] {
+  const rows: Row[] = [];
+  let row: Row | undefined;
+  for (const cell of cells) {
+    const last = row?.cells.at(-1);
+    const size = cell.fragments[0]!.size;
+    const rightwards = last !== undefined && cell.left >= last.right - 0.3 * size;
+    const overlap = row !== undefined && Math.min(row.top, cell.top) - Math.max(row.bottom, cell.bottom) > 0.3 * size;
+    if (row && rightwards && overlap) {
+      row.cells.push(cell);
+      row.top = Math.max(row.top, cell.top);
+      row.bottom = Math.min(row.bottom, cell.bottom);
+      continue;
+    }
+    row = { cells: [cell], top: cell.top, bottom: cell.bottom };
+    rows.push(row);
+  }
+  return rows;
+}
+
+const isTabular = (row: Row) => row.cells.length >= 2 && row.cells.every((c) => c.fragments.length <= CELL_MAX_LINES);
+
+/**
+ * Runs of rows that may be a table: rows of two or more cells, one after
+ * another down the page, with rows of one short cell (a row label, a row
+ * whose other cells are empty) allowed between two of them.
+ */
+function* tabularRuns(rows: Row[]): Generator<Row[]> {
+  let run: Row[] = [];
+  const flush = function* () {
+    // A one-cell row at the end is what follows the table, not part of it.
+    while (run.length > 0 && !isTabular(run.at(-1)!)) run.pop();
+    if (run.filter(isTabular).length >= 2) yield run;
+    run = [];
+  };
+  for (const row of rows) {
+    const prev = run.at(-1);
+    const size = row.cells[0]!.fragments[0]!.size;
+    const follows =
+      prev !== undefined && row.top <= prev.bottom + 0.5 * size && prev.bottom - row.top <= ROW_GAP_EM * size;
+    const short = row.cells.length === 1 && row.cells[0]!.fragments.length <= 2;
+    if (isTabular(row)) {
+      if (!follows) yield* flush();
+      run.push(row);
+    } else if (short && follows && run.length > 0) {
+      run.push(row);
+    } else {
+      yield* flush();
+    }
+  }
+  yield* flush();
+}
+
+/** Bullets and numbers in a column of their own are a list's markers, not a table's column. */
+const MARKER =
+  /^(?:[•◦▪▫‣⁃●○■□∙➢►▶✓✔❖\uf0b7\uf0a7\uf0d8\uf076\uf0fc\uf0a8\-–—*+·]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$/u;
+
+function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
+  const most = Math.max(...run.map((r) => r.cells.length));
+  const full = run.filter((r) => r.cells.length === most);
+  // Column k spans from the leftmost to the rightmost edge of the k-th cell of every full row.
+  const columns: { left: number; right: number }[] = [];
+  for (let k = 0; k < most; k++) {
+    columns.push({
+      left: Math.min(...full.map((r) => r.cells[k]!.left)),
+      right: Math.max(...full.map((r) => r.cells[k]!.right)),
+    });
+  }
+  for (let k = 1; k < most; k++) if (columns[k]!.left < columns[k - 1]!.right) return undefined;
+  const tabular = run.filter(isTabular);
+  if (most === 2) {
+    // Two columns is the weakest evidence: a list with its markers set apart, or two short lines side by side, look alike.
+    const markers = run.every((r) => MARKER.test(r.cells[0]!.fragments[0]!.text));
+    const ruled = horizontals.some(([l, , r]) => l <= columns[0]!.left + 2 && r >= columns[1]!.right - 2);
+    if (markers || (tabular.length < 3 && !ruled)) return undefined;
+  }
+  const rows = run.map((row) => placeCells(row, columns));
+  if (rows.some((cells) => cells === undefined)) return undefined;
+  const placed = rows as TableCell[][];
+  markRowSpans(run, placed);
+  const order = Math.min(...run.flatMap((r) => r.cells.flatMap((c) => c.fragments.flatMap((f) => f.items))));
+  return {
+    rows: placed,
+    columns: most,
+    headerRows: headerRows(placed),
+    lines: run.map(rowLine),
+    edges: [...columns.map((c) => c.left), columns.at(-1)!.right],
+    order,
+  };
+}
+
+/** A row's cells in the table's columns: each goes to the columns it covers; two cells in one column mean no table. */
+function placeCells(row: Row, columns: { left: number; right: number }[]): TableCell[] | undefined {
+  const placed: TableCell[] = [];
+  let next = 0;
+  for (const cell of row.cells) {
+    const size = cell.fragments[0]!.size;
+    const covered = columns.flatMap((c, k) =>
+      Math.min(c.right, cell.right) - Math.max(c.left, cell.left) > 0.1 * size ? [k] : [],
+    );
+    // In a gap between columns (a short centred cell): the nearest column by centre.
+    const centre = (cell.left + cell.right) / 2;
+    const first = covered[0] ?? nearest(columns, centre);
+    const last = covered.at(-1) ?? first;
+    if (first < next) return undefined;
+    placed.push({ text: cellText(cell), column: first, span: last - first + 1, rowSpan: 1 });
+    next = last + 1;
+  }
+  return placed;
+}
+
+function nearest(columns: { left: number; right: number }[], x: number): number {
+  let best = 0;
+  columns.forEach((c, k) => {
+    const d = Math.abs((c.left + c.right) / 2 - x);
+    if (d < Math.abs((columns[best]!.left + columns[best]!.right) / 2 - x)) best = k;
+  });
+  return best;
+}
+
+/** A cell whose text reaches down past the middle of the next row, where that row has nothing, spans both rows. */
+function markRowSpans(run: Row[], rows: TableCell[][]): void {
+  for (let r = 0; r + 1 < run.length; r++) {
+    const below = run[r + 1]!;
+    const middle = (below.top + below.bottom) / 2;
+    rows[r]!.forEach((cell, k) => {
+      const source = run[r]!.cells[k]!;
+      const free = !rows[r + 1]!.some((c) => c.column < cell.column + cell.span && c.column + c.span > cell.column);
+      if (source.bottom < middle && source.top > below.top && free) cell.rowSpan = 2;
+    });
+  }
+}
+
+/** The header: the first row, and the next when the first groups columns under a spanning cell. */
+function headerRows(rows: TableCell[][]): number {
+  if (rows[0]!.some((c) => c.span > 1) && rows.length > 2 && rows[1]!.every((c) => c.span === 1)) return 2;
+  return 1;
+}
+
+/** A cell's lines joined; a word hyphenated at a line end is joined whole. */
+function cellText(cell: Cell): string {
+  let text = "";
+  for (const f of cell.fragments) {
+    if (text === "") text = f.text;
+    else if (/\p{Ll}-$/u.test(text) && /^\p{Ll}/u.test(f.text)) text = text.slice(0, -1) + f.text;
+    else text += ` ${f.text}`;
+  }
+  return text;
+}
+
+/** A row as one line of the page: its extent, and its cells' text for the document's words. */
+function rowLine(row: Row): Line {
+  const fragments = row.cells.flatMap((c) => c.fragments);
+  const first = fragments[0]!;
+  return {
+    text: row.cells.map(cellText).join(" "),
+    raw: row.cells.map(cellText).join(" "),
+    left: Math.min(...row.cells.map((c) => c.left)),
+    right: Math.max(...row.cells.map((c) => c.right)),
+    y: first.y,
+    size: first.size,
+    font: first.font,
+    fontShare: 1,
+    upright: true,
+    monospace: false,
+    top: row.top,
+    bottom: row.bottom,
+    order: Math.min(...fragments.flatMap((f) => f.items)),
+  };
+}
