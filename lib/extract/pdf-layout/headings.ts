@@ -20,7 +20,10 @@ export type HeadingLevels = (block: Block, next: Block | undefined) => number | 
 export function headingLevels(blocks: Block[], body: BodyStyle): HeadingLevels {
   const bySize = (block: Block) => {
     const line = block.lines[0]!;
-    if (block.kind !== "text" || block.lines.length > HEADING_MAX_LINES || !/\p{L}/u.test(line.text)) return false;
+    // A numbered heading ("2. Methods") reads as a list item until its size says otherwise.
+    const numbered = block.kind === "item" && /^\d+\. $/.test(block.marker.output);
+    if (!(block.kind === "text" || numbered) || block.lines.length > HEADING_MAX_LINES || !/\p{L}/u.test(line.text))
+      return false;
     if (block.lines.reduce((n, l) => n + l.text.length + 1, 0) > HEADING_MAX_CHARS) return false;
     // Slightly larger counts too when the font differs as well: 12pt bold over 11pt body.
     return line.size >= body.size * HEADING_MIN_RATIO || (line.size >= body.size * 1.05 && line.font !== body.font);

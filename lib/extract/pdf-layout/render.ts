@@ -129,12 +129,23 @@ function prefixed(prefix: string, joined: Joined): Joined {
   return { text: prefix + joined.text, starts: joined.starts.map((start, k) => (k === 0 ? 0 : start + prefix.length)) };
 }
 
-/** Nesting follows the markers' indents: an item further right than the one above is one level in. */
+/**
+ * Nesting follows the markers' indents: an item further right than the one
+ * above is one level in. A list that runs on at the top of the next column
+ * keeps its level there: the indents move over with the column.
+ */
 class ListIndents {
   private stack: { left: number; indent: string; childIndent: string }[] = [];
+  private last: Line | undefined;
 
   indentFor(first: Line, markerWidth: number): string {
     const tolerance = 0.3 * first.size;
+    const last = this.last;
+    this.last = first;
+    if (last && first.y > last.y + first.size && first.left > last.right) {
+      const shift = first.left - last.left;
+      for (const entry of this.stack) entry.left += shift;
+    }
     while (this.stack.length > 0 && this.stack.at(-1)!.left > first.left + tolerance) this.stack.pop();
     const above = this.stack.at(-1);
     let indent = "";
@@ -150,6 +161,7 @@ class ListIndents {
 
   reset(): void {
     this.stack = [];
+    this.last = undefined;
   }
 }
 

@@ -120,7 +120,7 @@ function insideTable(index: number, tables: Table[], taken: Set<number>): boolea
   return taken.has(index - 1) || taken.has(index + 1) || tables.some((t) => t.order === index);
 }
 
-function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: Set<string>): Fragment[] {
+export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: Set<string>): Fragment[] {
   const fragments: Fragment[] = [];
   let open: (Fragment & { spaceDue: boolean }) | undefined;
   const close = () => {
@@ -175,7 +175,7 @@ function continues(open: Fragment, item: PdfTextItem, verticals: Rect[]): boolea
 }
 
 /** Fragments written one under another, overlapping across, join into one cell; a rule between them keeps them apart. */
-function toCells(fragments: Fragment[], horizontals: Rect[]): Cell[] {
+export function toCells(fragments: Fragment[], horizontals: Rect[]): Cell[] {
   const cells: Cell[] = [];
   let cell: Cell | undefined;
   for (const f of fragments) {
@@ -199,14 +199,15 @@ function toCells(fragments: Fragment[], horizontals: Rect[]): Cell[] {
 }
 
 /** Cells written left to right with overlapping heights form a row. */
-function toRows(cells: Cell[]): Row[] {
+export function toRows(cells: Cell[]): Row[] {
   const rows: Row[] = [];
   let row: Row | undefined;
   for (const cell of cells) {
     const last = row?.cells.at(-1);
     const size = cell.fragments[0]!.size;
     const rightwards = last !== undefined && cell.left >= last.right - 0.3 * size;
-    const overlap = row !== undefined && Math.min(row.top, cell.top) - Math.max(row.bottom, cell.bottom) > 0.3 * size;
+    // Any overlap: a cell centred over two rows (spanning them) overlaps each by less than a line.
+    const overlap = row !== undefined && Math.min(row.top, cell.top) - Math.max(row.bottom, cell.bottom) > 0;
     if (row && rightwards && overlap) {
       row.cells.push(cell);
       row.top = Math.max(row.top, cell.top);
@@ -226,7 +227,7 @@ const isTabular = (row: Row) => row.cells.length >= 2 && row.cells.every((c) => 
  * another down the page, with rows of one short cell (a row label, a row
  * whose other cells are empty) allowed between two of them.
  */
-function* tabularRuns(rows: Row[]): Generator<Row[]> {
+export function* tabularRuns(rows: Row[]): Generator<Row[]> {
   let run: Row[] = [];
   const flush = function* () {
     // A one-cell row at the end is what follows the table, not part of it.
@@ -237,13 +238,12 @@ function* tabularRuns(rows: Row[]): Generator<Row[]> {
   for (const row of rows) {
     const prev = run.at(-1);
     const size = row.cells[0]!.fragments[0]!.size;
-    const follows =
-      prev !== undefined && row.top <= prev.bottom + 0.5 * size && prev.bottom - row.top <= ROW_GAP_EM * size;
-    const short = row.cells.length === 1 && row.cells[0]!.fragments.length <= 2;
+    const gap = prev === undefined ? Infinity : prev.bottom - row.top;
+    const follows = prev !== undefined && row.top <= prev.bottom + 0.5 * size && gap <= ROW_GAP_EM * size;
     if (isTabular(row)) {
       if (!follows) yield* flush();
       run.push(row);
-    } else if (short && follows && run.length > 0) {
+    } else if (follows && gap <= size && run.length > 0 && isRowLabel(row, run.filter(isTabular).at(-1)!)) {
       run.push(row);
     } else {
       yield* flush();
@@ -252,11 +252,19 @@ function* tabularRuns(rows: Row[]): Generator<Row[]> {
   yield* flush();
 }
 
+/** A row of one short cell at a row's distance, within the first column or one column: a label of the rows below it. */
+function isRowLabel(row: Row, above: Row): boolean {
+  const cell = row.cells[0]!;
+  if (cell.fragments.length > 2) return false;
+  const under = above.cells.filter((c) => c.left < cell.right && c.right > cell.left);
+  return under.length <= 1;
+}
+
 /** Bullets and numbers in a column of their own are a list's markers, not a table's column. */
 const MARKER =
   /^(?:[•◦▪▫‣⁃●○■□∙➢►▶✓✔❖\uf0b7\uf0a7\uf0d8\uf076\uf0fc\uf0a8\-–—*+·]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$/u;
 
-function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
+export function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
   const most = Math.max(...run.map((r) => r.cells.length));
   const full = run.filter((r) => r.cells.length === most);
   // Column k spans from the leftmost to the rightmost edge of the k-th cell of every full row.
@@ -319,15 +327,16 @@ function nearest(columns: { left: number; right: number }[], x: number): number 
   return best;
 }
 
-/** A cell whose text reaches down past the middle of the next row, where that row has nothing, spans both rows. */
+/** A cell whose text reaches down into the next row, where that row has nothing in its columns, spans both rows. */
 function markRowSpans(run: Row[], rows: TableCell[][]): void {
   for (let r = 0; r + 1 < run.length; r++) {
     const below = run[r + 1]!;
-    const middle = (below.top + below.bottom) / 2;
     rows[r]!.forEach((cell, k) => {
       const source = run[r]!.cells[k]!;
       const free = !rows[r + 1]!.some((c) => c.column < cell.column + cell.span && c.column + c.span > cell.column);
-      if (source.bottom < middle && source.top > below.top && free) cell.rowSpan = 2;
+      // Reaching into the next row's height, where nothing else of its row does.
+      const reaches = source.bottom < below.top - 0.2 * source.fragments[0]!.size;
+      if (reaches && free) cell.rowSpan = 2;
     });
   }
 }
