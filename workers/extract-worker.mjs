@@ -5,6 +5,7 @@
 // document, sends it requests one at a time and owns every decision; each
 // request here is a single library call whose answer is posted back.
 import { parentPort } from "node:worker_threads";
+import { keepTables } from "./html-tables.mjs";
 
 // pdf.js's renderer calls ArrayBuffer.prototype.transferToFixedLength (Node 21+); on Node 20 every page
 // rendered blank. A copy does what pdf.js needs of it: the original buffer is dropped right after.
@@ -77,6 +78,8 @@ const handlers = {
   async markdown({ segments, options }) {
     const { NodeHtmlMarkdown } = await load("node-html-markdown");
     const converter = new NodeHtmlMarkdown(options);
+    // Tables whose cells span or hold several lines stay HTML: see html-tables.mjs.
+    keepTables(converter);
     return { markdown: segments.map((segment) => converter.translate(segment)) };
   },
 };
