@@ -1,8 +1,9 @@
 /**
  * Blocks into units: the pieces the structure tier packs into chunks (a
  * heading, a sentence or a paragraph of prose, a code block or a part of one
- * re-fenced, a table or rows of one under a repeated header (GFM or HTML), a
- * list or its items), each with the cost of a boundary before it and the section it is in.
+ * re-fenced, a table or rows of one under a repeated header (GFM or HTML),
+ * a list or its items), each with the cost of a boundary before it and the
+ * section it is in.
  *
  * One module over 300 lines on purpose: `UnitBuilder` is one walk over the
  * block tree whose methods share its state (the section path, the sentence
