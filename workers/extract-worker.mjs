@@ -3,7 +3,9 @@
 // exhaust memory on a zip bomb, and node-html-markdown slows down more than
 // linearly on large pages. lib/extract/worker.ts starts one worker per
 // document, sends it requests one at a time and owns every decision; each
-// request here is a single library call whose answer is posted back.
+// request here is a single library call whose answer is posted back. The one
+// piece of ours that runs here is node-html-markdown's table translator
+// (html-tables.mjs): a hook must run inside the conversion it changes.
 import { parentPort } from "node:worker_threads";
 import { keepTables } from "./html-tables.mjs";
 
