@@ -385,6 +385,95 @@ async function makeDocx(): Promise<Uint8Array> {
   return pinDates(new Uint8Array(await Packer.toBuffer(doc)));
 }
 
+/**
+ * One table per case extraction must keep as a table: plain; a cell merged
+ * across columns (gridSpan); a cell merged down rows (vMerge); a header row
+ * repeated on each page (tblHeader); cells holding two paragraphs and a list.
+ */
+async function makeTablesDocx(): Promise<Uint8Array> {
+  const cell = (text: string, options: { bold?: boolean; columnSpan?: number; rowSpan?: number } = {}) =>
+    new TableCell({
+      children: [new Paragraph({ children: [new TextRun({ text, bold: options.bold })] })],
+      columnSpan: options.columnSpan,
+      rowSpan: options.rowSpan,
+    });
+  const row = (...cells: TableCell[]) => new TableRow({ children: cells });
+  const title = (text: string) => new Paragraph({ text, heading: HeadingLevel.HEADING_2 });
+  const doc = new Document({
+    creator: "chunkwise",
+    title: "Tables of the estuary survey",
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: "Tables of the estuary survey", heading: HeadingLevel.HEADING_1 }),
+          title("Plain"),
+          new Table({
+            rows: [
+              row(cell("Site"), cell("Visits"), cell("Species counted")),
+              row(cell("North mudflat"), cell("6"), cell("14")),
+              row(cell("Salt marsh"), cell("4"), cell("9")),
+            ],
+          }),
+          title("Merged across columns"),
+          new Table({
+            rows: [
+              row(cell("Region"), cell("Revenue (USD m)", { columnSpan: 2 })),
+              row(cell(""), cell("2024"), cell("2025")),
+              row(cell("North"), cell("120.4"), cell("131.9")),
+              row(cell("South & coast"), cell("98.1"), cell("104.2")),
+            ],
+          }),
+          title("Merged down rows"),
+          new Table({
+            rows: [
+              row(cell("Season"), cell("Month"), cell("Count")),
+              row(cell("Spring", { rowSpan: 2 }), cell("April"), cell("31")),
+              row(cell("May"), cell("44")),
+              row(cell("Summer"), cell("June"), cell("12")),
+            ],
+          }),
+          title("Header row"),
+          new Table({
+            rows: [
+              new TableRow({
+                tableHeader: true,
+                children: [cell("Species", { bold: true }), cell("Tally", { bold: true })],
+              }),
+              row(cell("Knot"), cell("212")),
+              row(cell("Godwit"), cell("87")),
+            ],
+          }),
+          title("Cells of several paragraphs"),
+          new Table({
+            rows: [
+              row(cell("Task"), cell("Notes")),
+              row(
+                cell("Ring the birds"),
+                new TableCell({
+                  children: [
+                    new Paragraph({ text: "Only at low tide." }),
+                    new Paragraph({ text: "Two people per net." }),
+                  ],
+                }),
+              ),
+              row(
+                cell("Pack"),
+                new TableCell({
+                  children: [
+                    new Paragraph({ text: "Rings", bullet: { level: 0 } }),
+                    new Paragraph({ text: "Pliers", bullet: { level: 0 } }),
+                  ],
+                }),
+              ),
+            ],
+          }),
+        ],
+      },
+    ],
+  });
+  return pinDates(new Uint8Array(await Packer.toBuffer(doc)));
+}
+
 /** docx stamps the current time into docProps/core.xml and every zip entry; pinned, regenerating changes nothing. */
 function pinDates(docx: Uint8Array): Uint8Array {
   const parts = unzipSync(docx);
@@ -679,6 +768,7 @@ async function main() {
     "encrypted.pdf": await makeEncryptedPdf(),
     "structured.pdf": await makeStructuredPdf(),
     "report.docx": await makeDocx(),
+    "tables.docx": await makeTablesDocx(),
     "zip-bomb.docx": bomb,
     "zip-bomb-lying.docx": lieAboutSize(bomb, "word/document.xml", 4096),
     "broken.docx": makeBrokenDocx(),

@@ -6,11 +6,13 @@ import { NodeHtmlMarkdown } from "node-html-markdown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { MethodContext } from "@/lib/chunk-result";
+import { htmlTableParts } from "@/lib/chunking/html-table";
+import { scanMarkdown } from "@/lib/chunking/markdown-scan";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { detect } from "@/lib/extract/detect";
 import { failures } from "@/lib/extract/failures";
-import { MARKDOWN_OPTIONS } from "@/lib/extract/html";
+import { convertHtml, MARKDOWN_OPTIONS } from "@/lib/extract/html";
 import { splitHtml } from "@/lib/extract/html-segments";
 import { withWorker } from "@/lib/extract/worker";
 
@@ -407,6 +409,110 @@ describe("DOCX", () => {
   it("refuses a DOCX cut short with 400 corrupted_docx", async () => {
     const bytes = fixture("report.docx");
     await expectRefused(extract(bytes.slice(0, Math.floor(bytes.length * 0.9)), {}, LIMITS), 400, "corrupted_docx");
+  });
+});
+
+/**
+ * The HTML tables of a Markdown text, each as the structure tier reads it: one HTML block holding one table
+ * (its source, and how many body rows it splits between).
+ */
+function htmlTables(text: string): Array<{ source: string; rows: number }> {
+  return scanMarkdown(text)
+    .filter((block) => block.type === "html" && text.startsWith("<table", block.start))
+    .map((block) => ({
+      source: text.slice(block.start, block.end),
+      rows: htmlTableParts(text, block.start, block.end)?.rows.length ?? -1,
+    }));
+}
+
+describe("DOCX and HTML tables", () => {
+  let tables: Extracted;
+  beforeAll(async () => {
+    tables = await extract(fixture("tables.docx"), { filename: "tables.docx" }, LIMITS);
+  });
+
+  it("keeps a DOCX table with no merged cell and one line per cell a GFM pipe table, header row or not", () => {
+    expect(tables.text).toMatch(/^\| Site +\| Visits +\| Species counted +\|\n\| -+ \| -+ \| -+ \|$/m);
+    expect(tables.text).toMatch(/^\| Salt marsh +\| 4 +\| 9 +\|$/m);
+    expect(tables.text).toMatch(/^\| \*\*Species\*\* +\| \*\*Tally\*\* +\|\n\| -+ \| -+ \|\n\| Knot +\| 212 +\|$/m);
+  });
+
+  it("writes a DOCX table with merged cells (gridSpan, vMerge) as an HTML table with colspan and rowspan", () => {
+    const merged = htmlTables(tables.text);
+    expect(merged.map((t) => t.source)).toContain(
+      [
+        "<table>",
+        "<thead>",
+        '<tr><th>Region</th><th colspan="2">Revenue (USD m)</th></tr>',
+        "</thead>",
+        "<tbody>",
+        "<tr><td></td><td>2024</td><td>2025</td></tr>",
+        "<tr><td>North</td><td>120.4</td><td>131.9</td></tr>",
+        "<tr><td>South &amp; coast</td><td>98.1</td><td>104.2</td></tr>",
+        "</tbody>",
+        "</table>",
+      ].join("\n"),
+    );
+    // Vertically merged: "May" stays under Month, as the row's second cell, not shifted under Season.
+    const down = merged.find((t) => t.source.includes("Spring"))!;
+    expect(down.source).toContain(
+      '<tr><td rowspan="2">Spring</td><td>April</td><td>31</td></tr>\n<tr><td>May</td><td>44</td></tr>',
+    );
+    expect(tables.text).not.toMatch(/^\| May /m);
+  });
+
+  it("writes a DOCX table whose cells hold paragraphs or a list as HTML, the lines joined with <br>", () => {
+    const cells = htmlTables(tables.text).find((t) => t.source.includes("Ring the birds"))!;
+    expect(cells.source).toContain("<tr><td>Ring the birds</td><td>Only at low tide.<br>Two people per net.</td></tr>");
+    expect(cells.source).toContain("<tr><td>Pack</td><td>- Rings<br>- Pliers</td></tr>");
+  });
+
+  it("gives the structure tier every HTML table as one HTML block it splits between rows", () => {
+    const found = htmlTables(tables.text);
+    expect(found).toHaveLength(3);
+    for (const table of found) {
+      expect(table.source, table.source).toMatch(/^<table>\n<thead>\n[^]*\n<\/table>$/);
+      expect(table.source).not.toMatch(/\n\s*\n/);
+      expect(table.rows, table.source).toBe(table.source.split("\n").filter((l) => l.startsWith("<tr>")).length - 1);
+    }
+  });
+
+  it("does the same for HTML input: spans kept, text escaped, the first row the head when none is marked", async () => {
+    const html =
+      "<p>Before.</p><table><caption>Tides & ranges</caption>" +
+      '<tr><td rowspan="2">Port</td><td colspan="2">High water</td></tr><tr><td>Spring</td><td>Neap</td></tr>' +
+      '<tr><td>Dover <b>east</b></td><td>6.8</td><td>5.3</td></tr><tr><td>A&lt;B "quoted"</td><td>1</td><td>2</td></tr>' +
+      "</table><p>After.</p>";
+    const text = await convertHtml(html, LIMITS);
+    expect(text).toBe(
+      [
+        "Before.",
+        "",
+        "<table>",
+        "<caption>Tides &amp; ranges</caption>",
+        "<thead>",
+        '<tr><th rowspan="2">Port</th><th colspan="2">High water</th></tr>',
+        "<tr><th>Spring</th><th>Neap</th></tr>",
+        "</thead>",
+        "<tbody>",
+        "<tr><td>Dover east</td><td>6.8</td><td>5.3</td></tr>",
+        "<tr><td>A&lt;B &quot;quoted&quot;</td><td>1</td><td>2</td></tr>",
+        "</tbody>",
+        "</table>",
+        "",
+        "After.",
+      ].join("\n"),
+    );
+    expect(htmlTables(text).map((t) => t.rows)).toEqual([2]);
+  });
+
+  it("escapes every pipe in a pipe table's cell, not only the first", async () => {
+    const text = await convertHtml(
+      "<table><tr><th>a|b|c</th><th>d</th></tr><tr><td>1</td><td>x|y</td></tr></table>",
+      LIMITS,
+    );
+    expect(text.split("\n")[0]).toMatch(/^\| a\\\|b\\\|c \| d +\|$/);
+    expect(text.split("\n")[2]).toMatch(/^\| 1 +\| x\\\|y \|$/);
   });
 });
 

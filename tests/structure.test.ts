@@ -18,6 +18,7 @@ import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
 import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/headings";
 import { parseMarkdown } from "@/lib/chunking/markdown-blocks";
+import { htmlTableParts } from "@/lib/chunking/html-table";
 import { scanMarkdown } from "@/lib/chunking/markdown-scan";
 import { markdownSkeleton } from "@/lib/chunking/markdown-skeleton";
 import MarkdownIt from "markdown-it";
@@ -274,6 +275,108 @@ describe("tables", () => {
   });
 });
 
+describe("HTML tables (a cell spanning columns or rows)", () => {
+  // The shape extraction writes (lib/extract/html-tables.ts, and the PDF layout): one element per line.
+  const head = [
+    "<table>",
+    "<thead>",
+    '<tr><th>Region</th><th colspan="2">Revenue (USD m)</th></tr>',
+    "<tr><th></th><th>2024</th><th>2025</th></tr>",
+    "</thead>",
+    "<tbody>",
+  ];
+  const rows = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `<tr><td>${WORDS[i % WORDS.length]} &amp; ${WORDS[(i + 5) % WORDS.length]} ${i}</td><td>${100 + i}.4</td><td>${200 + i * 3}.9</td></tr>`,
+  );
+  const tableOf = (body: string[]) => [...head, ...body, "</tbody>", "</table>"].join("\n");
+  const table = tableOf(rows);
+  const doc = `## Revenue\n\n${sentences(3, 13)}\n\n${table}\n\n${sentences(3, 14)}\n`;
+  const opening = `${head.join("\n")}\n`;
+  const closing = "\n</tbody>\n</table>";
+
+  /** What a Markdown reader sees of a chunk: its HTML blocks. */
+  const htmlBlocks = (chunk: string) => {
+    const found: string[] = [];
+    walk(fromMarkdown(chunk, markdownOptions).children, (n) => {
+      if (n.type === "html") found.push(n.value);
+    });
+    return found;
+  };
+
+  for (const flavor of ["markdown", "plain"] as const) {
+    it(`splits a long table between rows only, every piece one table under the whole head (${flavor})`, () => {
+      const pieces = split(doc, 200, { flavor });
+      checkInvariants(doc, pieces, 200);
+      const tablePieces = pieces.filter((p) => rows.some((r) => p.text.includes(r)));
+      expect(tablePieces.length).toBeGreaterThan(3);
+      const seen: string[] = [];
+      for (const { text: chunk } of tablePieces) {
+        // The whole head, the rows, the closing tags, once each: one well-formed table.
+        const at = chunk.indexOf(opening);
+        expect(at, chunk).toBeGreaterThanOrEqual(0);
+        const close = chunk.indexOf(closing, at);
+        expect(close, chunk).toBeGreaterThan(at);
+        expect(chunk.indexOf("<table>", at + 1), chunk).toBe(-1);
+        const inTable = chunk.slice(at, close + closing.length);
+        const body = inTable.slice(opening.length, -closing.length).split("\n");
+        // Nothing but whole rows between the head and the closing: no row is cut.
+        for (const line of body) expect(rows, line).toContain(line);
+        seen.push(...body);
+        // And a Markdown reader sees it as one HTML block.
+        expect(htmlBlocks(chunk), chunk).toEqual([inTable]);
+      }
+      // Every row in exactly one piece, in order.
+      expect(seen).toEqual(rows);
+    });
+  }
+
+  it("keeps a table that fits whole, as its own slice of the text", () => {
+    const small = tableOf(rows.slice(0, 6));
+    const text = `${sentences(20, 15)}\n\n${small}\n\n${sentences(20, 16)}`;
+    const max = reference(small) + 10;
+    const pieces = split(text, max);
+    checkInvariants(text, pieces, max);
+    const start = text.indexOf(small);
+    const holding = pieces.filter((p) => p.span.start <= start && p.span.end >= start + small.length);
+    expect(holding).toHaveLength(1);
+    expect(holding[0]!.span.text).toBeUndefined();
+    expect(cuts(text, pieces).some((c) => c > start && c < start + small.length)).toBe(false);
+  });
+
+  it("cuts a single row longer than a chunk at words, the head before its first piece, every piece closing the table", () => {
+    const huge = `<tr><td>${sentences(30, 17)}</td><td>1</td><td>2</td></tr>`;
+    const text = `${sentences(2, 18)}\n\n${tableOf([rows[0]!, huge, rows[1]!])}\n`;
+    const pieces = split(text, 200);
+    checkInvariants(text, pieces, 200);
+    const hugeStart = text.indexOf(huge);
+    const inside = pieces.filter((p) => p.span.end > hugeStart && p.span.start < hugeStart + huge.length);
+    expect(inside.length).toBeGreaterThan(2);
+    expect(inside[0]!.text, inside[0]!.text).toContain(opening);
+    for (const p of inside) expect(p.text.trimEnd().endsWith("</table>"), p.text).toBe(true);
+    // Inside the row, cuts fall between words.
+    for (const c of cuts(text, pieces).filter((c) => c > hugeStart && c < hugeStart + huge.length))
+      expect(isSpace(text[c - 1]) || isSpace(text[c]), `cut at ${c}`).toBe(true);
+  });
+
+  it("reads rows by their tags; HTML that is not one table alone stays HTML", () => {
+    const loose = "<table>\n<tr><td>a</td></tr>\n<tr>\n<td>b</td>\n</tr>\n<tr><td>c</td>\n</table>";
+    const parts = htmlTableParts(loose, 0, loose.length)!;
+    expect(parts.rows.map(([s, e]) => loose.slice(s, e))).toEqual([
+      "<tr><td>a</td></tr>",
+      "<tr>\n<td>b</td>\n</tr>",
+      "<tr><td>c</td>", // no `</tr>`: HTML allows that
+    ]);
+    expect(htmlTableParts(table, 0, table.length)!.rows).toHaveLength(rows.length);
+    const nested = "<table>\n<tr><td><table><tr><td>x</td></tr></table></td></tr>\n</table>";
+    expect(htmlTableParts(nested, 0, nested.length)).toBeUndefined();
+    const trailing = `${table}\n<p>and then</p>`;
+    expect(htmlTableParts(trailing, 0, trailing.length)).toBeUndefined();
+    expect(htmlTableParts("<div>\n<tr></tr>\n</div>", 0, 21)).toBeUndefined();
+  });
+});
+
 // ---------------------------------------------------------------------------
 // Lists
 // ---------------------------------------------------------------------------
@@ -322,6 +425,27 @@ describe("lists", () => {
     const resumed = cuts(text, pieces).map((c) => resume(text, c));
     for (const r of resumed) expect(any, `cut before ${JSON.stringify(text.slice(r, r + 30))}`).toContain(r);
     expect(resumed.some((r) => nested.includes(r))).toBe(true);
+  });
+
+  it("keeps long items whole when a list is split, each in one chunk, in Markdown and plain text", () => {
+    // Items of 3 to 7 sentences, every third with a second paragraph: each fits a chunk, the list does not.
+    const items = Array.from({ length: 12 }, (_, k) => {
+      const first = `${k + 1}. ${sentences(3 + (k % 5), 40 + k)}`;
+      return k % 3 === 2 ? `${first}\n\n   ${sentences(2, 60 + k)}` : first;
+    });
+    const longList = items.join("\n");
+    const text = `${sentences(4, 19)}\n\n${longList}\n\n${sentences(4, 20)}\n`;
+    const max = Math.max(...items.map(reference)) + 30;
+    for (const flavor of ["markdown", "plain"] as const) {
+      const pieces = split(text, max, { flavor });
+      checkInvariants(text, pieces, max);
+      expect(pieces.length, flavor).toBeGreaterThan(3);
+      for (const item of items) {
+        const start = text.indexOf(item);
+        const holding = pieces.filter((p) => p.span.start <= start && p.span.end >= start + item.length);
+        expect(holding, `${flavor}: ${item.slice(0, 40)}`).toHaveLength(1);
+      }
+    }
   });
 
   it("cuts a single item longer than a chunk at sentence boundaries only", () => {

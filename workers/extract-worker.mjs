@@ -3,8 +3,11 @@
 // exhaust memory on a zip bomb, and node-html-markdown slows down more than
 // linearly on large pages. lib/extract/worker.ts starts one worker per
 // document, sends it requests one at a time and owns every decision; each
-// request here is a single library call whose answer is posted back.
+// request here is a single library call whose answer is posted back. The one
+// piece of ours that runs here is node-html-markdown's table translator
+// (html-tables.mjs): a hook must run inside the conversion it changes.
 import { parentPort } from "node:worker_threads";
+import { keepTables } from "./html-tables.mjs";
 
 // pdf.js's renderer calls ArrayBuffer.prototype.transferToFixedLength (Node 21+); on Node 20 every page
 // rendered blank. A copy does what pdf.js needs of it: the original buffer is dropped right after.
@@ -79,6 +82,8 @@ const handlers = {
   async markdown({ segments, options }) {
     const { NodeHtmlMarkdown } = await load("node-html-markdown");
     const converter = new NodeHtmlMarkdown(options);
+    // Tables whose cells span or hold several lines stay HTML: see html-tables.mjs.
+    keepTables(converter);
     return { markdown: segments.map((segment) => converter.translate(segment)) };
   },
 };

@@ -57,7 +57,7 @@ export const ChunkMetadataSchema = z
     char_count: count.meta({ description: "Characters in `text`, counted in Unicode code points." }),
     start: count.meta({
       description:
-        "Where the chunk starts in the extracted text, in UTF-16 code units: `text === extracted.slice(start, end)` unless the tier rewrote the chunk (a re-fenced code block, a repeated table header).",
+        "Where the chunk starts in the extracted text, in UTF-16 code units: `text === extracted.slice(start, end)` unless the tier rewrote the chunk (a re-fenced code block, a repeated table header, an HTML table's closing tags).",
     }),
     end: count.meta({ description: "Where the chunk ends in the extracted text (exclusive), in UTF-16 code units." }),
     token_count: count.meta({ description: "Exact `o200k_base` tokens in `text`; never more than `max_tokens`." }),

@@ -1,8 +1,9 @@
 /**
  * Blocks into units: the pieces the structure tier packs into chunks (a
  * heading, a sentence or a paragraph of prose, a code block or a part of one
- * re-fenced, a table or rows of one under a repeated header, a list or its
- * items), each with the cost of a boundary before it and the section it is in.
+ * re-fenced, a table or rows of one under a repeated header (GFM or HTML),
+ * a list or its items), each with the cost of a boundary before it and the
+ * section it is in.
  *
  * One module over 300 lines on purpose: `UnitBuilder` is one walk over the
  * block tree whose methods share its state (the section path, the sentence
@@ -19,6 +20,7 @@ import { sentenceStarts, sentenceStartsOfRanges } from "./sentences";
 import { isSpace } from "./whitespace";
 import { BREAK, MIN_PIECE_TOKENS } from "./structure-costs";
 import { endsLine, lineEnd, type Fences, codeFences } from "./structure-lines";
+import { htmlTableParts } from "./html-table";
 
 export type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
 
@@ -32,7 +34,7 @@ export interface Unit {
   section: number;
   /** Added before the unit's text when it starts a chunk (a code fence line, a table header). */
   prefix?: string;
-  /** Added after the unit's text when it ends a chunk (a closing fence). */
+  /** Added after the unit's text when it ends a chunk (a closing fence, an HTML table's closing tags). */
   suffix?: string;
   /** The suffix instead, when the chunk started inside the same code block (with its `prefix`). */
   reopenedSuffix?: string;
@@ -165,6 +167,11 @@ export class UnitBuilder {
         return this.code(node, start, breakBefore);
       case "table":
         return this.table(node, start, breakBefore);
+      case "html": {
+        const table = htmlTableParts(this.text, node.start, node.end);
+        if (table) return this.htmlTable(node, table.rows, start, breakBefore);
+        return this.prose(start, node.end, breakBefore, "other", this.budget);
+      }
       case "list":
         return this.list(node, start, breakBefore, depth);
       case "listItem":
@@ -332,6 +339,51 @@ export class UnitBuilder {
       // A row bigger than a chunk: cut inside it (words), the header before its first piece only.
       else this.pieces(s, e, cost, "table", rowBudget, {}, { prefix });
     });
+  }
+
+  /**
+   * An HTML table (html-table.ts) as a GFM one: whole while it fits, else its
+   * head, then its body rows, never cut between a row's tags. A chunk that
+   * starts at a row gets everything before the first body row repeated
+   * (`<table>`, the whole `<thead>`, `<tbody>`), and a chunk that ends before
+   * the table does gets everything after the last row (`</tbody>`,
+   * `</table>`): so each chunk is one well-formed table with its header, as a
+   * re-fenced code piece is one closed code block. Both come from the
+   * source, so a chunk's text is still its slice with only those added.
+   */
+  private htmlTable(node: Block, rows: ReadonlyArray<[number, number]>, start: number, breakBefore: number): void {
+    const end = node.end;
+    if (this.count(start, end) <= this.budget || rows.length < 2) {
+      if (this.count(start, end) <= this.budget) this.push({ start, end, kind: "table", breakBefore });
+      else this.prose(start, end, breakBefore, "table", this.budget);
+      return;
+    }
+    const text = this.text;
+    const bodyStart = rows[0]![0];
+    const lastRowEnd = rows[rows.length - 1]![1];
+    // From the block's own start: a list item's marker (at `start`) is not part of the table.
+    let prefix: string | undefined = text.slice(node.start, bodyStart);
+    let suffix: string | undefined = text.slice(lastRowEnd, end);
+    // Head and closing too big to repeat: rows go without them rather than not fitting (the GFM rule),
+    // and without either, as a closing with no opening would be stray tags.
+    if (this.tokensOf(prefix) + this.tokensOf(suffix) > this.budget / 2) prefix = suffix = undefined;
+    const [, headEnd] = this.trim(start, bodyStart);
+    if (this.count(start, headEnd) <= this.budget)
+      this.push({ start, end: headEnd, kind: "table", breakBefore, suffix });
+    else this.prose(start, headEnd, breakBefore, "table", this.budget);
+    const rowBudget = this.budget - (prefix ? this.tokensOf(prefix) + this.tokensOf(suffix!) : 0);
+    rows.forEach(([s, e], k) => {
+      const cost = k === 0 ? BREAK.glue : BREAK.row;
+      if (this.count(s, e) <= rowBudget)
+        this.push({ start: s, end: e, kind: "table", breakBefore: cost, prefix, suffix });
+      // A row bigger than a chunk: cut inside it as a GFM row is (lines, then words), the head before its
+      // first piece only. Every piece still closes the table when it ends a chunk (an HTML reader closes the
+      // open cell and row itself); a chunk that starts inside the row reads as loose cell text and stray end tags.
+      else this.pieces(s, e, cost, "table", rowBudget, { suffix }, { prefix, suffix });
+    });
+    // The closing tags, glued to the last row: a chunk ends there only if nothing else fits.
+    const [closeStart] = this.trim(lastRowEnd, end);
+    this.push({ start: closeStart, end, kind: "table", breakBefore: BREAK.glue, prefix });
   }
 
   private list(node: Block, start: number, breakBefore: number, depth: number): void {

@@ -22,13 +22,18 @@
  *      valid Markdown. Blank lines are cheaper to cut at than other lines.
  *    - tables: the header row with the separator line, then rows; a chunk
  *      starting at a row gets the header row and separator line repeated.
+ *      An HTML block that is one `<table>` (extraction writes those when a
+ *      cell spans columns or rows; html-table.ts) likewise: its head, then
+ *      rows, never cut inside a row's tags; a chunk starting at a row gets
+ *      `<table>`, the `<thead>` and `<tbody>` repeated, and one ending before
+ *      the table does gets `</tbody></table>`, so each is one whole table.
  *    - lists: items, top-level ones first; an item too big alone is split
  *      into its own blocks (its text, nested lists: between their items
  *      first, ...). Only an item whose own text exceeds the budget is cut
  *      inside, at sentences, then lines and words: there is no other way to
  *      keep within `maxTokens`.
  *    - block quotes and footnote definitions: their blocks; anything else
- *      (HTML, a heading longer than a chunk): as prose.
+ *      (other HTML, a heading longer than a chunk): as prose.
  *    Prose of fitting paragraphs is split into sentences too, so chunks can
  *    be filled evenly; cutting a paragraph between two sentences costs as
  *    much as one more chunk, cutting where a sentence ends a line much less.
@@ -50,8 +55,9 @@
  *    section's.
  *
  * 4. Spans. `start`/`end` are offsets in the text; a chunk's text is
- *    `text.slice(start, end)`, or, when a code fence or table header was
- *    added, `Span.text`. `headings` is the section path of the chunk's first
+ *    `text.slice(start, end)`, or, when a code fence, a table header or an
+ *    HTML table's closing tags were added, `Span.text` (the slice whole, with
+ *    only those around it). `headings` is the section path of the chunk's first
  *    unit. `tokenCount` is the exact count of the chunk's text.
  *
  * Overlap: `overlapTokens` applies only between two chunks cut inside the

@@ -3,7 +3,8 @@ import type { ChunkBoxBody, ChunkMetadataBody } from "@/lib/api-schema";
 /**
  * A chunk as a range of the extracted text. Its text is `source.slice(start, end)`
  * unless the method rewrites it (`text`), as the structure tier does when it
- * re-fences a split code block or repeats a table's header row.
+ * re-fences a split code block, repeats a table's header row or closes an
+ * HTML table cut between rows.
  */
 export interface Span {
   start: number;

@@ -10,7 +10,9 @@ import { withWorker, type ExtractWorker } from "@/lib/extract/worker";
  * HTML → Markdown, so headings, lists, tables and code survive into the
  * structure-aware chunkers. Used for HTML documents and for DOCX (via the
  * HTML mammoth makes). node-html-markdown runs in the worker: on large
- * pages it is slow enough to stall the server's thread.
+ * pages it is slow enough to stall the server's thread. Its table translator
+ * is replaced there (workers/html-tables.mjs): a table with a spanning cell
+ * or a cell of several lines comes out as HTML, not a misaligned pipe table.
  */
 export const MARKDOWN_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
   // Page furniture and code, not content; script, style and head are dropped by default.
