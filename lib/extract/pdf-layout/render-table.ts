@@ -80,14 +80,28 @@ function html(table: Table, rows: TableCell[][], parts: TableParts): RenderedTab
     lines.push(line);
     at += line.length + 1;
   };
+  // Columns a cell above still covers, by row: no cell of their own is written there.
+  const covered = new Map<number, Set<number>>();
   rows.forEach((row, r) => {
     const tag = r < header ? "th" : "td";
-    const cells = row
-      .map((c) => {
-        const span = (c.span > 1 ? ` colspan="${c.span}"` : "") + (c.rowSpan > 1 ? ` rowspan="${c.rowSpan}"` : "");
-        return `<${tag}${span}>${escapeHtml(c.text)}</${tag}>`;
-      })
-      .join("");
+    let cells = "";
+    for (let k = 0; k < table.columns;) {
+      const cell = row.find((c) => c.column === k);
+      if (!cell) {
+        if (!covered.get(r)?.has(k)) cells += `<${tag}></${tag}>`;
+        k++;
+        continue;
+      }
+      for (let below = 1; below < cell.rowSpan; below++) {
+        const set = covered.get(r + below) ?? new Set<number>();
+        for (let c = k; c < k + cell.span; c++) set.add(c);
+        covered.set(r + below, set);
+      }
+      const span =
+        (cell.span > 1 ? ` colspan="${cell.span}"` : "") + (cell.rowSpan > 1 ? ` rowspan="${cell.rowSpan}"` : "");
+      cells += `<${tag}${span}>${escapeHtml(cell.text)}</${tag}>`;
+      k += cell.span;
+    }
     const opening = [
       ...(r === 0 && !parts.continuing ? ["<table>"] : []),
       ...(r === 0 && header > 0 ? ["<thead>"] : []),

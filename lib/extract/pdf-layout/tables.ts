@@ -327,16 +327,24 @@ function nearest(columns: { left: number; right: number }[], x: number): number 
   return best;
 }
 
-/** A cell whose text reaches down into the next row, where that row has nothing in its columns, spans both rows. */
+/**
+ * A cell set lower than the rest of its row, halfway down to the next row,
+ * where that row has nothing in its columns, spans both rows: a cell
+ * spanning two rows is centred on them (top-aligned ones are not told).
+ */
 function markRowSpans(run: Row[], rows: TableCell[][]): void {
+  const centre = (cell: Cell) => (cell.top + cell.bottom) / 2;
   for (let r = 0; r + 1 < run.length; r++) {
-    const below = run[r + 1]!;
+    const here = run[r]!.cells;
+    const below = run[r + 1]!.cells;
+    const highest = Math.max(...here.map(centre));
+    const midway = (highest + Math.max(...below.map(centre))) / 2;
     rows[r]!.forEach((cell, k) => {
-      const source = run[r]!.cells[k]!;
+      const source = here[k]!;
+      const size = source.fragments[0]!.size;
       const free = !rows[r + 1]!.some((c) => c.column < cell.column + cell.span && c.column + c.span > cell.column);
-      // Reaching into the next row's height, where nothing else of its row does.
-      const reaches = source.bottom < below.top - 0.2 * source.fragments[0]!.size;
-      if (reaches && free) cell.rowSpan = 2;
+      const lowered = centre(source) < highest - 0.3 * size && Math.abs(centre(source) - midway) < 0.3 * size;
+      if (lowered && free) cell.rowSpan = 2;
     });
   }
 }
