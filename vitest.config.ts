@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 
 /** Suites that start `server.mjs` on the build, so they need `npm run build` first. */
 const BUILT_SERVER = ["tests/server.test.ts", "tests/jobs-instances.test.ts"];
+/** Suites that drive Debian's Chromium (to print PDFs as users make them). */
+const BROWSER = ["tests/pdf-printed.test.ts"];
 
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
@@ -13,9 +15,12 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       // The core, the route handlers and the CLI: no build, no browser (`npm run test:unit`).
-      { extends: true, test: { name: "unit", include: ["tests/**/*.test.ts"], exclude: BUILT_SERVER } },
-      // Built servers, and the page in Chromium against the built app.
-      { extends: true, test: { name: "built", include: [...BUILT_SERVER, "e2e/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: { name: "unit", include: ["tests/**/*.test.ts"], exclude: [...BUILT_SERVER, ...BROWSER] },
+      },
+      // Built servers, the page in Chromium against the built app, and PDFs printed by Chromium.
+      { extends: true, test: { name: "built", include: [...BUILT_SERVER, ...BROWSER, "e2e/**/*.test.ts"] } },
     ],
   },
 });

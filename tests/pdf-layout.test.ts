@@ -462,3 +462,126 @@ describe("running headers, footers and page numbers", () => {
     expect(text).not.toMatch(/\n1$/);
   });
 });
+
+/** A row of cells as Chromium writes it: each cell's text an item, a wide space item between cells. */
+function row(cells: [string, number][], y: number, { size = 10, font = BODY }: At = {}): PdfTextItem[] {
+  return cells.flatMap(([text, x], k) => {
+    const item = { text, x, y, size, width: text.length * size * 0.5, font, upright: true };
+    const next = cells[k + 1];
+    if (!next) return [item];
+    const end = x + item.width;
+    return [item, { text: " ", x: end, y, size, width: next[1] - end, font, upright: true }];
+  });
+}
+
+describe("tables", () => {
+  const header: [string, number][] = [
+    ["Age", 72],
+    ["Alcohol use", 150],
+    ["Marijuana use", 260],
+  ];
+  const body = (y: number, values: string[]): PdfTextItem[] =>
+    row(
+      values.map((v, k) => [v, [72, 180, 300][k]!] as [string, number]),
+      y,
+    );
+
+  it("reads cells written side by side, row after row, as a pipe table with numbers set right", () => {
+    const text = layoutOne([
+      ...filler(760),
+      ...row(header, 680, { font: BOLD }),
+      ...body(666, ["12", "3.9", "1.1"]),
+      ...body(652, ["13", "8.5", "3.4"]),
+      ...body(638, ["14", "18.1", "8.7"]),
+      ...lines(610, ["A paragraph after the table."]),
+    ]);
+    expect(text).toContain(
+      [
+        "| Age | Alcohol use | Marijuana use |",
+        "| ---: | ---: | ---: |",
+        "| 12 | 3.9 | 1.1 |",
+        "| 13 | 8.5 | 3.4 |",
+        "| 14 | 18.1 | 8.7 |",
+        "",
+        "A paragraph after the table.",
+      ].join("\n"),
+    );
+  });
+
+  it("joins a cell's wrapped lines, written one under the other, into the cell", () => {
+    const text = layoutOne([
+      ...filler(760),
+      ...row(header, 680),
+      { text: "12", x: 72, y: 660, size: 10, width: 10, font: BODY, upright: true },
+      { text: "mostly beer,", x: 150, y: 666, size: 10, width: 60, font: BODY, upright: true },
+      { text: "some wine", x: 150, y: 654, size: 10, width: 45, font: BODY, upright: true },
+      { text: "1.1", x: 300, y: 660, size: 10, width: 15, font: BODY, upright: true },
+      ...body(636, ["13", "8.5", "3.4"]),
+    ]);
+    expect(text).toContain("| 12 | mostly beer, some wine | 1.1 |\n| 13 | 8.5 | 3.4 |");
+  });
+
+  it("leaves prose in two page columns alone: its lines are written a column at a time", () => {
+    const left = Array.from({ length: 5 }, (_, i) =>
+      line(`Left column line ${i} of a longer paragraph here.`, 700 - 12 * i),
+    );
+    const right = Array.from({ length: 5 }, (_, i) =>
+      line(`Right column line ${i} of a longer paragraph.`, 700 - 12 * i, { x: 320 }),
+    );
+    const text = layoutOne([...left, ...right]);
+    expect(text).not.toContain("|");
+    expect(text.indexOf("Left column line 4")).toBeLessThan(text.indexOf("Right column line 0"));
+  });
+
+  it("leaves a list whose markers stand apart from their text a list", () => {
+    const items = ["Apples", "Pears", "Plums"].flatMap((fruit, i) =>
+      row(
+        [
+          [`${i + 1}.`, 72],
+          [fruit, 100],
+        ],
+        700 - 14 * i,
+      ),
+    );
+    expect(layoutOne([...filler(780), ...items])).toContain("1. Apples\n2. Pears\n3. Plums");
+  });
+
+  it("joins a table the page breaks into one, dropping the header the next page repeats", () => {
+    const out = layout([
+      page([
+        ...filler(760),
+        ...row(header, 200),
+        ...body(186, ["12", "3.9", "1.1"]),
+        ...body(172, ["13", "8.5", "3.4"]),
+      ]),
+      page([...row(header, 780), ...body(766, ["14", "18.1", "8.7"]), ...body(752, ["15", "27.5", "14.5"])]),
+    ]);
+    expect(out[1]!.continuesTable).toBe(true);
+    expect(out[1]!.text).toBe("| 14 | 18.1 | 8.7 |\n| 15 | 27.5 | 14.5 |");
+    expect(out[0]!.text.match(/\| Age \|/g)).toHaveLength(1);
+    expect(out[0]!.text.endsWith("| 13 | 8.5 | 3.4 |")).toBe(true);
+  });
+
+  it("starts list items at bullets drawn as shapes, nested by where the shape is", () => {
+    const items = [
+      line("Tide tables", 700, { x: 90 }),
+      line("printed on paper", 686, { x: 110 }),
+      line("Radio", 672, { x: 90 }),
+    ];
+    const marks: PdfPageContent["marks"] = [
+      [80, 702, 84, 706],
+      [100, 688, 104, 692],
+      [80, 674, 84, 678],
+    ];
+    const [text] = layout([{ ...page([...filler(780), ...items]), marks }]).map((p) => p.text);
+    expect(text).toContain("- Tide tables\n  - printed on paper\n- Radio");
+  });
+
+  it("keeps a line wrapped inside an item that starts with an em dash in the item", () => {
+    const text = layoutOne([
+      line("• The third route, the longest", 700, { x: 72 }),
+      line("— and the last — closes in winter.", 688, { x: 82 }),
+    ]);
+    expect(text).toBe("- The third route, the longest — and the last — closes in winter.");
+  });
+});
