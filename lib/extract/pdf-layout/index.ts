@@ -16,7 +16,7 @@ import { headingLevels } from "./headings";
 import { attachBullets, type Line, toLines } from "./lines";
 import { classify, joinWrappedHeadings, render, DocumentWords, type TableLayouts } from "./render";
 import { shownRows, spans } from "./render-table";
-import { findTables, type Table } from "./tables";
+import { adoptHeaders, findTables, leftOver, sameColumns, type Table } from "./tables";
 import { dropRunningLines } from "./running-lines";
 
 export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem, Rect } from "./types";
@@ -24,9 +24,11 @@ export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem, Rect } from "./
 /** One Markdown text per page, in page order, each with where its lines came from. */
 export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
   const found = pages.map(findTables);
-  const lined = pages.map((page, i) =>
-    attachBullets(toLines({ ...page, items: found[i]!.rest }, found[i]!.restOrder), page.marks ?? []),
-  );
+  adoptHeaders(pages, found);
+  const lined = pages.map((page, i) => {
+    const { rest, restOrder } = leftOver(page, found[i]!);
+    return attachBullets(toLines({ ...page, items: rest }, restOrder), page.marks ?? []);
+  });
   const body = bodyStyle(lined.flat());
   const kept = dropRunningLines(lined, pages, body);
   const leading = leadingBySize(kept, body);
@@ -76,16 +78,14 @@ function tableLayouts(pages: Block[][]): TableLayouts {
     const html = group.some(spans);
     const first = group[0]!;
     const header = first.rows.slice(0, first.headerRows).map((row) => row.map((c) => c.text));
+    const shown = group.map((table, k) => shownRows(table, k > 0, header));
+    const body = shown.flat().slice(first.headerRows);
     group.forEach((table, k) => {
-      const parts = { continues: k + 1 < group.length, continuing: k > 0, html };
-      layouts.set(table, { rows: shownRows(table, parts, header), parts });
+      const parts = { continues: k + 1 < group.length, continuing: k > 0, html, body };
+      layouts.set(table, { rows: shown[k]!, parts });
     });
   }
   return layouts;
-}
-
-function sameColumns(a: Table, b: Table): boolean {
-  return a.columns === b.columns && a.edges.every((x, k) => Math.abs(x - b.edges[k]!) <= 6);
 }
 
 /** Where a line is on its page as shown (turned by `rotate`), from its glyphs' extent in PDF user space; four decimals, a tenth of a point on A4. */

@@ -21,13 +21,15 @@ export interface TableParts {
   continuing: boolean;
   /** The whole table (all its parts) is written as HTML. */
   html: boolean;
+  /** The rows below the header in all its parts. */
+  body: TableCell[][];
 }
 
 export const spans = (table: Table) => table.rows.some((row) => row.some((c) => c.span > 1 || c.rowSpan > 1));
 
 /** Rows a continued part shows: without the header the previous part already had. */
-export function shownRows(table: Table, parts: TableParts, header: string[][] | undefined): TableCell[][] {
-  if (!parts.continuing || header === undefined) return table.rows;
+export function shownRows(table: Table, continuing: boolean, header: string[][]): TableCell[][] {
+  if (!continuing) return table.rows;
   const repeated =
     table.rows.length > header.length &&
     header.every((row, r) => row.join("\u0000") === table.rows[r]!.map((c) => c.text).join("\u0000"));
@@ -46,17 +48,16 @@ function pipes(table: Table, rows: TableCell[][], parts: TableParts): RenderedTa
     starts.push(at);
     const cells = Array.from({ length: table.columns }, (_, k) => row.find((c) => c.column === k)?.text ?? "");
     let line = `| ${cells.map(escapePipe).join(" | ")} |`;
-    if (r === 0 && !parts.continuing) line += `\n${delimiterRow(table)}`;
+    if (r === 0 && !parts.continuing) line += `\n${delimiterRow(table.columns, parts.body)}`;
     lines.push(line);
     at += line.length + 1;
   });
   return { text: lines.join("\n"), starts };
 }
 
-/** `---`, or `---:` for a column whose body cells are numbers: they are set flush right. */
-function delimiterRow(table: Table): string {
-  const body = table.rows.slice(Math.max(1, table.headerRows));
-  const cells = Array.from({ length: table.columns }, (_, k) => {
+/** `---`, or `---:` for a column whose body cells (in every part of the table) are numbers: they are set flush right. */
+function delimiterRow(columns: number, body: TableCell[][]): string {
+  const cells = Array.from({ length: columns }, (_, k) => {
     const values = body.map((row) => row.find((c) => c.column === k)?.text ?? "").filter((t) => t !== "");
     const numeric = values.length > 0 && values.filter(isNumber).length >= 0.8 * values.length;
     return numeric ? "---:" : "---";

@@ -38,8 +38,8 @@ export interface Table {
   headerRows: number;
   /** One line per row, for where the row is on the page. */
   lines: Line[];
-  /** Left edge of each column and the right edge of the last, to tell a table continued on the next page. */
-  edges: number[];
+  /** Each column's extent across the page, to tell a table continued on the next page. */
+  spans: { left: number; right: number }[];
   /** Index of the table's first item in the page's content stream: where it stands among the page's blocks. */
   order: number;
 }
@@ -75,6 +75,12 @@ interface Row {
 
 /** A gap wider than this share of the font size parts two cells: word spaces stay below half an em, even justified. */
 const CELL_GAP_EM = 0.8;
+/**
+ * pdf.js writes the gap between two runs of text as a space item; one wider
+ * than this share of the size parts two cells (a space is a quarter em, and
+ * within a line of prose a producer writes its spaces into the run).
+ */
+const CELL_SPACE_EM = 0.5;
 /** Baselines closer than this share of the size are one line. */
 const SAME_LINE_EM = 0.45;
 /** A cell's next line starts at most this many sizes below its last. */
@@ -86,8 +92,14 @@ const CELL_MAX_LINES = 8;
 const ASCENT_EM = 0.8;
 const DESCENT_EM = 0.2;
 
-/** The page's tables, and the items left for line recovery with their indices in the content stream. */
-export function findTables(page: PdfPageContent): { tables: Table[]; rest: PdfTextItem[]; restOrder: number[] } {
+/** A page's tables and the items they took; `header`, a row that may be the header of a table the next page holds. */
+export interface PageTables {
+  tables: Table[];
+  taken: Set<number>;
+  header?: { table: Table; items: number[] };
+}
+
+export function findTables(page: PdfPageContent): PageTables {
   const monospace = new Set(page.monospaceFonts);
   const verticals = (page.rules ?? []).filter(([l, b, r, t]) => t - b > 3 * (r - l));
   const horizontals = (page.rules ?? []).filter(([l, b, r, t]) => r - l > 3 * (t - b));
@@ -99,25 +111,65 @@ export function findTables(page: PdfPageContent): { tables: Table[]; rest: PdfTe
     const table = toTable(run, horizontals);
     if (!table) continue;
     tables.push(table);
-    for (const row of run)
-      for (const cell of row.cells) for (const f of cell.fragments) for (const i of f.items) taken.add(i);
+    for (const i of itemsOf(run)) taken.add(i);
   }
-  if (tables.length === 0) return { tables, rest: page.items, restOrder: page.items.map((_, i) => i) };
+  // The lowest row on the page, of three or more cells and in no table: a header a page break may have left behind.
+  const last = rows.reduce<Row | undefined>((low, row) => (!low || row.bottom < low.bottom ? row : low), undefined);
+  const items = last ? itemsOf([last]) : [];
+  if (last && last.cells.length >= 3 && isTabular(last) && !items.some((i) => taken.has(i))) {
+    const table = toTable([last], horizontals);
+    if (table) return { tables, taken, header: { table, items } };
+  }
+  return { tables, taken };
+}
+
+const itemsOf = (rows: Row[]) => rows.flatMap((r) => r.cells.flatMap((c) => c.fragments.flatMap((f) => f.items)));
+
+/**
+ * A page's header row goes with the table the next page starts with when
+ * their columns match and nothing but a running header comes before that
+ * table; otherwise it stays text.
+ */
+export function adoptHeaders(pages: PdfPageContent[], found: PageTables[]): void {
+  found.forEach((page, i) => {
+    const next = found[i + 1];
+    if (!page.header || !next || next.tables.length === 0) return;
+    const first = next.tables.reduce((a, b) => (b.order < a.order ? b : a));
+    const [, bottom, , top] = pages[i + 1]!.box;
+    const body = top - 0.12 * (top - bottom);
+    const before = pages[i + 1]!.items.slice(0, first.order).some((item) => item.text.trim() !== "" && item.y < body);
+    if (before || !sameColumns(page.header.table, first)) return;
+    page.tables.push(page.header.table);
+    for (const item of page.header.items) page.taken.add(item);
+  });
+}
+
+/** Same count, each column over the other's (a header centred over numbers set right overlaps them), in order. */
+export function sameColumns(a: Table, b: Table): boolean {
+  return (
+    a.columns === b.columns &&
+    a.spans.every((column, k) => column.left < b.spans[k]!.right + 3 && column.right > b.spans[k]!.left - 3) &&
+    a.spans.every((column, k) => k + 1 === a.columns || column.right < b.spans[k + 1]!.left)
+  );
+}
+
+/** The items left for line recovery, with their indices in the page's content stream. */
+export function leftOver(
+  page: PdfPageContent,
+  { tables, taken }: PageTables,
+): { rest: PdfTextItem[]; restOrder: number[] } {
+  if (tables.length === 0) return { rest: page.items, restOrder: page.items.map((_, i) => i) };
   // Whitespace items between cells belong to the table too: left behind, they would only separate nothing.
   const first = Math.min(...tables.map((t) => t.order));
+  const inside = (i: number) => taken.has(i - 1) || taken.has(i + 1) || tables.some((t) => t.order === i);
   const rest: PdfTextItem[] = [];
   const restOrder: number[] = [];
   page.items.forEach((item, i) => {
-    if (taken.has(i)) return;
-    if (item.text.trim() === "" && i > first && insideTable(i, tables, taken)) return;
+    if (taken.has(i) || (item.text.trim() === "" && i > first && inside(i))) return;
     rest.push(item);
     restOrder.push(i);
   });
-  return { tables, rest, restOrder };
-}
-
-function insideTable(index: number, tables: Table[], taken: Set<number>): boolean {
-  return taken.has(index - 1) || taken.has(index + 1) || tables.some((t) => t.order === index);
+  return { rest, restOrder };
 }
 
 export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: Set<string>): Fragment[] {
@@ -133,7 +185,7 @@ export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: 
     if (!item.upright || monospace.has(item.font)) return close();
     if (text.trim() === "") {
       // pdf.js writes the gap between two cells as one wide space.
-      if (open && item.width > CELL_GAP_EM * item.size) close();
+      if (open && item.width > CELL_SPACE_EM * item.size) close();
       else if (open && text !== "") open.spaceDue = true;
       return;
     }
@@ -293,7 +345,7 @@ export function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
     columns: most,
     headerRows: headerRows(placed),
     lines: run.map(rowLine),
-    edges: [...columns.map((c) => c.left), columns.at(-1)!.right],
+    spans: columns,
     order,
   };
 }
