@@ -235,6 +235,15 @@ function pipeCells(line: string): string[] | null {
 
 const isDelimiterRow = (cells: string[]) => cells.every((c) => /^:?-+:?$/.test(c.replace(/ /g, "")));
 
+/** A GFM table converted to HTML: where it is in the output and in the source, and its rows' source lines. */
+interface Converted {
+  outStart: number;
+  outEnd: number;
+  srcStart: number;
+  srcEnd: number;
+  rowRanges: { start: number; end: number }[];
+}
+
 /**
  * The bench's `convert_to_markdown_with_html_tables`: every GFM table (a row,
  * a delimiter row, then rows until a line without "|") becomes
@@ -243,14 +252,26 @@ const isDelimiterRow = (cells: string[]) => cells.every((c) => /^:?-+:?$/.test(c
  * table repeats its middle cell, as the bench does).
  */
 export function pipeTablesToHtml(markdown: string): string {
+  return convertPipeTables(markdown).html;
+}
+
+function convertPipeTables(markdown: string): { html: string; converted: Converted[] } {
   const lines = markdown.split(/(?<=\n)/);
+  const starts: number[] = [];
+  lines.reduce((offset, line) => (starts.push(offset), offset + line.length), 0);
   const out: string[] = [];
+  const converted: Converted[] = [];
+  let length = 0;
+  const emit = (text: string) => {
+    out.push(text);
+    length += text.length;
+  };
   let i = 0;
   while (i < lines.length) {
     const header = pipeCells(lines[i]!);
     const delimiter = i + 1 < lines.length ? pipeCells(lines[i + 1]!) : null;
     if (!header || !delimiter || !isDelimiterRow(delimiter)) {
-      out.push(lines[i]!);
+      emit(lines[i]!);
       i++;
       continue;
     }
@@ -261,21 +282,35 @@ export function pipeTablesToHtml(markdown: string): string {
       return cells.length < width ? [...cells, ...Array(width - cells.length).fill("")] : cells.slice(0, width);
     };
     let head = fit(header);
+    const lineRange = (k: number) => ({ start: starts[k]!, end: starts[k]! + lines[k]!.replace(/\r?\n$/, "").length });
+    const rowRanges = [lineRange(i)];
     const body: string[][] = [];
     let j = i + 2;
     for (; j < lines.length; j++) {
       const cells = pipeCells(lines[j]!);
       if (!cells) break;
       body.push(fit(cells));
+      rowRanges.push(lineRange(j));
     }
-    if (head.every((c) => c === "") && body.length) head = body.shift()!;
+    if (head.every((c) => c === "") && body.length) {
+      head = body.shift()!;
+      rowRanges.shift();
+    }
     const row = (cells: string[], tag: string) =>
       `<tr>${cells.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join("")}</tr>`;
     const ending = /\r?\n$/.exec(lines[i]!)?.[0] ?? "";
-    out.push(`<table>${row(head, "th")}${body.map((r) => row(r, "td")).join("")}</table>${ending}`);
+    const table = `<table>${row(head, "th")}${body.map((r) => row(r, "td")).join("")}</table>`;
+    converted.push({
+      outStart: length,
+      outEnd: length + table.length,
+      srcStart: starts[i]!,
+      srcEnd: rowRanges.at(-1)!.end,
+      rowRanges,
+    });
+    emit(table + ending);
     i = j;
   }
-  return out.join("");
+  return { html: out.join(""), converted };
 }
 
 const TABLE = /<table\b[^>]*>[\s\S]*?<\/table\s*>/gi;
@@ -320,9 +355,22 @@ export function htmlTables(text: string): ParsedTable[] {
 const cellText = (html: string) =>
   collapse(decodeEntities(html.replace(/<br\s*\/?>/gi, " ").replace(/<\/?[a-z][^>]*>/gi, "")));
 
-/** The tables of an engine's Markdown, GFM pipe tables and HTML alike, in order. */
+/**
+ * The tables of an engine's Markdown, GFM pipe tables and HTML alike, in
+ * order; positions are in `markdown` (a GFM row is its line).
+ */
 export function markdownTables(markdown: string): ParsedTable[] {
-  return htmlTables(pipeTablesToHtml(markdown));
+  const { html, converted } = convertPipeTables(markdown);
+  return htmlTables(html).map((table) => {
+    const pipe = converted.find((c) => c.outStart === table.start);
+    if (pipe) return { ...table, start: pipe.srcStart, end: pipe.srcEnd, rowRanges: pipe.rowRanges };
+    // An HTML table of the source: shifted back by what the conversions before it added.
+    const shift = converted
+      .filter((c) => c.outEnd <= table.start)
+      .reduce((n, c) => n + (c.outEnd - c.outStart) - (c.srcEnd - c.srcStart), 0);
+    const back = (r: { start: number; end: number }) => ({ start: r.start - shift, end: r.end - shift });
+    return { ...table, ...back(table), rowRanges: table.rowRanges.map(back) };
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -459,7 +507,10 @@ export function listItems(markdown: string): string[] {
     const item = ITEM.exec(line);
     if (item) {
       close();
-      current = [item[2]!];
+      // "- 1. text" is an item holding an ordered list: the inner item is the one with text.
+      let text = item[2]!;
+      for (let inner = ITEM.exec(text); inner; inner = ITEM.exec(text)) text = inner[2]!;
+      current = [text];
     } else if (!line.trim() || BLOCK_START.test(line)) close();
     else current?.push(line.trim());
   }

@@ -119,6 +119,15 @@ describe("Markdown tables", () => {
     expect(markdownTables(md)).toHaveLength(1);
   });
 
+  it("gives GFM rows as their source lines and HTML tables their source offsets after a GFM table", () => {
+    const md = "| a |\n|---|\n| 1 |\n\n<table><tr><td>x</td></tr></table>\n";
+    const [pipe, html] = markdownTables(md);
+    expect(pipe!.rowRanges.map((r) => md.slice(r.start, r.end))).toEqual(["| a |", "| 1 |"]);
+    expect(md.slice(pipe!.start, pipe!.end)).toBe("| a |\n|---|\n| 1 |");
+    expect(md.slice(html!.start, html!.end)).toBe("<table><tr><td>x</td></tr></table>");
+    expect(md.slice(html!.rowRanges[0]!.start, html!.rowRanges[0]!.end)).toBe("<tr><td>x</td></tr>");
+  });
+
   it("pads short rows and cuts long ones to the header's width, as the bench does", () => {
     const html = pipeTablesToHtml("| a | b |\n|---|---|\n| 1 |\n| 1 | 2 | 3 |\n");
     expect(html).toBe(
@@ -201,6 +210,8 @@ describe("list items", () => {
     const md =
       "- First *item*,\n  wrapped on.\n* Second\n1. Third\n2) Fourth\n\nNot-an-item\n• typed bullet\n# H\n-not";
     expect(listItems(md)).toEqual(["first item wrapped on", "second", "third", "fourth"]);
+    // "- 1. x" is a bullet item holding an ordered item: the item is "x".
+    expect(listItems("- 1. The first\n- 2. The second")).toEqual(["the first", "the second"]);
   });
 
   it("matches items as a multiset", () => {
