@@ -304,7 +304,7 @@ function tableFrom(
     const shared = a.split(" ").filter((w) => w && b.split(" ").includes(w));
     const label = shared.length ? shared.join(" ") : `${a} and ${b}`.length < 40 ? `${a} and ${b}` : "figures";
     head = [
-      names.flatMap((text, k) =>
+      names.flatMap((text, k): TableBlock["head"][number] =>
         k === at ? [{ text: label, colspan: 2 }] : k === at + 1 ? [] : [{ text, rowspan: 2 }],
       ),
       [{ text: a }, { text: b }],
