@@ -55,6 +55,7 @@ export function detokenize(text: string): string | null {
     .replace(/ ([,.;:!?%)\]])/g, "$1")
     .replace(/([([$]) /g, "$1")
     .replace(/ ('s|'|n't)\b/g, "$1")
+    .replace(/ \u2019 s\b/g, "\u2019s")
     .replace(/" (.*?) "/g, '"$1"')
     .replace(/\s+/g, " ")
     .trim();
@@ -92,7 +93,8 @@ export function readArticles(text: string): Article[] {
     else if (section) articles.at(-1)?.sections.push({ title: detokenize(section[1]!) ?? section[1]!, paragraphs: [] });
     else if (/^(= )+.*( =)+$/.test(line)) continue;
     else {
-      const kept = sentences(line)
+      // Number joins first ("4 @.@ 9" is 4.9), or the sentence splitter cuts at their dots.
+      const kept = sentences(line.replace(/ @(.)@ /g, "$1"))
         .map(detokenize)
         .filter((s): s is string => s !== null && s.length > 0);
       if (kept.length > 0) articles.at(-1)?.sections.at(-1)?.paragraphs.push(kept.join(" "));

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { chunkExtracted, type MethodContext } from "@/lib/chunk-result";
 import type { Chunk } from "@/lib/chunking/types";
 import type { Extracted } from "@/lib/extract/types";
@@ -238,6 +240,8 @@ export async function layoutSection(
   engines: Engine[],
   maxTokens: number,
   context: MethodContext,
+  /** Where to write each file's PDF, ground truth and every engine's Markdown, to look at. */
+  outDir?: string,
 ): Promise<LayoutRun> {
   const started = performance.now();
   const printed = await printAll(documents);
@@ -258,6 +262,15 @@ export async function layoutSection(
     }
   }
   const buildSeconds = (performance.now() - started) / 1000;
+  const save = (name: string, data: string | Uint8Array) => {
+    if (!outDir) return;
+    fs.mkdirSync(outDir, { recursive: true });
+    fs.writeFileSync(path.join(outDir, name), data);
+  };
+  for (const s of subjects) {
+    save(`${s.file.id}.pdf`, s.file.pdf);
+    if (!s.scan) save(`${s.file.id}.truth.md`, s.doc.markdown);
+  }
   console.error(
     `  layout: ${documents.length} documents printed, ${subjects.filter((s) => s.scan).length} scanned in ${buildSeconds.toFixed(1)} s`,
   );
@@ -279,6 +292,7 @@ export async function layoutSection(
     for (const subject of subjects) {
       const output = outputs.get(subject.file.id) ?? { markdown: "", seconds: 0, error: "no output" };
       if (output.error) failures.push(`${engine.label} on ${subject.id}: ${output.error}`);
+      save(`${subject.file.id}.${engine.id}.md`, output.markdown);
       list.push(await score(subject, output, maxTokens, context));
     }
     scores.set(engine.id, list);

@@ -5,7 +5,7 @@
  *
  *   npm run eval [-- --budgets 400,200,800] [--methods structure,langchain-recursive]
  *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout] [--chroma-dir DIR]
- *                [--tables-dir DIR] [--no-docs]
+ *                [--tables-dir DIR] [--layout-out DIR] [--no-docs]
  *
  * A full default run rewrites the results section of docs/eval.md. The exit
  * code is 0 whether or not the bars hold (this is a report), 1 if a method or
@@ -54,6 +54,7 @@ async function main(): Promise<number> {
       corpora: { type: "string" },
       "chroma-dir": { type: "string", default: DEFAULT_CHROMA_DIR },
       "tables-dir": { type: "string", default: DEFAULT_TABLES_DIR },
+      "layout-out": { type: "string" },
       "no-docs": { type: "boolean", default: false },
     },
   });
@@ -219,7 +220,7 @@ async function main(): Promise<number> {
         timeoutMs: 600_000,
       };
       const engines = [chunkwiseEngine(limits, extractStepsOnCpu(pool, ["eng"])), opendataloaderEngine, pdf2mdEngine];
-      const layout = await layoutSection(layoutSet, engines, MAIN_BUDGET, { embedder });
+      const layout = await layoutSection(layoutSet, engines, MAIN_BUDGET, { embedder }, values["layout-out"]);
       if (layout.failed.length) failed = true;
       console.log(`\n${layout.section}`);
       sections.push(layout.section);

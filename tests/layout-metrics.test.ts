@@ -20,6 +20,7 @@ import {
   teds,
   treeEditDistance,
 } from "@/eval/layout-metrics";
+import { tableWhole } from "@/eval/layout";
 import { mulberry32 } from "@/tests/helpers/random";
 
 /** LCS by the textbook quadratic table, to check the bit-parallel one against. */
@@ -217,5 +218,42 @@ describe("list items", () => {
   it("matches items as a multiset", () => {
     expect(listItemsFound(["a", "a", "b"], ["a", "b", "c"])).toBe(2);
     expect(listItemsFound(["a"], [])).toBe(0);
+  });
+});
+
+describe("tables whole at the chunk budget", () => {
+  const chunk = (text: string, start: number, end: number, piece = text.slice(start, end)) => ({
+    text: piece,
+    metadata: { chunk_index: 0, char_count: end - start, start, end, token_count: 0 },
+  });
+  const md = "Intro.\n\n| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n| c | 3 |\n\nEnd.";
+  const truth = markdownTables("| k | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n| c | 3 |\n")[0]!;
+  const output = markdownTables(md);
+  const table = output[0]!;
+
+  it("counts a table one chunk holds", () => {
+    expect(tableWhole(truth, output, md, [chunk(md, 0, md.length)], 400)).toBe(true);
+  });
+
+  it("fails a short table cut across chunks, and a table the engine did not output as one", () => {
+    const cut = table.rowRanges[2]!.end;
+    expect(tableWhole(truth, output, md, [chunk(md, 0, cut), chunk(md, cut, md.length)], 400)).toBe(false);
+    expect(tableWhole(truth, [], md, [chunk(md, 0, md.length)], 400)).toBe(false);
+    // Only one of three rows in the output's table: under 90% of the rows.
+    const partial = markdownTables("| k | v |\n|---|---|\n| a | 1 |\n");
+    expect(tableWhole(truth, partial, md, [chunk(md, 0, md.length)], 400)).toBe(false);
+  });
+
+  it("accepts a table longer than the budget split between rows, each later piece with the header", () => {
+    const cut = table.rowRanges[2]!.end + 1;
+    const header = "| k | v |\n|---|---|\n";
+    const withHeader = [chunk(md, 0, cut), chunk(md, cut, md.length, header + md.slice(cut))];
+    // A budget of 5 tokens: the table (about 30) cannot fit one chunk.
+    expect(tableWhole(truth, output, md, withHeader, 5)).toBe(true);
+    expect(tableWhole(truth, output, md, [chunk(md, 0, cut), chunk(md, cut, md.length)], 5)).toBe(false);
+    const mid = table.rowRanges[2]!.start + 3;
+    expect(
+      tableWhole(truth, output, md, [chunk(md, 0, mid), chunk(md, mid, md.length, header + md.slice(mid))], 5),
+    ).toBe(false);
   });
 });
