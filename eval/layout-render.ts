@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PDFDocument } from "pdf-lib";
-import { chromium } from "playwright-core";
+import { type Page, chromium } from "playwright-core";
 import type { LayoutDocument } from "./layout-set";
 
 /**
@@ -43,6 +43,7 @@ export async function printAll(documents: LayoutDocument[]): Promise<Map<string,
     const page = await context.newPage();
     for (const doc of documents) {
       await page.setContent(doc.html, { waitUntil: "load" });
+      await breakLongTables(page);
       const small = "font-family: sans-serif; font-size: 8px; width: 100%; margin: 0 18mm; color: #333;";
       const pdf = await page.pdf({
         format: "A4",
@@ -58,6 +59,31 @@ export async function printAll(documents: LayoutDocument[]): Promise<Map<string,
     await browser.close();
   }
   return printed;
+}
+
+/** A4 less the margins below, in CSS pixels: the width and height of the printed text area. */
+const AREA = { width: (174 / 25.4) * 96, height: (257 / 25.4) * 96 };
+
+/**
+ * A table marked long continues on the next page: laid out as on paper (print
+ * media, the text area's width), if it would fit the page it starts on, space
+ * is added above it so that about half of it falls on the next page. Only
+ * the spacing changes, never the text.
+ */
+async function breakLongTables(page: Page): Promise<void> {
+  await page.emulateMedia({ media: "print" });
+  await page.setViewportSize({ width: Math.round(AREA.width), height: Math.round(AREA.height) });
+  await page.evaluate((height) => {
+    for (const table of document.querySelectorAll<HTMLElement>(".long")) {
+      const top = table.getBoundingClientRect().top + window.scrollY;
+      const h = table.getBoundingClientRect().height;
+      const at = top % height;
+      if (h < height && at + h < height) {
+        const want = height - h / 2;
+        table.style.marginTop = `${Math.round((want - at + height) % height)}px`;
+      }
+    }
+  }, AREA.height);
 }
 
 export async function pageCount(pdf: Uint8Array): Promise<number> {

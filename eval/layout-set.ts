@@ -148,6 +148,8 @@ type ListStyle = "disc" | "square" | "circle" | "decimal" | "typed-bullet" | "ty
 
 interface TableBlock {
   kind: "table";
+  /** Printed so that it continues on the next page (eval/layout-render.ts moves it down if it would not). */
+  long?: boolean;
   caption: string;
   /** Header rows, then body rows: cells with spans. */
   head: { text: string; colspan?: number; rowspan?: number }[][];
@@ -217,7 +219,7 @@ function blockHtml(b: Block): string {
     case "list":
       return listHtml(b.style, b.items);
     case "table":
-      return `<div class="wide">${tableHtml(b)}</div>`;
+      return `<div class="wide${b.long ? " long" : ""}">${tableHtml(b)}</div>`;
   }
 }
 
@@ -427,7 +429,7 @@ function compose(n: number, articles: Article[], tables: CsvTable[], seed: numbe
       blocks.push({ kind: "heading", level: 2, text: sectionTitle(1), runIn: false }, para(6), para(5));
       blocks.push({ kind: "heading", level: 2, text: `Data: ${sectionTitle(0)}`, runIn: false });
       // Long enough to continue on the next page; its header row is repeated there.
-      blocks.push(table(25, wide));
+      blocks.push({ ...table(25, wide), long: true });
       blocks.push({ kind: "heading", level: 2, text: "Notes", runIn: false });
       blocks.push({ kind: "list", style: "decimal", items: makeList("decimal", listPool, random, false) });
       blocks.push(para(2));
