@@ -4,6 +4,17 @@
  * file read with it is small and well-formed; malformed input throws.
  */
 export function parseCsv(text: string): Record<string, string>[] {
+  const [header, ...records] = parseCsvRows(text);
+  if (!header) return [];
+  return records.map((cells, n) => {
+    if (cells.length !== header.length)
+      throw new Error(`CSV: record ${n + 1} has ${cells.length} fields, the header ${header.length}`);
+    return Object.fromEntries(header.map((name, j) => [name, cells[j]!]));
+  });
+}
+
+/** The records of a CSV text as arrays of fields, the header row first. */
+export function parseCsvRows(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = "";
@@ -47,11 +58,5 @@ export function parseCsv(text: string): Record<string, string>[] {
     endField();
     rows.push(row);
   }
-  const [header, ...records] = rows;
-  if (!header) return [];
-  return records.map((cells, n) => {
-    if (cells.length !== header.length)
-      throw new Error(`CSV: record ${n + 1} has ${cells.length} fields, the header ${header.length}`);
-    return Object.fromEntries(header.map((name, j) => [name, cells[j]!]));
-  });
+  return rows;
 }

@@ -4,7 +4,8 @@
  * topic-segmentation set. Method and corpora: docs/eval.md.
  *
  *   npm run eval [-- --budgets 400,200,800] [--methods structure,langchain-recursive]
- *                [--corpora chroma,markdown,pdf,segmentation,ocr] [--chroma-dir DIR] [--no-docs]
+ *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout] [--chroma-dir DIR]
+ *                [--tables-dir DIR] [--layout-out DIR] [--no-docs]
  *
  * A full default run rewrites the results section of docs/eval.md. The exit
  * code is 0 whether or not the bars hold (this is a report), 1 if a method or
@@ -20,6 +21,9 @@ import { CachedEmbedder } from "@/eval/cached-embedder";
 import { loadChromaDev, missingChromaFiles, type QaDocument } from "@/eval/corpora";
 import { evaluateMethod, segmentationScores } from "@/eval/evaluate";
 import { type Method, createMethods, createSemanticVariants, createTopicBaselines } from "@/eval/methods";
+import { layoutSection } from "@/eval/layout";
+import { chunkwiseEngine, opendataloaderEngine, pdf2mdEngine } from "@/eval/layout-engines";
+import { buildLayoutSet } from "@/eval/layout-set";
 import { ocrSection } from "@/eval/ocr";
 import { loadOwnCorpora, scanSources, segmentationSources } from "@/eval/own-corpora";
 import { type Row, barLines, bars, corpusTable, mainTable } from "@/eval/report";
@@ -34,10 +38,11 @@ import {
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DEFAULT_CHROMA_DIR = path.resolve(ROOT, "../shared/eval-data/chroma-dev");
+const DEFAULT_TABLES_DIR = path.resolve(ROOT, "../shared/eval-data/tables-dev");
 const DOCS = path.join(ROOT, "docs", "eval.md");
 const MAIN_BUDGET = 400;
 const DEFAULT_BUDGETS = [MAIN_BUDGET, 200, 800];
-const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr"] as const;
+const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr", "layout"] as const;
 const RESULTS_START = "<!-- results:start -->";
 const RESULTS_END = "<!-- results:end -->";
 
@@ -48,6 +53,8 @@ async function main(): Promise<number> {
       methods: { type: "string" },
       corpora: { type: "string" },
       "chroma-dir": { type: "string", default: DEFAULT_CHROMA_DIR },
+      "tables-dir": { type: "string", default: DEFAULT_TABLES_DIR },
+      "layout-out": { type: "string" },
       "no-docs": { type: "boolean", default: false },
     },
   });
@@ -64,13 +71,26 @@ async function main(): Promise<number> {
   const chromaDir = missing.length === 0 ? values["chroma-dir"] : null;
   if (!chromaDir) {
     const what = `the chroma-dev data is not at ${values["chroma-dir"]} (missing: ${missing.join(", ")})`;
-    if (values.corpora?.split(",").includes("chroma")) {
-      console.error(`npm run eval: ${what}; pass --chroma-dir DIR, or leave chroma out of --corpora.`);
+    if (values.corpora?.split(",").some((c) => c === "chroma" || c === "layout")) {
+      console.error(`npm run eval: ${what}; pass --chroma-dir DIR, or leave chroma and layout out of --corpora.`);
       return 2;
     }
     console.error(
-      `npm run eval: ${what}. Left out: the chroma corpus and its articles and chats in the segmentation set; ` +
+      `npm run eval: ${what}. Left out: the chroma corpus, its articles and chats in the segmentation set, and the layout set; ` +
         "pass --chroma-dir DIR to include them. docs/eval.md is not rewritten.",
+    );
+  }
+
+  // The layout set's tables live beside the repository too.
+  const tablesDir = fs.existsSync(values["tables-dir"]) ? values["tables-dir"] : null;
+  if (corpora.includes("layout") && !tablesDir) {
+    if (values.corpora?.split(",").includes("layout")) {
+      console.error(`npm run eval: the tables-dev data is not at ${values["tables-dir"]}; pass --tables-dir DIR.`);
+      return 2;
+    }
+    console.error(
+      `npm run eval: the tables-dev data is not at ${values["tables-dir"]}. Left out: the layout set; ` +
+        "pass --tables-dir DIR to include it. docs/eval.md is not rewritten.",
     );
   }
 
@@ -109,7 +129,8 @@ async function main(): Promise<number> {
 
   const sections: string[] = [];
   let failed = false;
-  for (const budget of budgets) {
+  // Budgets of chunk quality only when there is something to chunk (not for --corpora ocr,layout alone).
+  for (const budget of documents.length > 0 || samples.length > 0 ? budgets : []) {
     const rows: Row[] = [];
     for (const method of methods) {
       try {
@@ -196,6 +217,27 @@ async function main(): Promise<number> {
     }
   }
 
+  if (corpora.includes("layout") && chromaDir && tablesDir) {
+    const layoutSet = buildLayoutSet(path.join(chromaDir, "wikitexts.md"), tablesDir);
+    const pool = new CpuPool({ threads: 2, queue: 16, taskTimeoutMs: 600_000, heapMb: 1024 });
+    try {
+      const limits = {
+        maxUnpackedBytes: config.limits.maxUnpackedBytes,
+        maxChars: config.limits.maxCharsPerRequest,
+        maxPages: config.limits.maxPagesPerRequest,
+        maxOcrPages: 1000,
+        timeoutMs: 600_000,
+      };
+      const engines = [chunkwiseEngine(limits, extractStepsOnCpu(pool, ["eng"])), opendataloaderEngine, pdf2mdEngine];
+      const layout = await layoutSection(layoutSet, engines, MAIN_BUDGET, { embedder }, values["layout-out"]);
+      if (layout.failed.length) failed = true;
+      console.log(`\n${layout.section}`);
+      sections.push(layout.section);
+    } finally {
+      await pool.close();
+    }
+  }
+
   const seconds = (performance.now() - started) / 1000;
   const methodNotes = [...methods, ...(samples.length > 0 ? [...variants, ...topicBaselines] : [])]
     .map((m) => `- **${m.label()}**: ${m.note}`)
@@ -205,6 +247,8 @@ async function main(): Promise<number> {
     !values.methods &&
     !values.corpora &&
     values["chroma-dir"] === DEFAULT_CHROMA_DIR &&
+    values["tables-dir"] === DEFAULT_TABLES_DIR &&
+    tablesDir !== null &&
     chromaDir !== null;
   const results =
     `Measured ${new Date().toISOString().slice(0, 10)} with node ${process.version}; \`npm run eval\` took ${seconds.toFixed(0)} s.\n` +
