@@ -108,7 +108,7 @@ export function findTables(page: PdfPageContent): PageTables {
   const tables: Table[] = [];
   const taken = new Set<number>();
   for (const run of tabularRuns(rows)) {
-    const table = toTable(run, horizontals);
+    const table = toTable(run, horizontals, verticals);
     if (!table) continue;
     tables.push(table);
     for (const i of itemsOf(run)) taken.add(i);
@@ -117,7 +117,7 @@ export function findTables(page: PdfPageContent): PageTables {
   const last = rows.reduce<Row | undefined>((low, row) => (!low || row.bottom < low.bottom ? row : low), undefined);
   const items = last ? itemsOf([last]) : [];
   if (last && last.cells.length >= 3 && isTabular(last) && !items.some((i) => taken.has(i))) {
-    const table = toTable([last], horizontals);
+    const table = toTable([last], horizontals, verticals);
     if (table) return { tables, taken, header: { table, items } };
   }
   return { tables, taken };
@@ -316,11 +316,11 @@ function isRowLabel(row: Row, above: Row): boolean {
 const MARKER =
   /^(?:[•◦▪▫‣⁃●○■□∙➢►▶✓✔❖\uf0b7\uf0a7\uf0d8\uf076\uf0fc\uf0a8\-–—*+·]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$/u;
 
-export function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
+export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[] = []): Table | undefined {
   const most = Math.max(...run.map((r) => r.cells.length));
   const full = run.filter((r) => r.cells.length === most);
   // Column k spans from the leftmost to the rightmost edge of the k-th cell of every full row.
-  const columns: { left: number; right: number }[] = [];
+  let columns: Column[] = [];
   for (let k = 0; k < most; k++) {
     columns.push({
       left: Math.min(...full.map((r) => r.cells[k]!.left)),
@@ -328,6 +328,9 @@ export function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
     });
   }
   for (let k = 1; k < most; k++) if (columns[k]!.left < columns[k - 1]!.right) return undefined;
+  // Drawn between the columns, rules say exactly where each one is; text set right or centred only suggests it.
+  const ruled = ruledColumns(run, verticals);
+  if (ruled && ruled.length >= most) columns = ruled;
   const tabular = run.filter(isTabular);
   if (most === 2) {
     // Two columns is the weakest evidence: a list with its markers set apart, or two short lines side by side, look alike.
@@ -335,14 +338,13 @@ export function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
     const ruled = horizontals.some(([l, , r]) => l <= columns[0]!.left + 2 && r >= columns[1]!.right - 2);
     if (markers || (tabular.length < 3 && !ruled)) return undefined;
   }
-  const rows = run.map((row) => placeCells(row, columns));
-  if (rows.some((cells) => cells === undefined)) return undefined;
-  const placed = rows as TableCell[][];
-  markRowSpans(run, placed);
+  const placed = run.map((row) => placeCells(row, columns));
+  widenGroupHeaders(run, placed, columns);
+  markRowSpans(run, placed, columns, horizontals);
   const order = Math.min(...run.flatMap((r) => r.cells.flatMap((c) => c.fragments.flatMap((f) => f.items))));
   return {
     rows: placed,
-    columns: most,
+    columns: columns.length,
     headerRows: headerRows(placed),
     lines: run.map(rowLine),
     spans: columns,
@@ -350,8 +352,18 @@ export function toTable(run: Row[], horizontals: Rect[]): Table | undefined {
   };
 }
 
-/** A row's cells in the table's columns: each goes to the columns it covers; two cells in one column mean no table. */
-function placeCells(row: Row, columns: { left: number; right: number }[]): TableCell[] | undefined {
+interface Column {
+  left: number;
+  right: number;
+}
+
+/**
+ * A row's cells in the table's columns: each goes to the columns it covers,
+ * or, set in the gap between two, to the nearest; never left of a cell
+ * before it (a header centred over a column of numbers set right can sit
+ * nearer the column before), and with no column left, into the cell before.
+ */
+function placeCells(row: Row, columns: Column[]): TableCell[] {
   const placed: TableCell[] = [];
   let next = 0;
   for (const cell of row.cells) {
@@ -359,18 +371,59 @@ function placeCells(row: Row, columns: { left: number; right: number }[]): Table
     const covered = columns.flatMap((c, k) =>
       Math.min(c.right, cell.right) - Math.max(c.left, cell.left) > 0.1 * size ? [k] : [],
     );
-    // In a gap between columns (a short centred cell): the nearest column by centre.
     const centre = (cell.left + cell.right) / 2;
-    const first = covered[0] ?? nearest(columns, centre);
-    const last = covered.at(-1) ?? first;
-    if (first < next) return undefined;
+    const first = Math.max(next, covered[0] ?? nearest(columns, centre));
+    const last = Math.max(first, covered.at(-1) ?? first);
+    if (first >= columns.length) {
+      placed.at(-1)!.text += ` ${cellText(cell)}`;
+      continue;
+    }
     placed.push({ text: cellText(cell), column: first, span: last - first + 1, rowSpan: 1 });
     next = last + 1;
   }
   return placed;
 }
 
-function nearest(columns: { left: number; right: number }[], x: number): number {
+/**
+ * Columns from rules drawn upright through the table: each pair of
+ * neighbouring rules (the table's own edges where its border is not drawn)
+ * bounds a column. Undefined when fewer than one inner rule is drawn.
+ */
+function ruledColumns(run: Row[], verticals: Rect[]): Column[] | undefined {
+  const top = Math.max(...run.map((r) => r.top));
+  const bottom = Math.min(...run.map((r) => r.bottom));
+  const left = Math.min(...run.flatMap((r) => r.cells.map((c) => c.left)));
+  const right = Math.max(...run.flatMap((r) => r.cells.map((c) => c.right)));
+  const xs = verticals
+    .filter(([l, b, r, t]) => b < top && t > bottom && r > left - 12 && l < right + 12)
+    .map(([l, , r]) => (l + r) / 2)
+    .sort((a, b) => a - b);
+  const edges: number[] = [];
+  for (const x of xs) if (edges.length === 0 || x - edges.at(-1)! > 2) edges.push(x);
+  const inner = edges.filter((x) => x > left + 2 && x < right - 2);
+  if (inner.length === 0) return undefined;
+  const bounds = [Math.min(left, edges[0]!), ...inner, Math.max(right, edges.at(-1)!)];
+  return bounds.slice(1).map((x, k) => ({ left: bounds[k]!, right: x }));
+}
+
+/**
+ * A header cell with empty columns after it in its row, reaching out past
+ * its own column over cells of the row below: it groups those columns ("Revenue"
+ * over "2024" and "2025"), so it spans them.
+ */
+function widenGroupHeaders(run: Row[], rows: TableCell[][], columns: Column[]): void {
+  if (rows.length < 3) return;
+  const below = rows[1]!;
+  rows[0]!.forEach((cell, k) => {
+    const source = run[0]!.cells[k]!;
+    const end = rows[0]![k + 1]?.column ?? columns.length;
+    const reach = source.right > columns[cell.column]!.right + source.fragments[0]!.size;
+    const under = below.filter((c) => c.column >= cell.column && c.column < end).length;
+    if (end > cell.column + cell.span && reach && under >= 2) cell.span = end - cell.column;
+  });
+}
+
+function nearest(columns: Column[], x: number): number {
   let best = 0;
   columns.forEach((c, k) => {
     const d = Math.abs((c.left + c.right) / 2 - x);
@@ -384,19 +437,24 @@ function nearest(columns: { left: number; right: number }[], x: number): number 
  * where that row has nothing in its columns, spans both rows: a cell
  * spanning two rows is centred on them (top-aligned ones are not told).
  */
-function markRowSpans(run: Row[], rows: TableCell[][]): void {
+function markRowSpans(run: Row[], rows: TableCell[][], columns: Column[], horizontals: Rect[]): void {
   const centre = (cell: Cell) => (cell.top + cell.bottom) / 2;
   for (let r = 0; r + 1 < run.length; r++) {
     const here = run[r]!.cells;
     const below = run[r + 1]!.cells;
     const highest = Math.max(...here.map(centre));
     const midway = (highest + Math.max(...below.map(centre))) / 2;
+    // Rules drawn between the two rows: where one is missing under a cell, the cell goes on down.
+    const between = horizontals.filter(([, b, , t]) => b < run[r]!.bottom + 1 && t > run[r + 1]!.top - 1);
     rows[r]!.forEach((cell, k) => {
       const source = here[k]!;
       const size = source.fragments[0]!.size;
       const free = !rows[r + 1]!.some((c) => c.column < cell.column + cell.span && c.column + c.span > cell.column);
       const lowered = centre(source) < highest - 0.3 * size && Math.abs(centre(source) - midway) < 0.3 * size;
-      if (lowered && free) cell.rowSpan = 2;
+      const { left, right } = { left: columns[cell.column]!.left, right: columns[cell.column + cell.span - 1]!.right };
+      const open =
+        between.length > 0 && !between.some(([l, , r2]) => l < (left + right) / 2 && r2 > (left + right) / 2);
+      if ((lowered || open) && free) cell.rowSpan = 2;
     });
   }
 }
