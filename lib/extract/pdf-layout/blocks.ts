@@ -116,8 +116,8 @@ function mayStartItem(prev: Line, line: Line, block: Block): boolean {
 function breaksBlock(prev: Line, line: Line, block: Block, leading: Leading, body: BodyStyle): boolean {
   if (!prev.upright || !line.upright) return true;
   const dy = prev.y - line.y;
-  // Upwards: the next column, or text placed out of order.
-  if (dy < -0.5 * line.size) return true;
+  // Upwards: the next column, or text placed out of order; a sentence cut off at a column's foot runs on at the next one's head.
+  if (dy < -0.5 * line.size) return !runsOn(prev, line, block);
   const sameSize = Math.abs(line.size - prev.size) <= Math.max(0.5, 0.08 * prev.size);
   if (block.kind === "code") return !(isCode(line) && sameSize && dy <= CODE_GAP * leading(prev.size) + 0.5);
   // One contents entry per line: their wrapped titles are rare, their lines running together is not.
@@ -136,6 +136,17 @@ function breaksBlock(prev: Line, line: Line, block: Block, leading: Leading, bod
   // A first-line indent starts a paragraph. Centred titles have ragged edges too, so only below heading sizes.
   if (line.left - block.left > 0.7 * line.size && line.size < body.size * HEADING_MIN_RATIO) return true;
   return endsParagraph(prev, line, block);
+}
+
+/**
+ * A paragraph or list item broken by the column: the line before ends
+ * mid-sentence (no closing punctuation) and the next column starts in
+ * lower case at the same size, to the right of where it left off.
+ */
+function runsOn(prev: Line, line: Line, block: Block): boolean {
+  if (block.kind !== "text" && block.kind !== "item") return false;
+  const sameSize = Math.abs(line.size - prev.size) <= Math.max(0.5, 0.08 * prev.size);
+  return sameSize && line.left > prev.right && !/[.:;!?]["'”’)\]]?$/u.test(prev.text) && /^\p{Ll}/u.test(line.text);
 }
 
 /** A line stopping well short of the paragraph's right edge after a full stop ends the paragraph, even without a gap or indent. */

@@ -81,7 +81,7 @@ export function render(
         ),
       );
     } else if (block.kind === "item") {
-      const indent = list.indentFor(block.lines[0]!, block.marker.output.length);
+      const indent = list.indentFor(block.lines, block.marker.output.length);
       text = prefixed(
         indent + block.marker.output,
         joinLines([block.marker.body, ...block.lines.slice(1).map((l) => l.text)], words),
@@ -138,7 +138,8 @@ class ListIndents {
   private stack: { left: number; indent: string; childIndent: string }[] = [];
   private last: Line | undefined;
 
-  indentFor(first: Line, markerWidth: number): string {
+  indentFor(lines: Line[], markerWidth: number): string {
+    const first = lines[0]!;
     const tolerance = 0.3 * first.size;
     const last = this.last;
     this.last = first;
@@ -146,6 +147,19 @@ class ListIndents {
       const shift = first.left - last.left;
       for (const entry of this.stack) entry.left += shift;
     }
+    const indent = this.place(first, markerWidth, tolerance);
+    // An item that runs on into the next column takes the list there: its text hangs at the same depth in both.
+    const jump = lines.findIndex((line, k) => k > 0 && line.y > lines[k - 1]!.y + line.size);
+    if (jump > 0) {
+      const hang = jump > 1 ? lines[1]!.left : first.left + 1.5 * first.size;
+      const shift = lines[jump]!.left - hang;
+      for (const entry of this.stack) entry.left += shift;
+      this.last = { ...first, left: first.left + shift, y: lines.at(-1)!.y, right: lines.at(-1)!.right };
+    }
+    return indent;
+  }
+
+  private place(first: Line, markerWidth: number, tolerance: number): string {
     while (this.stack.length > 0 && this.stack.at(-1)!.left > first.left + tolerance) this.stack.pop();
     const above = this.stack.at(-1);
     let indent = "";

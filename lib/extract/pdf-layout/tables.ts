@@ -173,6 +173,7 @@ export function leftOver(
 }
 
 export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: Set<string>): Fragment[] {
+  const even = justifiedItems(items);
   const fragments: Fragment[] = [];
   let open: (Fragment & { spaceDue: boolean }) | undefined;
   const close = () => {
@@ -185,11 +186,12 @@ export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: 
     if (!item.upright || monospace.has(item.font)) return close();
     if (text.trim() === "") {
       // pdf.js writes the gap between two cells as one wide space.
-      if (open && item.width > CELL_SPACE_EM * item.size) close();
+      if (open && item.width > CELL_SPACE_EM * item.size && !even.has(open.items.at(-1)!)) close();
       else if (open && text !== "") open.spaceDue = true;
       return;
     }
-    if (open && continues(open, item, verticals)) {
+    const sameLine = open !== undefined && even.has(i) && even.has(open.items.at(-1)!);
+    if (open && (sameLine || continues(open, item, verticals))) {
       const gap = item.x - open.right;
       const spaced = open.spaceDue || gap > 0.18 * item.size;
       open.text += (spaced && !/\s$/.test(open.text) && !/^\s/.test(text) ? " " : "") + text;
@@ -216,6 +218,38 @@ export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: 
   });
   close();
   return fragments.filter((f) => f.text !== "");
+}
+
+/**
+ * Items of justified lines: words set an equal, stretched space apart
+ * (three or more gaps within a tenth of an em of each other), which some
+ * producers write a word at a time. Cells of a table are never spaced so
+ * evenly, and justified words are never cells.
+ */
+function justifiedItems(items: PdfTextItem[]): Set<number> {
+  const even = new Set<number>();
+  let run: number[] = [];
+  const flush = () => {
+    if (run.length >= 4) {
+      const gaps = run.slice(1).map((i, k) => items[i]!.x - (items[run[k]!]!.x + items[run[k]!]!.width));
+      const size = items[run[0]!]!.size;
+      if (Math.max(...gaps) - Math.min(...gaps) <= 0.1 * size && Math.max(...gaps) <= 2 * size)
+        for (const i of run) even.add(i);
+    }
+    run = [];
+  };
+  items.forEach((item, i) => {
+    if (item.text.trim() === "") return;
+    const last = run.length > 0 ? items[run.at(-1)!]! : undefined;
+    const follows =
+      last !== undefined &&
+      Math.abs(item.y - last.y) <= SAME_LINE_EM * item.size &&
+      item.x >= last.x + last.width - 0.5 * item.size;
+    if (!follows) flush();
+    run.push(i);
+  });
+  flush();
+  return even;
 }
 
 function continues(open: Fragment, item: PdfTextItem, verticals: Rect[]): boolean {
@@ -338,7 +372,12 @@ export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[] = [])
     const ruled = horizontals.some(([l, , r]) => l <= columns[0]!.left + 2 && r >= columns[1]!.right - 2);
     if (markers || (tabular.length < 3 && !ruled)) return undefined;
   }
-  const placed = run.map((row) => placeCells(row, columns));
+  const fits = run.map((row) => placeCells(row, columns));
+  // Below its header a table's cells fall into its columns; prose that only looks tabular does not.
+  const body = fits.slice(2);
+  const misfits = body.reduce((n, fit) => n + fit.misfits, 0);
+  if (misfits > 0.2 * body.reduce((n, fit) => n + fit.cells.length, 0)) return undefined;
+  const placed = fits.map((fit) => fit.cells);
   widenGroupHeaders(run, placed, columns);
   markRowSpans(run, placed, columns, horizontals);
   const order = Math.min(...run.flatMap((r) => r.cells.flatMap((c) => c.fragments.flatMap((f) => f.items))));
@@ -363,8 +402,9 @@ interface Column {
  * before it (a header centred over a column of numbers set right can sit
  * nearer the column before), and with no column left, into the cell before.
  */
-function placeCells(row: Row, columns: Column[]): TableCell[] {
+function placeCells(row: Row, columns: Column[]): { cells: TableCell[]; misfits: number } {
   const placed: TableCell[] = [];
+  let misfits = 0;
   let next = 0;
   for (const cell of row.cells) {
     const size = cell.fragments[0]!.size;
@@ -374,6 +414,7 @@ function placeCells(row: Row, columns: Column[]): TableCell[] {
     const centre = (cell.left + cell.right) / 2;
     const first = Math.max(next, covered[0] ?? nearest(columns, centre));
     const last = Math.max(first, covered.at(-1) ?? first);
+    if (covered.length !== 1 || first !== covered[0]) misfits++;
     if (first >= columns.length) {
       placed.at(-1)!.text += ` ${cellText(cell)}`;
       continue;
@@ -381,7 +422,7 @@ function placeCells(row: Row, columns: Column[]): TableCell[] {
     placed.push({ text: cellText(cell), column: first, span: last - first + 1, rowSpan: 1 });
     next = last + 1;
   }
-  return placed;
+  return { cells: placed, misfits };
 }
 
 /**
