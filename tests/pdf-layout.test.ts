@@ -533,6 +533,23 @@ describe("tables", () => {
     expect(text.indexOf("Left column line 4")).toBeLessThan(text.indexOf("Right column line 0"));
   });
 
+  it("leaves justified prose written a word at a time, its spaces stretched, as prose", () => {
+    // Four lines of four words each, every gap stretched to 0.8 em: by position alone, a four-column table.
+    const words = ["Ferries", "cross", "the", "sound"];
+    const items = [0, 1, 2, 3].flatMap((k) => {
+      let x = 72;
+      const at: [string, number][] = words.map((w) => {
+        const cell: [string, number] = [w, x];
+        x += w.length * 5 + 8;
+        return cell;
+      });
+      return row(at, 700 - 14 * k);
+    });
+    const text = layoutOne([...filler(780), ...items]);
+    expect(text).not.toContain("|");
+    expect(text).toContain("Ferries cross the sound Ferries cross the sound");
+  });
+
   it("leaves a list whose markers stand apart from their text a list", () => {
     const items = ["Apples", "Pears", "Plums"].flatMap((fruit, i) =>
       row(

@@ -221,10 +221,10 @@ export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: 
 }
 
 /**
- * Items of justified lines: words set an equal, stretched space apart
- * (three or more gaps within a tenth of an em of each other), which some
- * producers write a word at a time. Cells of a table are never spaced so
- * evenly, and justified words are never cells.
+ * Items of justified lines: single words set an equal, stretched space
+ * apart (three or more gaps within a tenth of an em of each other, under an
+ * em), which some producers write a word at a time. Justified words are
+ * never cells.
  */
 function justifiedItems(items: PdfTextItem[]): Set<number> {
   const even = new Set<number>();
@@ -233,7 +233,9 @@ function justifiedItems(items: PdfTextItem[]): Set<number> {
     if (run.length >= 4) {
       const gaps = run.slice(1).map((i, k) => items[i]!.x - (items[run[k]!]!.x + items[run[k]!]!.width));
       const size = items[run[0]!]!.size;
-      if (Math.max(...gaps) - Math.min(...gaps) <= 0.1 * size && Math.max(...gaps) <= 2 * size)
+      // A stretched word space stays under an em; cells sized to their text are set further apart.
+      const words = run.every((i) => !/\s/.test(items[i]!.text.trim()));
+      if (words && Math.max(...gaps) - Math.min(...gaps) <= 0.1 * size && Math.max(...gaps) <= size)
         for (const i of run) even.add(i);
     }
     run = [];
