@@ -130,8 +130,10 @@ function breaksBlock(prev: Line, line: Line, block: Block, leading: Leading, bod
   // "... as follows:" and then an example; a path wrapped onto a line of its own mid-sentence stays in the sentence.
   if (isCode(line) && !isCode(prev) && /[.:!?]$/.test(prev.text)) return true;
   if (block.kind === "item") {
-    // Continuation lines hang under the item's text; a line back at the marker's edge has left the item.
-    return line.left <= block.lines[0]!.left + 0.25 * line.size;
+    // Continuation lines hang under the item's text; a line back at the marker's edge has left the item,
+    // unless it goes on with a sentence the line before left open (a typed bullet with no hanging indent).
+    const open = !/[.:;!?]["'”’)\]]?$/u.test(prev.text) && /^\p{Ll}/u.test(line.text);
+    return line.left <= block.lines[0]!.left + 0.25 * line.size && !open;
   }
   // A first-line indent starts a paragraph. Centred titles have ragged edges too, so only below heading sizes.
   if (line.left - block.left > 0.7 * line.size && line.size < body.size * HEADING_MIN_RATIO) return true;

@@ -374,7 +374,8 @@ export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[] = [])
     const ruled = horizontals.some(([l, , r]) => l <= columns[0]!.left + 2 && r >= columns[1]!.right - 2);
     if (markers || (tabular.length < 3 && !ruled)) return undefined;
   }
-  const fits = run.map((row) => placeCells(row, columns));
+  const zones = columnZones(columns, full);
+  const fits = run.map((row) => placeCells(row, columns, zones));
   // Below its header a table's cells fall into its columns; prose that only looks tabular does not.
   const body = fits.slice(2);
   const misfits = body.reduce((n, fit) => n + fit.misfits, 0);
@@ -382,11 +383,17 @@ export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[] = [])
   const placed = fits.map((fit) => fit.cells);
   widenGroupHeaders(run, placed, columns);
   markRowSpans(run, placed, columns, horizontals);
+  const header = headerRows(placed);
+  // Under a header that groups columns, the second row names only the grouped ones: the first row's others reach down.
+  if (header === 2) {
+    for (const cell of placed[0]!)
+      if (cell.span === 1 && !placed[1]!.some((c) => c.column === cell.column)) cell.rowSpan = 2;
+  }
   const order = Math.min(...run.flatMap((r) => r.cells.flatMap((c) => c.fragments.flatMap((f) => f.items))));
   return {
     rows: placed,
     columns: columns.length,
-    headerRows: headerRows(placed),
+    headerRows: header,
     lines: run.map(rowLine),
     spans: columns,
     order,
@@ -404,7 +411,7 @@ interface Column {
  * before it (a header centred over a column of numbers set right can sit
  * nearer the column before), and with no column left, into the cell before.
  */
-function placeCells(row: Row, columns: Column[]): { cells: TableCell[]; misfits: number } {
+function placeCells(row: Row, columns: Column[], zones: number[]): { cells: TableCell[]; misfits: number } {
   const placed: TableCell[] = [];
   let misfits = 0;
   let next = 0;
@@ -414,7 +421,7 @@ function placeCells(row: Row, columns: Column[]): { cells: TableCell[]; misfits:
       Math.min(c.right, cell.right) - Math.max(c.left, cell.left) > 0.1 * size ? [k] : [],
     );
     const centre = (cell.left + cell.right) / 2;
-    const first = Math.max(next, covered[0] ?? nearest(columns, centre));
+    const first = Math.max(next, covered[0] ?? zoneOf(zones, centre));
     const last = Math.max(first, covered.at(-1) ?? first);
     if (covered.length !== 1 || first !== covered[0]) misfits++;
     if (first >= columns.length) {
@@ -466,13 +473,37 @@ function widenGroupHeaders(run: Row[], rows: TableCell[][], columns: Column[]): 
   });
 }
 
-function nearest(columns: Column[], x: number): number {
-  let best = 0;
-  columns.forEach((c, k) => {
-    const d = Math.abs((c.left + c.right) / 2 - x);
-    if (d < Math.abs((columns[best]!.left + columns[best]!.right) / 2 - x)) best = k;
+/**
+ * Where each column's box ends and the next one's begins, for cells set in
+ * the gap between their texts (a header centred over a column). A column
+ * of numbers set flush right fills its box from the right, so its box
+ * reaches back nearly to the column before; text set flush left fills
+ * its box from the left. Between two of a kind, or unknown, the middle.
+ */
+function columnZones(columns: Column[], full: Row[]): number[] {
+  const align = columns.map((_, k) => {
+    const cells = full.map((r) => r.cells[k]!);
+    const spread = (edge: (c: Cell) => number) => Math.max(...cells.map(edge)) - Math.min(...cells.map(edge));
+    const numbers = cells.filter((c) => NUMBER.test(cellText(c))).length >= 0.8 * cells.length;
+    const right = spread((c) => c.right) <= 1 && (spread((c) => c.left) > 1 || numbers);
+    const left = spread((c) => c.left) <= 1 && !right;
+    return right ? "right" : left ? "left" : "centre";
   });
-  return best;
+  return columns.slice(1).map((column, k) => {
+    const before = columns[k]!;
+    const gap = column.left - before.right;
+    if (align[k + 1] === "right" && align[k] !== "left") return before.right + 0.15 * gap;
+    if (align[k] === "left" && align[k + 1] !== "right") return column.left - 0.15 * gap;
+    return before.right + 0.5 * gap;
+  });
+}
+
+const NUMBER = /^[-+−–(]?[$€£¥]?\s?[\d.,]+%?\)?$/u;
+
+/** The column whose box holds `x`, by the boundaries between boxes. */
+function zoneOf(zones: number[], x: number): number {
+  const k = zones.findIndex((boundary) => x < boundary);
+  return k === -1 ? zones.length : k;
 }
 
 /**
