@@ -327,7 +327,9 @@ export function* tabularRuns(rows: Row[]): Generator<Row[]> {
     const prev = run.at(-1);
     const size = row.cells[0]!.fragments[0]!.size;
     const gap = prev === undefined ? Infinity : prev.bottom - row.top;
-    const follows = prev !== undefined && row.top <= prev.bottom + 0.5 * size && gap <= ROW_GAP_EM * size;
+    // A table is set in one size: a heading in larger type beside the next column's text is not its row.
+    const sized = prev === undefined || Math.abs(rowSize(row) - rowSize(prev)) <= 0.15 * rowSize(prev);
+    const follows = prev !== undefined && sized && row.top <= prev.bottom + 0.5 * size && gap <= ROW_GAP_EM * size;
     if (isTabular(row)) {
       if (!follows) yield* flush();
       run.push(row);
@@ -338,6 +340,12 @@ export function* tabularRuns(rows: Row[]): Generator<Row[]> {
     }
   }
   yield* flush();
+}
+
+/** The size most of a row's text is set in. */
+function rowSize(row: Row): number {
+  const sizes = row.cells.flatMap((c) => c.fragments.map((f) => f.size)).sort((a, b) => a - b);
+  return sizes[sizes.length >> 1]!;
 }
 
 /** A row of one short cell at a row's distance, within the first column or one column: a label of the rows below it. */
@@ -368,11 +376,13 @@ export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[] = [])
   const ruled = ruledColumns(run, verticals);
   if (ruled && ruled.length >= most) columns = ruled;
   const tabular = run.filter(isTabular);
+  const underlined = horizontals.some(([l, , r]) => l <= columns[0]!.left + 2 && r >= columns.at(-1)!.right - 2);
+  // Two rows of a table agree on their cells; two lines of prose (words set apart) rarely do. Rules settle it.
+  if (run.length > 1 && full.length < 2 && !ruled && !underlined) return undefined;
   if (most === 2) {
     // Two columns is the weakest evidence: a list with its markers set apart, or two short lines side by side, look alike.
     const markers = run.every((r) => MARKER.test(r.cells[0]!.fragments[0]!.text));
-    const ruled = horizontals.some(([l, , r]) => l <= columns[0]!.left + 2 && r >= columns[1]!.right - 2);
-    if (markers || (tabular.length < 3 && !ruled)) return undefined;
+    if (markers || (tabular.length < 3 && !underlined)) return undefined;
   }
   const zones = columnZones(columns, full);
   const fits = run.map((row) => placeCells(row, columns, zones));
