@@ -221,36 +221,54 @@ export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: 
 }
 
 /**
- * Items of justified lines: single words set an equal, stretched space
- * apart (three or more gaps within a tenth of an em of each other, under an
- * em), which some producers write a word at a time. Justified words are
- * never cells.
+ * Items of justified lines, which some producers write a few words at a
+ * time: a line whose gaps are all one stretched space (within a tenth of an
+ * em, under two ems, three or more gaps, or two beside a line set flush to
+ * the same edges) and that has the same left and right edges as a line
+ * next to it. A table's header may be spaced as evenly, but its rows below
+ * are not; justified words are never cells.
  */
 function justifiedItems(items: PdfTextItem[]): Set<number> {
-  const even = new Set<number>();
-  let run: number[] = [];
+  interface Run {
+    items: number[];
+    left: number;
+    right: number;
+    even: boolean;
+  }
+  const runs: Run[] = [];
+  let current: number[] = [];
   const flush = () => {
-    if (run.length >= 4) {
-      const gaps = run.slice(1).map((i, k) => items[i]!.x - (items[run[k]!]!.x + items[run[k]!]!.width));
-      const size = items[run[0]!]!.size;
-      // A stretched word space stays under an em; cells sized to their text are set further apart.
-      const words = run.every((i) => !/\s/.test(items[i]!.text.trim()));
-      if (words && Math.max(...gaps) - Math.min(...gaps) <= 0.1 * size && Math.max(...gaps) <= size)
-        for (const i of run) even.add(i);
-    }
-    run = [];
+    if (current.length === 0) return;
+    const first = items[current[0]!]!;
+    const last = items[current.at(-1)!]!;
+    const gaps = current.slice(1).map((i, k) => items[i]!.x - (items[current[k]!]!.x + items[current[k]!]!.width));
+    const size = first.size;
+    const words = current.some((i) => /\p{L}{2}/u.test(items[i]!.text));
+    const even =
+      words && gaps.length >= 2 && Math.max(...gaps) - Math.min(...gaps) <= 0.1 * size && Math.max(...gaps) <= 2 * size;
+    runs.push({ items: current, left: first.x, right: last.x + last.width, even });
+    current = [];
   };
   items.forEach((item, i) => {
     if (item.text.trim() === "") return;
-    const last = run.length > 0 ? items[run.at(-1)!]! : undefined;
+    const last = current.length > 0 ? items[current.at(-1)!]! : undefined;
     const follows =
       last !== undefined &&
       Math.abs(item.y - last.y) <= SAME_LINE_EM * item.size &&
       item.x >= last.x + last.width - 0.5 * item.size;
     if (!follows) flush();
-    run.push(i);
+    current.push(i);
   });
   flush();
+  const flush2 = (a: Run | undefined, b: Run) =>
+    a !== undefined &&
+    Math.abs(a.left - b.left) <= 1.5 &&
+    Math.abs(a.right - b.right) <= 1.5 &&
+    (a.even || a.items.length === 1);
+  const even = new Set<number>();
+  runs.forEach((run, k) => {
+    if (run.even && (flush2(runs[k - 1], run) || flush2(runs[k + 1], run))) for (const i of run.items) even.add(i);
+  });
   return even;
 }
 
