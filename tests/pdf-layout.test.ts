@@ -579,6 +579,18 @@ describe("tables", () => {
     expect(out[0]!.text.endsWith("| 13 | 8.5 | 3.4 |")).toBe(true);
   });
 
+  it("joins a ruled table the page breaks, its columns bounded by the same rules on both pages", () => {
+    // Upright rules at the table's edges and between its columns, as a grid table draws them.
+    const rules = (top: number, bottom: number): PdfPageContent["rules"] =>
+      [68, 140, 250, 360].map((x) => [x, bottom, x + 0.75, top] as [number, number, number, number]);
+    const out = layout([
+      { ...page([...filler(760), ...row(header, 200), ...body(186, ["12", "3.9", "1.1"])]), rules: rules(212, 180) },
+      { ...page([...row(header, 780), ...body(766, ["13", "8.5", "3.4"])]), rules: rules(792, 760) },
+    ]);
+    expect(out[1]!.continuesTable).toBe(true);
+    expect(out[1]!.text).toBe("| 13 | 8.5 | 3.4 |");
+  });
+
   it("starts list items at bullets drawn as shapes, nested by where the shape is", () => {
     const items = [
       line("Tide tables", 700, { x: 90 }),

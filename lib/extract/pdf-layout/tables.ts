@@ -149,7 +149,7 @@ export function sameColumns(a: Table, b: Table): boolean {
   return (
     a.columns === b.columns &&
     a.spans.every((column, k) => column.left < b.spans[k]!.right + 3 && column.right > b.spans[k]!.left - 3) &&
-    a.spans.every((column, k) => k + 1 === a.columns || column.right < b.spans[k + 1]!.left)
+    a.spans.every((column, k) => k + 1 === a.columns || column.right < b.spans[k + 1]!.left + 2)
   );
 }
 
