@@ -77,10 +77,11 @@ interface Row {
 const CELL_GAP_EM = 0.8;
 /**
  * pdf.js writes the gap between two runs of text as a space item; one wider
- * than this share of the size parts two cells (a space is a quarter em, and
- * within a line of prose a producer writes its spaces into the run).
+ * than this share of the size parts two cells (a space is a quarter to half
+ * an em, the half in italic and wide faces; within a line of prose a
+ * producer writes its spaces into the run).
  */
-const CELL_SPACE_EM = 0.5;
+const CELL_SPACE_EM = 0.7;
 /** Baselines closer than this share of the size are one line. */
 const SAME_LINE_EM = 0.45;
 /** A cell's next line starts at most this many sizes below its last. */
