@@ -87,7 +87,7 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
       throw error;
     }
   });
-  const placed: (PlacedItem & { confidence: number })[] = [];
+  const placed: (PlacedItem & { confidence: number; lineX: number })[] = [];
   const slopes: number[] = [];
   let words = 0;
   let confidence = 0;
@@ -103,17 +103,20 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
         const size = Math.abs(own - usual) <= 0.12 * usual ? usual : own;
         const runs = wordRuns(line.words, size);
         if (runs.length === 0) continue;
-        // Baseline height at each run's start (Tesseract gives it as a line through two points).
+        const { x0 } = line.bbox;
+        // Baseline height at the line's start (Tesseract gives it as a line through two points): one for all its
+        // runs, which line recovery then joins as one line whatever the page's skew.
         const slope = baseline.x1 !== baseline.x0 ? (baseline.y1 - baseline.y0) / (baseline.x1 - baseline.x0) : 0;
+        const baselineY = baseline.y0 + slope * (x0 - baseline.x0);
         slopes.push(slope);
         for (const run of runs) {
           words += run.words;
           confidence += run.confidence * run.words;
-          const baselineY = baseline.y0 + slope * (run.x0 - baseline.x0);
           placed.push({
             text: run.text,
             x: run.x0 * points,
             y: (page.height - baselineY) * points,
+            lineX: x0 * points,
             size: size * points,
             width: (run.x1 - run.x0) * points,
             confidence: run.confidence,
@@ -121,8 +124,11 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
         }
       }
     }
-  // Image y runs down, the items' up: a baseline falling to the right in the image rises by -slope in theirs.
-  const ordered = scanOrder(placed, slopes.length > 0 ? -median(slopes) : 0).map((i) => placed[i]!);
+  // Each line's baseline carried to the page's left edge along the page's skew (the lines' median slope; a short
+  // line's own is rough): lines' heights compared across a skewed page, for finding a table's rows.
+  const skew = slopes.length > 0 ? median(slopes) : 0;
+  for (const item of placed) item.level = item.y + skew * item.lineX;
+  const ordered = scanOrder(placed).map((i) => placed[i]!);
   const text = ordered.map((item) => item.text);
   const geometry = ordered.flatMap((item) => [item.x, item.y, item.size, item.width, 1]);
   const confidences = ordered.map((item) => item.confidence);

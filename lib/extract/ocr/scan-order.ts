@@ -7,8 +7,8 @@
  * items written row by row; everything else keeps Tesseract's order, which
  * is the right one for prose, two page columns included.
  *
- * 1. bands: items on one baseline across the page (the page's skew taken
- *    off);
+ * 1. bands: items on one baseline across the page (by their lines' `level`,
+ *    the page's skew taken off);
  * 2. a table region: consecutive bands of two or more short items (cells,
  *    not prose lines) whose items line up under the band above;
  * 3. in a region, a band set half a row lower whose items sit between the
@@ -26,6 +26,8 @@ export interface PlacedItem {
   y: number;
   size: number;
   width: number;
+  /** Its line's baseline height at the page's left edge (default `y`): on a skewed page a row's cells share it, not `y`. */
+  level?: number;
 }
 
 /** Baselines closer than this share of the size are one band (as in line recovery). */
@@ -46,13 +48,9 @@ interface Band {
   items: number[];
 }
 
-/**
- * The items' indices in reading order. `slope` is the page's baseline
- * slope (rise in y per unit of x), to compare baselines across a skewed
- * page.
- */
-export function scanOrder(items: PlacedItem[], slope = 0): number[] {
-  const level = (i: number) => items[i]!.y - slope * items[i]!.x;
+/** The items' indices in reading order. */
+export function scanOrder(items: PlacedItem[]): number[] {
+  const level = (i: number) => items[i]!.level ?? items[i]!.y;
   const bands = toBands(items, level);
   const regions = tableRegions(bands, items);
   if (regions.length === 0) return items.map((_, i) => i);

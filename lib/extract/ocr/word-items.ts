@@ -20,8 +20,13 @@ export interface WordRun {
   words: number;
 }
 
-/** The gap that parts two cells, as table recovery reads it: word spaces stay below half an em, even justified. */
-const CELL_GAP_EM = 0.8;
+/**
+ * The gap that parts two cells. Table recovery parts cells at 0.8 of the
+ * font's em; Tesseract's em (the row height) is smaller for some fonts, and
+ * a monospaced line's word gaps, around a hyphen, reach 0.9 of it: code
+ * must stay one run. A table's cells are set wider apart.
+ */
+const CELL_GAP_EM = 1;
 
 /** A table's vertical border read as a character. */
 const BORDER = /^[|│[\]]+$/u;
