@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PDFDocument } from "pdf-lib";
 import { chromium } from "playwright-core";
 import sharp from "sharp";
 import { COLUMNS, LEDGER, STYLE, TABLES } from "@/tests/helpers/scan-fixture-pages";
@@ -40,6 +41,9 @@ async function main(): Promise<void> {
       const pdf = path.join(work, `${name}.pdf`);
       await page.pdf({ path: pdf, preferCSSPageSize: true });
       await page.close();
+      // One page each: pdftoppm -singlefile would drop the rest without a word.
+      const pages = (await PDFDocument.load(readFileSync(pdf))).getPageCount();
+      if (pages !== 1) throw new Error(`${name} runs over ${pages} pages; shorten it`);
       execFileSync("pdftoppm", ["-r", "200", "-gray", "-png", "-singlefile", pdf, path.join(work, name)]);
       const png = await sharp(readFileSync(path.join(work, `${name}.png`)))
         .png({ palette: true, colours: 16, compressionLevel: 9 })

@@ -13,7 +13,6 @@ export const STYLE = `
   table { border-collapse: collapse; margin: 4pt 0 8pt; }
   table.ruled td, table.ruled th { border: 1px solid #000; padding: 3pt 7pt; }
   table.plain td, table.plain th { padding: 2pt 12pt 2pt 0; text-align: left; }
-  table.wide td, table.wide th { padding: 1pt 40pt 1pt 0; text-align: left; }
   table.ledger td, table.ledger th { padding: 1pt 0 1pt 30pt; text-align: right; }
   table.ledger td:first-child, table.ledger th:first-child { padding-left: 0; text-align: left; }
   td.n { text-align: right; }
@@ -38,13 +37,6 @@ export const TABLES = `
   <tr><td>Blue Heron Shipping</td><td>9</td><td>187</td></tr>
   <tr><td>Marlow Coastal</td><td>22</td><td>405</td></tr>
   <tr><td>Tern Ferries</td><td>6</td><td>98</td></tr>
-</table>
-<h2>Sailings</h2>
-<table class="wide">
-  <tr><th>Route</th><th>Weekly</th><th>Seats</th></tr>
-  <tr><td>Ardmore</td><td>12</td><td>4810</td></tr>
-  <tr><td>Bellhaven</td><td>7</td><td>2265</td></tr>
-  <tr><td>Carrick</td><td>21</td><td>9034</td></tr>
 </table>
 <h2>Cargo handled per shift</h2>
 <table class="ruled">
