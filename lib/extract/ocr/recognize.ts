@@ -128,7 +128,8 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
   // line's own is rough): lines' heights compared across a skewed page, for finding a table's rows.
   const skew = slopes.length > 0 ? median(slopes) : 0;
   for (const item of placed) item.level = item.y + skew * item.lineX;
-  const ordered = scanOrder(placed).map((i) => placed[i]!);
+  const { order, baselines } = scanOrder(placed);
+  const ordered = order.map((i) => ({ ...placed[i]!, y: baselines.get(i) ?? placed[i]!.y }));
   const text = ordered.map((item) => item.text);
   const geometry = ordered.flatMap((item) => [item.x, item.y, item.size, item.width, 1]);
   const confidences = ordered.map((item) => item.confidence);

@@ -36,8 +36,13 @@ const SAME_LINE_EM = 0.45;
 const CELL_MAX_WORDS = 4;
 /** Rows of a table follow each other within this many sizes, baseline to baseline. */
 const ROW_GAP_EM = 3;
-/** A cell's wrapped line lies at most this many sizes below the line before it; rows lie further apart. */
+/**
+ * A cell's wrapped line lies at most this many sizes below the line before
+ * it, and closer than WRAP_OF_PITCH of the table's usual distance between
+ * baselines: an unruled table's rows can lie a line's height apart too.
+ */
 const WRAP_GAP_EM = 1.5;
+const WRAP_OF_PITCH = 0.85;
 /** A cell centred over two rows sits at most this many sizes below the first row's baseline. */
 const HALF_ROW_EM = 1.3;
 
@@ -48,25 +53,39 @@ interface Band {
   items: number[];
 }
 
-/** The items' indices in reading order. */
-export function scanOrder(items: PlacedItem[]): number[] {
+export interface ScanOrder {
+  /** The items' indices in reading order. */
+  order: number[];
+  /**
+   * New baselines for the items of tables, levelled along the page's skew:
+   * table recovery takes cells on baselines more than half a size apart for
+   * different rows, and a row read as column blocks has each cell's
+   * baseline from a line of its own, lower the further right on a page
+   * turned clockwise.
+   */
+  baselines: Map<number, number>;
+}
+
+export function scanOrder(items: PlacedItem[]): ScanOrder {
   const level = (i: number) => items[i]!.level ?? items[i]!.y;
   const bands = toBands(items, level);
   const regions = tableRegions(bands, items);
-  if (regions.length === 0) return items.map((_, i) => i);
   const placed = new Map<number, number[]>();
+  const baselines = new Map<number, number>();
   for (const region of regions) {
     const order = regionOrder(region, items);
     placed.set(Math.min(...order), order);
+    // Heights within the table kept as they are along the skew (a header cell centred over two rows stays between them).
+    const first = order[0]!;
+    for (const i of order) baselines.set(i, items[first]!.y + level(i) - level(first));
   }
-  const inRegion = new Set([...placed.values()].flat());
   const order: number[] = [];
   items.forEach((_, i) => {
     const region = placed.get(i);
     if (region) order.push(...region);
-    else if (!inRegion.has(i)) order.push(i);
+    else if (!baselines.has(i)) order.push(i);
   });
-  return order;
+  return { order, baselines };
 }
 
 function toBands(items: PlacedItem[], level: (i: number) => number): Band[] {
@@ -150,6 +169,7 @@ function spanningHeader(above: Band, band: Band, items: PlacedItem[]): boolean {
 /** A region's items row by row, each row left to right, wrapped lines after the line they continue. */
 function regionOrder(region: Band[], items: PlacedItem[]): number[] {
   const rows: { band: Band; lines: number[][] }[] = [];
+  const pitch = median(region.slice(1).map((band, k) => region[k]!.y - band.y));
   for (const band of region) {
     const row = rows.at(-1);
     const gap = row ? row.band.y - band.y : Infinity;
@@ -162,7 +182,8 @@ function regionOrder(region: Band[], items: PlacedItem[]): number[] {
       continue;
     }
     const under = row ? continued(band, row.band, items) : undefined;
-    if (row && under && gap <= WRAP_GAP_EM * size && band.items.length < row.band.items.length) {
+    const wrapped = gap <= WRAP_GAP_EM * band.size && gap < WRAP_OF_PITCH * pitch;
+    if (row && under && wrapped && band.items.length < row.band.items.length) {
       under.forEach((above, k) => row.lines.find((l) => l.includes(above))!.push(band.items[k]!));
       // The next wrapped line continues these.
       row.band = { ...band, items: row.band.items.map((i) => (under.includes(i) ? band.items[under.indexOf(i)]! : i)) };
@@ -179,4 +200,10 @@ function continued(band: Band, above: Band, items: PlacedItem[]): number[] | und
   if (over.some((o) => o.length !== 1)) return undefined;
   const chosen = over.map((o) => o[0]!);
   return new Set(chosen).size === chosen.length ? chosen : undefined;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
