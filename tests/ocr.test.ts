@@ -458,7 +458,7 @@ describe("tables on scanned pages", () => {
 describe("scan order", () => {
   /** An item of 10-pt text at (x, y), a word about 5 pt a character wide. */
   const at = (text: string, x: number, y: number): PlacedItem => ({ text, x, y, size: 10, width: 5 * text.length });
-  const texts = (items: PlacedItem[]) => scanOrder(items).map((i) => items[i]!.text);
+  const texts = (items: PlacedItem[]) => scanOrder(items).order.map((i) => items[i]!.text);
 
   it("writes a table read as column blocks row by row, after what comes before it and before what follows", () => {
     const items = [
@@ -477,6 +477,13 @@ describe("scan order", () => {
     const slope = Math.tan((1.5 * Math.PI) / 180);
     const skewed = items.map((item) => ({ ...item, y: item.y - slope * item.x, level: item.y }));
     expect(texts(skewed)).toEqual(texts(items));
+    // And each row's cells given one baseline, as table recovery wants them.
+    const { baselines } = scanOrder(skewed);
+    expect(baselines.get(4)).toBe(baselines.get(1));
+    expect(baselines.get(7)).toBe(baselines.get(1));
+    expect(baselines.get(5)! - baselines.get(2)!).toBeCloseTo(0, 6);
+    expect(baselines.get(1)! - baselines.get(2)!).toBeCloseTo(18, 6);
+    expect(baselines.has(0)).toBe(false);
   });
 
   it("keeps two page columns of prose in Tesseract's order", () => {
@@ -505,5 +512,14 @@ describe("scan order", () => {
       "spare",
       "2",
     ]);
+    // Rows a line apart, under a header of one more cell, are rows: no wrapped lines where every row lies so close.
+    const tight = [
+      ...[at("Operator", 50, 700), at("Tonne km", 150, 700), at("Calls", 250, 700)],
+      ...["Kestrel", "Heron", "Marlow"].flatMap((t, r) => [
+        at(t, 50, 685 - 15 * r),
+        at(`${r + 1}00`, 150, 685 - 15 * r),
+      ]),
+    ];
+    expect(texts(tight)).toEqual(["Operator", "Tonne km", "Calls", "Kestrel", "100", "Heron", "200", "Marlow", "300"]);
   });
 });
