@@ -13,8 +13,10 @@
  *    not prose lines) whose items line up under the band above;
  * 3. in a region, a band set half a row lower whose items sit between the
  *    above's (a cell centred over two rows) joins that band; a band of
- *    fewer items, a line's height lower, each under a different item above,
- *    holds wrapped lines of those cells and follows them.
+ *    fewer items, a line's height lower and closer than the table's rows
+ *    lie, each under a different item above, holds wrapped lines of those
+ *    cells and follows them;
+ * 4. the table's items get one baseline per row, levelled along the skew.
  *
  * Two page columns of prose never form a region: their lines are long.
  */
