@@ -19,10 +19,12 @@ import type { MethodContext } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";
+import { type PlacedItem, scanOrder } from "@/lib/extract/ocr/scan-order";
 import { SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import { stepsHere } from "@/lib/extract/steps";
 import { withWorker } from "@/lib/extract/worker";
 import { words } from "@/eval/ocr-accuracy";
+import { COLUMNS, LEDGER_ROWS } from "./helpers/scan-fixture-pages";
 import { LIMITS, pdfOfPages, renderPages } from "./helpers/scans";
 
 /**
@@ -336,3 +338,188 @@ function pngChunk(type: string, data: Buffer): Buffer {
   crc.writeUInt32BE(crc32(body));
   return Buffer.concat([length, body, crc]);
 }
+
+/** The Markdown tables in `text`, pipe or HTML, each as rows of cell texts (a pipe table's delimiter row left out). */
+function markdownTables(text: string): string[][][] {
+  const tables: string[][][] = [];
+  let pipe: string[][] | undefined;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("|")) {
+      pipe = undefined;
+      continue;
+    }
+    const cells = line
+      .slice(1, -1)
+      .split(" | ")
+      .map((c) => c.trim());
+    if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+    if (!pipe) tables.push((pipe = []));
+    pipe.push(cells);
+  }
+  for (const [html] of text.matchAll(/<table>[\s\S]*?<\/table>/g))
+    tables.push(
+      [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
+        [...row!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, cell]) => cell!.trim()),
+      ),
+    );
+  return tables;
+}
+
+/** How many of `expected`'s rows' cells `table` has in the same row and column, exactly. */
+function cellsRight(table: string[][], expected: string[][]): number {
+  return expected.reduce((n, row, r) => n + row.filter((cell, c) => table[r]?.[c] === cell).length, 0);
+}
+
+describe("tables on scanned pages", () => {
+  const context: MethodContext = {
+    embedder: { id: "none", embed: () => Promise.reject(new Error("no embedding in this test")) },
+  };
+  /** The structure tier's chunks of a fixture image, joined. */
+  async function structureChunks(name: string): Promise<string> {
+    const doc = await extract(fixture(name), {}, LIMITS);
+    const { chunks } = await chunkExtracted(doc, "structure", { maxTokens: 2000, overlapTokens: 0 }, context);
+    return chunks.map((c) => c.text).join("\n\n");
+  }
+  let tables: string;
+  beforeAll(async () => {
+    tables = await structureChunks("scan-tables.png");
+  });
+
+  it("reads a ruled table, its borders read as | dropped, and an unruled one as Markdown tables", () => {
+    const found = markdownTables(tables);
+    const ruled = [
+      ["Quay", "2024", "2025", "Change"],
+      ["North", "41.2", "44.9", "+9.0%"],
+      ["East", "75.0", "88.3", "+17.7%"],
+      ["South", "63.5", "60.1", "-5.4%"],
+      ["West", "28.7", "31.6", "+10.1%"],
+    ];
+    const plain = [
+      ["Operator", "Vessels", "Crew"],
+      ["Kestrel Lines", "14", "320"],
+      ["Blue Heron Shipping", "9", "187"],
+      ["Marlow Coastal", "22", "405"],
+      ["Tern Ferries", "6", "98"],
+    ];
+    for (const expected of [ruled, plain]) {
+      const table = found.find((t) => t[0]?.[0] === expected[0]![0]);
+      expect(table, `a table headed ${expected[0]![0]}`).toBeDefined();
+      expect(table!.map((row) => row.length)).toEqual(expected.map((row) => row.length));
+      // OCR may misread a character or two; the cells are in their rows and columns.
+      expect(cellsRight(table!, expected)).toBeGreaterThanOrEqual(expected.flat().length - 2);
+    }
+    expect(tables).not.toMatch(/\|\s*\|\s*\+17\.7%/);
+  });
+
+  it("reads a header with a cell over two columns and cells over two rows in reading order, its body in columns", () => {
+    const table = markdownTables(tables).find((t) => t.flat().includes("Crane hours"));
+    expect(table).toBeDefined();
+    // The header's cells read row by row, left to right: not "Containers Berth Crane hours".
+    expect(table!.flat().filter((c) => c !== "")).toEqual(
+      expect.arrayContaining(["Berth", "Containers", "Crane hours", "Loaded", "Unloaded"]),
+    );
+    const header = table!
+      .flat()
+      .filter((c) => ["Berth", "Containers", "Crane hours", "Loaded", "Unloaded"].includes(c));
+    expect(header).toEqual(["Berth", "Containers", "Crane hours", "Loaded", "Unloaded"]);
+    const body = table!.filter((row) => /^Berth \d$/.test(row[0]!));
+    expect(body).toEqual([
+      ["Berth 1", "212", "198", "16"],
+      ["Berth 2", "174", "230", "19"],
+    ]);
+  });
+
+  it("writes a table Tesseract reads as column blocks row by row", async () => {
+    const table = markdownTables(await structureChunks("scan-ledger.png"))[0];
+    expect(table).toBeDefined();
+    const expected = [["Operator", "Tonne km", "Calls", "Delays"], ...LEDGER_ROWS];
+    expect(table!.map((row) => row.length)).toEqual(expected.map(() => 4));
+    expect(cellsRight(table!, expected)).toBeGreaterThanOrEqual(expected.flat().length - 3);
+  });
+
+  it("restores drawn square bullets and a typed • between words", () => {
+    expect(tables).toMatch(/^- Confirm the berth and tide window$/m);
+    expect(tables).toMatch(/^- Inspect the mooring lines for wear$/m);
+    expect(tables).toContain("Stores • fuel • water are logged at the gate.");
+  });
+
+  it("keeps two page columns of prose in reading order, read as no table", async () => {
+    const text = await structureChunks("scan-columns.png");
+    expect(markdownTables(text)).toEqual([]);
+    const paragraphs = [...COLUMNS.matchAll(/<p>([\s\S]*?)<\/p>/g)].map(([, p]) => p!.replace(/\s+/g, " ").trim());
+    expect(wordRecall(paragraphs.join(" "), text)).toBeGreaterThan(0.95);
+    // Each paragraph one Markdown paragraph, down the left column and then the right.
+    const starts = paragraphs.map((p) => text.indexOf(p.split(" ").slice(0, 4).join(" ")));
+    expect(starts.every((s) => s >= 0)).toBe(true);
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+  });
+});
+
+describe("scan order", () => {
+  /** An item of 10-pt text at (x, y), a word about 5 pt a character wide. */
+  const at = (text: string, x: number, y: number): PlacedItem => ({ text, x, y, size: 10, width: 5 * text.length });
+  const texts = (items: PlacedItem[]) => scanOrder(items).order.map((i) => items[i]!.text);
+
+  it("writes a table read as column blocks row by row, after what comes before it and before what follows", () => {
+    const items = [
+      at("Prices", 50, 700),
+      ...["Fruit", "Apples", "Pears"].map((t, r) => at(t, 50, 680 - 18 * r)),
+      ...["Price", "1.20", "0.95"].map((t, r) => at(t, 150, 680 - 18 * r)),
+      ...["Stock", "40", "12"].map((t, r) => at(t, 250, 680 - 18 * r)),
+      at("Prices are per kilogram and change every week of the season.", 50, 600),
+    ];
+    expect(texts(items)).toEqual([
+      "Prices",
+      ...["Fruit", "Price", "Stock", "Apples", "1.20", "40", "Pears", "0.95", "12"],
+      "Prices are per kilogram and change every week of the season.",
+    ]);
+    // On a page turned by a degree and a half, its rows are found by their lines' heights at the page's edge.
+    const slope = Math.tan((1.5 * Math.PI) / 180);
+    const skewed = items.map((item) => ({ ...item, y: item.y - slope * item.x, level: item.y }));
+    expect(texts(skewed)).toEqual(texts(items));
+    // And each row's cells given one baseline, as table recovery wants them.
+    const { baselines } = scanOrder(skewed);
+    expect(baselines.get(4)).toBe(baselines.get(1));
+    expect(baselines.get(7)).toBe(baselines.get(1));
+    expect(baselines.get(5)! - baselines.get(2)!).toBeCloseTo(0, 6);
+    expect(baselines.get(1)! - baselines.get(2)!).toBeCloseTo(18, 6);
+    expect(baselines.has(0)).toBe(false);
+  });
+
+  it("keeps two page columns of prose in Tesseract's order", () => {
+    const left = ["Moorings in a tidal harbour", "must allow for the rise and", "fall of the water twice a day."];
+    const right = ["Fenders are set at the height", "of the rubbing strake when", "the vessel lies alongside at"];
+    const items = [...left.map((t, r) => at(t, 50, 700 - 14 * r)), ...right.map((t, r) => at(t, 320, 700 - 14 * r))];
+    expect(texts(items)).toEqual([...left, ...right]);
+  });
+
+  it("writes a cell's wrapped line right after its first line", () => {
+    const items = [
+      ...[at("Item", 50, 700), at("Notes", 150, 700), at("Qty", 300, 700)],
+      ...[at("Rope", 50, 680), at("checked at", 150, 680), at("4", 300, 680)],
+      at("each tide", 150, 668),
+      ...[at("Chain", 50, 648), at("spare", 150, 648), at("2", 300, 648)],
+    ];
+    expect(texts(items)).toEqual([
+      "Item",
+      "Notes",
+      "Qty",
+      "Rope",
+      "checked at",
+      "each tide",
+      "4",
+      "Chain",
+      "spare",
+      "2",
+    ]);
+    // Rows a line apart, under a header of one more cell, are rows: no wrapped lines where every row lies so close.
+    const tight = [
+      ...[at("Operator", 50, 700), at("Tonne km", 150, 700), at("Calls", 250, 700)],
+      ...["Kestrel", "Heron", "Marlow"].flatMap((t, r) => [
+        at(t, 50, 685 - 15 * r),
+        at(`${r + 1}00`, 150, 685 - 15 * r),
+      ]),
+    ];
+    expect(texts(tight)).toEqual(["Operator", "Tonne km", "Calls", "Kestrel", "100", "Heron", "200", "Marlow", "300"]);
+  });
+});

@@ -1,15 +1,18 @@
 import pLimit from "p-limit";
-import { createWorker, OEM, PSM, type Word, type Worker } from "tesseract.js";
+import { createWorker, OEM, PSM, type Worker } from "tesseract.js";
 import type { PdfPageItems } from "@/lib/extract/pdf";
 import { languageFolder } from "./language-data";
+import { type PlacedItem, scanOrder } from "./scan-order";
+import { wordRuns } from "./word-items";
 
 /**
  * Text from a page image: tesseract.js (Tesseract's LSTM engine compiled to
  * WebAssembly, in a worker thread of its own), languages from their npm
  * packages (`language-data.ts`). The words come back as the text items PDF
- * layout recovery reads (`lib/extract/pdf-layout/`), one per line Tesseract
- * found, so a scanned page gets the same paragraphs, headings, lists and
- * reading order as a text page.
+ * layout recovery reads (`lib/extract/pdf-layout/`), one per run of a line's
+ * words without a cell's gap (`word-items.ts`), tables written row by row
+ * (`scan-order.ts`), so a scanned page gets the same paragraphs, headings,
+ * lists, tables and reading order as a text page.
  */
 
 export interface PageImage {
@@ -84,35 +87,52 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
       throw error;
     }
   });
-  const text: string[] = [];
-  const geometry: number[] = [];
-  const confidences: number[] = [];
+  const placed: (PlacedItem & { confidence: number; lineX: number })[] = [];
+  const slopes: number[] = [];
   let words = 0;
   let confidence = 0;
   for (const block of data.blocks ?? [])
     for (const paragraph of block.paragraphs) {
       const usual = median(paragraph.lines.map((line) => line.rowAttributes.rowHeight));
       for (const line of paragraph.lines) {
-        const kept = line.words.filter((w) => w.text.trim() !== "");
-        if (kept.length === 0) continue;
-        words += kept.length;
-        const sum = kept.reduce((total, w) => total + w.confidence, 0);
-        confidence += sum;
-        confidences.push(sum / kept.length);
-        const { x0, x1 } = line.bbox;
         const { baseline, rowAttributes } = line;
-        // Baseline height at the line's start (Tesseract gives it as a line through two points).
-        const slope = baseline.x1 !== baseline.x0 ? (baseline.y1 - baseline.y0) / (baseline.x1 - baseline.x0) : 0;
-        const baselineY = baseline.y0 + slope * (x0 - baseline.x0);
         // Tesseract's row height (x-height plus ascenders) comes within a pixel or two of the em (30 for 11 pt at
         // 200 dpi) but varies with the letters a line has: a line within 12% of its paragraph's takes the paragraph's,
         // so that a paragraph's last line reads as the same size, and a heading Tesseract put in it does not.
         const own = rowAttributes.rowHeight;
         const size = Math.abs(own - usual) <= 0.12 * usual ? usual : own;
-        text.push(lineText(kept, size));
-        geometry.push(x0 * points, (page.height - baselineY) * points, size * points, (x1 - x0) * points, 1);
+        const runs = wordRuns(line.words, size);
+        if (runs.length === 0) continue;
+        const { x0 } = line.bbox;
+        // Baseline height at the line's start (Tesseract gives it as a line through two points): one for all its
+        // runs, which line recovery then joins as one line whatever the page's skew.
+        const slope = baseline.x1 !== baseline.x0 ? (baseline.y1 - baseline.y0) / (baseline.x1 - baseline.x0) : 0;
+        const baselineY = baseline.y0 + slope * (x0 - baseline.x0);
+        slopes.push(slope);
+        for (const run of runs) {
+          words += run.words;
+          confidence += run.confidence * run.words;
+          placed.push({
+            text: run.text,
+            x: run.x0 * points,
+            y: (page.height - baselineY) * points,
+            lineX: x0 * points,
+            size: size * points,
+            width: (run.x1 - run.x0) * points,
+            confidence: run.confidence,
+          });
+        }
       }
     }
+  // Each line's baseline carried to the page's left edge along the page's skew (the lines' median slope; a short
+  // line's own is rough): lines' heights compared across a skewed page, for finding a table's rows.
+  const skew = slopes.length > 0 ? median(slopes) : 0;
+  for (const item of placed) item.level = item.y + skew * item.lineX;
+  const { order, baselines } = scanOrder(placed);
+  const ordered = order.map((i) => ({ ...placed[i]!, y: baselines.get(i) ?? placed[i]!.y }));
+  const text = ordered.map((item) => item.text);
+  const geometry = ordered.flatMap((item) => [item.x, item.y, item.size, item.width, 1]);
+  const confidences = ordered.map((item) => item.confidence);
   return {
     items: {
       box: [0, 0, page.width * points, page.height * points],
@@ -144,26 +164,6 @@ function noWords(page: PageImage, points: number): OcrPage {
     monospace: [],
   };
   return { items: { box: [0, 0, page.width * points, page.height * points], ...items }, confidence: 0, words: 0 };
-}
-
-/** What Tesseract's English model reads a round or square list bullet (•, ●, ▪) as. */
-const BULLET_READINGS = /^[«»+*©®°¢·•●■▪◦oe]$/u;
-
-/**
- * A line's words, its list bullet restored: the bullet is read as some other
- * glyph, often glued to the next word ("«Binoculars"), and only the gap after
- * it (a bullet is set apart from its text, at least half an em) tells it from
- * a letter. Layout recovery then sees "• Binoculars", as from a text PDF.
- */
-function lineText(words: Word[], em: number): string {
-  const text = words.map((w) => w.text);
-  const [first, second] = words[0]!.symbols;
-  const next = second ?? words[1]?.symbols[0];
-  if (!first || !next || !BULLET_READINGS.test(first.text)) return text.join(" ");
-  const { x0, x1 } = first.bbox;
-  if (x1 - x0 > 0.6 * em || next.bbox.x0 - x1 < 0.5 * em) return text.join(" ");
-  text[0] = text[0]!.slice(first.text.length);
-  return ["•", ...text.filter((t) => t !== "")].join(" ");
 }
 
 function median(values: number[]): number {
