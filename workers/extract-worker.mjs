@@ -19,7 +19,37 @@ ArrayBuffer.prototype.transferToFixedLength ??= function transferToFixedLength(l
 
 let pdfDocument;
 
+/** A page with one word in Helvetica and a rule under it: what `warm` runs pdf.js over (pdf.js rebuilds the missing cross-reference table). */
+const WARMUP_PDF = [
+  "%PDF-1.4",
+  "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+  "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+  "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R",
+  "/Resources << /Font << /F1 5 0 R >> >> >> endobj",
+  "4 0 obj << /Length 60 >> stream",
+  "BT /F1 12 Tf 20 50 Td (Warm) Tj ET 20 40 100 1 re f",
+  "endstream endobj",
+  "5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj",
+  "trailer << /Root 1 0 R >>",
+  "%%EOF",
+].join("\n");
+
 const handlers = {
+  // A worker started ahead of its document loads pdf.js, and runs it once over a page of one word, while it waits:
+  // its first document would otherwise pay for loading pdf.js's own worker code and its first font.
+  async warm() {
+    const { getDocumentProxy } = await load("unpdf");
+    const warmup = await getDocumentProxy(new TextEncoder().encode(WARMUP_PDF), { verbosity: 0 });
+    try {
+      const page = await warmup.getPage(1);
+      await page.getTextContent();
+      await page.getOperatorList();
+    } finally {
+      await warmup.cleanup();
+    }
+    return {};
+  },
+
   async "pdf-open"({ data }) {
     const { getDocumentProxy } = await load("unpdf");
     // verbosity 0: pdf.js would otherwise print warnings about damaged files to the server's log.

@@ -79,16 +79,68 @@ export function withWorker<T>(options: WorkerOptions, session: (worker: ExtractW
   return slots(() => runSession(options, session));
 }
 
-async function runSession<T>(options: WorkerOptions, session: (worker: ExtractWorker) => Promise<T>): Promise<T> {
+function startWorker(heapMb: number): Worker {
   const workerOptions: WorkerOptionsOfNode = {
-    resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
+    resourceLimits: { maxOldGenerationSizeMb: heapMb },
     // Plain JavaScript: whatever loaders the parent runs under (tsx, a test runner) would only slow its start.
     execArgv: [],
   };
   // Turbopack bundles the target of any `new Worker(...)` it sees (its worker_threads support, which ignores
   // turbopackIgnore here), and the bundled copy cannot import the parsers from node_modules: every PDF, DOCX
   // and HTML upload failed on a built server. Constructed through Reflect, the call is not one it recognises.
-  const worker: Worker = Reflect.construct(Worker, [WORKER_FILE, workerOptions]);
+  return Reflect.construct(Worker, [WORKER_FILE, workerOptions]);
+}
+
+/**
+ * One worker started ahead of need, its PDF parser loaded, so a document
+ * does not wait the ~0.1 s a thread takes to start and load pdf.js: the
+ * next session takes it and starts another. Each worker still serves one
+ * document and is ended after it. Unreferenced while it waits, so it never
+ * keeps a process alive.
+ */
+let spare: { worker: Worker; ready: boolean; release: () => void } | undefined;
+
+function takeWorker(heapMb: number): Worker {
+  const taken = heapMb === WORKER_HEAP_MB && spare?.ready ? spare : undefined;
+  if (taken) {
+    spare = undefined;
+    taken.release();
+    taken.worker.ref();
+  }
+  if (!spare) prepareSpare();
+  return taken?.worker ?? startWorker(heapMb);
+}
+
+function prepareSpare(): void {
+  const worker = startWorker(WORKER_HEAP_MB);
+  const discard = () => {
+    if (spare === entry) spare = undefined;
+    void worker.terminate().catch(() => {});
+  };
+  const warmed = (reply: unknown) => {
+    if ((reply as { ok?: unknown } | null)?.ok === true) entry.ready = true;
+    else discard();
+  };
+  const entry = {
+    worker,
+    ready: false,
+    // Its own listeners only: the worker's internal ones carry its messages.
+    release: () => {
+      worker.off("message", warmed);
+      worker.off("error", discard);
+      worker.off("exit", discard);
+    },
+  };
+  spare = entry;
+  worker.unref();
+  worker.once("message", warmed);
+  worker.on("error", discard);
+  worker.on("exit", discard);
+  worker.postMessage({ op: "warm" });
+}
+
+async function runSession<T>(options: WorkerOptions, session: (worker: ExtractWorker) => Promise<T>): Promise<T> {
+  const worker = takeWorker(options.heapMb ?? WORKER_HEAP_MB);
   let stop: Stop | undefined;
   let pending: { resolve: (reply: unknown) => void; reject: (error: WorkerStopped) => void } | undefined;
   const halt = (why: Stop) => {
