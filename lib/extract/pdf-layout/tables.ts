@@ -103,7 +103,7 @@ export interface PageTables {
 export function findTables(page: PdfPageContent): PageTables {
   const monospace = new Set(page.monospaceFonts);
   const verticals = (page.rules ?? []).filter(([l, b, r, t]) => t - b > 3 * (r - l));
-  const horizontals = (page.rules ?? []).filter(([l, b, r, t]) => r - l > 3 * (t - b));
+  const horizontals = joinLevel((page.rules ?? []).filter(([l, b, r, t]) => r - l > 3 * (t - b)));
   const fragments = toFragments(page.items, verticals, monospace);
   const rows = toRows(toCells(fragments, horizontals));
   const tables: Table[] = [];
@@ -122,6 +122,24 @@ export function findTables(page: PdfPageContent): PageTables {
     if (table) return { tables, taken, header: { table, items } };
   }
   return { tables, taken };
+}
+
+/** Level rules drawn piece by piece (a border under each cell) joined into the lines they make. */
+function joinLevel(rules: Rect[]): Rect[] {
+  const sorted = [...rules].sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+  const joined: Rect[] = [];
+  for (const rule of sorted) {
+    const last = joined.at(-1);
+    if (last && Math.abs(rule[1] - last[1]) <= 1 && rule[0] <= last[2] + 2) {
+      joined[joined.length - 1] = [
+        last[0],
+        Math.min(last[1], rule[1]),
+        Math.max(last[2], rule[2]),
+        Math.max(last[3], rule[3]),
+      ];
+    } else joined.push(rule);
+  }
+  return joined;
 }
 
 const itemsOf = (rows: Row[]) => rows.flatMap((r) => r.cells.flatMap((c) => c.fragments.flatMap((f) => f.items)));
@@ -450,9 +468,11 @@ function placeCells(row: Row, columns: Column[], zones: number[]): { cells: Tabl
       Math.min(c.right, cell.right) - Math.max(c.left, cell.left) > 0.1 * size ? [k] : [],
     );
     const centre = (cell.left + cell.right) / 2;
-    const first = Math.max(next, covered[0] ?? zoneOf(zones, centre));
+    const own = covered[0] ?? zoneOf(zones, centre);
+    const first = Math.max(next, own);
     const last = Math.max(first, covered.at(-1) ?? first);
-    if (covered.length !== 1 || first !== covered[0]) misfits++;
+    // Across two columns, or pushed past a cell before it: a cell that does not fall into the columns.
+    if (covered.length > 1 || first !== own) misfits++;
     if (first >= columns.length) {
       placed.at(-1)!.text += ` ${cellText(cell)}`;
       continue;
