@@ -73,7 +73,7 @@ export const SUBSETS: { id: string; label: string; has: (s: Subject) => boolean 
 const rowKey = (cells: { text: string }[]) => normalizeWords(cells.map((c) => c.text).join(" "));
 
 /** The output table holding the most of a true table's body rows (a row matches at most 20% edit distance), and that share. */
-export function matchTable(truth: ParsedTable, output: ParsedTable[]): { table: ParsedTable; share: number } | null {
+function matchTable(truth: ParsedTable, output: ParsedTable[]): { table: ParsedTable; share: number } | null {
   const body = truth.rows.filter((r) => !r.every((c) => c.header)).map(rowKey);
   if (body.length === 0) return null;
   let best: { table: ParsedTable; share: number } | null = null;
