@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, expectAccessible, launchBrowser, screenshot, startApp } from "./helpers/app";
+import { type App, expectAccessible, screenshot, startApp } from "./helpers/app";
+import { launchChromium } from "../tests/helpers/chromium";
 import { newPage } from "./helpers/home";
 
 /** /docs: the API reference rendered from the service's own OpenAPI document, with examples for this server. */
@@ -17,7 +18,7 @@ let app: App;
 let browser: Browser;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startApp(), launchBrowser()]);
+  [app, browser] = await Promise.all([startApp(), launchChromium()]);
 }, 90_000);
 
 afterAll(async () => {

@@ -5,7 +5,8 @@ import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, expectAccessible, launchBrowser, screenshot, startApp } from "./helpers/app";
+import { type App, expectAccessible, screenshot, startApp } from "./helpers/app";
+import { launchChromium } from "../tests/helpers/chromium";
 import {
   chooseFile,
   chunkCards,
@@ -46,7 +47,7 @@ beforeAll(async () => {
   documentsBase = `http://127.0.0.1:${(documents.address() as AddressInfo).port}`;
   [app, browser] = await Promise.all([
     startApp({ URL_FETCH_ALLOW_PRIVATE: "true", OCR_SYNC_MAX_PAGES: "1" }),
-    launchBrowser(),
+    launchChromium(),
   ]);
 }, 90_000);
 

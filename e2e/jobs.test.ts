@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, expectAccessible, launchBrowser, screenshot, startApp } from "./helpers/app";
+import { type App, expectAccessible, screenshot, startApp } from "./helpers/app";
+import { launchChromium } from "../tests/helpers/chromium";
 import {
   chooseFile,
   chooseTier,
@@ -45,7 +46,7 @@ let workDir: string;
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), "chunkwise-e2e-"));
   await writeFile(join(workDir, "computing-history.md"), HISTORY);
-  [app, browser] = await Promise.all([startApp(), launchBrowser()]);
+  [app, browser] = await Promise.all([startApp(), launchChromium()]);
 }, 90_000);
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { createSolanaRpc, signature as toSignature } from "@solana/kit";
 import type { Browser, Page, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, expectAccessible, launchBrowser, screenshot, startApp } from "./helpers/app";
+import { type App, expectAccessible, screenshot, startApp } from "./helpers/app";
+import { launchChromium } from "../tests/helpers/chromium";
 import {
   chooseFile,
   chooseTier,
@@ -34,7 +35,7 @@ let app: App;
 let browser: Browser;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startApp(), launchBrowser()]);
+  [app, browser] = await Promise.all([startApp(), launchChromium()]);
 }, 90_000);
 
 afterAll(async () => {

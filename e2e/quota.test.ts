@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, expectAccessible, launchBrowser, screenshot, startApp } from "./helpers/app";
+import { type App, expectAccessible, screenshot, startApp } from "./helpers/app";
+import { launchChromium } from "../tests/helpers/chromium";
 import {
   chooseFile,
   expectFreePagesLeft,
@@ -20,7 +21,7 @@ let app: App;
 let browser: Browser;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startApp({ FREE_PAGES_PER_DAY: String(PAGES_PER_DAY) }), launchBrowser()]);
+  [app, browser] = await Promise.all([startApp({ FREE_PAGES_PER_DAY: String(PAGES_PER_DAY) }), launchChromium()]);
 }, 90_000);
 
 afterAll(async () => {

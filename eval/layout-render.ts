@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PDFDocument } from "pdf-lib";
-import { type Page, chromium } from "playwright-core";
+import type { Page } from "playwright-core";
+import { launchChromium } from "@/tests/helpers/chromium";
 import type { LayoutDocument } from "./layout-set";
 
 /**
@@ -17,14 +18,6 @@ import type { LayoutDocument } from "./layout-set";
  */
 
 export const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 export const SCAN_DPI = 200;
 
 const run = promisify(execFile);
@@ -32,7 +25,7 @@ const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;
 
 export async function printAll(documents: LayoutDocument[]): Promise<Map<string, Uint8Array>> {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`layout corpus: Chromium is not at ${CHROMIUM}`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   const printed = new Map<string, Uint8Array>();
   try {
     const context = await browser.newContext();

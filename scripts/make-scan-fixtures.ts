@@ -12,24 +12,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PDFDocument } from "pdf-lib";
-import { chromium } from "playwright-core";
+import { launchChromium } from "@/tests/helpers/chromium";
 import sharp from "sharp";
 import { COLUMNS, LEDGER, STYLE, TABLES } from "@/tests/helpers/scan-fixture-pages";
 
 async function main(): Promise<void> {
   const out = path.resolve(import.meta.dirname, "../tests/fixtures");
   const work = mkdtempSync(path.join(tmpdir(), "scan-fixtures-"));
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await launchChromium();
   try {
     for (const [name, body] of [
       ["scan-tables", TABLES],

@@ -11,7 +11,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkExtracted, type MethodContext } from "@/lib/chunk-result";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
-import { launchChromium, printPdf } from "@/tests/helpers/print-pdf";
+import { launchChromium, printPdf } from "@/tests/helpers/chromium";
 
 const LIMITS: ExtractLimits = {
   maxUnpackedBytes: 20 * 1024 * 1024,

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { type Browser, type Page, chromium } from "playwright-core";
+import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { type LocalChain, startLocalChain } from "@/localchain";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
@@ -55,21 +55,6 @@ export async function startApp(env: Record<string, string> = {}): Promise<App> {
       await Promise.allSettled([model.close(), chain.close(), redis.stop()]);
     },
   };
-}
-
-/** Debian's Chromium, never a downloaded one, with the flags this machine needs. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
 }
 
 const ROOT = join(import.meta.dirname, "..", "..");
