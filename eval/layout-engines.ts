@@ -82,7 +82,7 @@ export const pdf2mdEngine: Engine = {
 };
 
 /** opendataloader-pdf as opendataloader-bench runs it: Markdown, `--table-method cluster`, no images. */
-const ODL_OPTIONS = { format: "markdown", tableMethod: "cluster", imageOutput: "off", quiet: true } as const;
+export const ODL_OPTIONS = { format: "markdown", tableMethod: "cluster", imageOutput: "off", quiet: true } as const;
 
 /**
  * opendataloader-pdf takes many files in one JVM. Each group of files is one
