@@ -51,8 +51,8 @@ interface LineDraft {
 }
 
 /** Glyphs rise about this share of the font size above the baseline, and fall this share below it. */
-const ASCENT_EM = 0.8;
-const DESCENT_EM = 0.2;
+export const ASCENT_EM = 0.8;
+export const DESCENT_EM = 0.2;
 
 /**
  * A gap wider than this share of the font size is a word space pdf.js did not
@@ -60,7 +60,7 @@ const DESCENT_EM = 0.2;
  */
 const WORD_GAP_EM = 0.18;
 /** Baselines closer than this share of the size are one line: superscripts and subscripts sit about a third of an em off. */
-const SAME_LINE_EM = 0.45;
+export const SAME_LINE_EM = 0.45;
 
 /**
  * Groups a page's items into lines in the content stream's order, which is
