@@ -6,7 +6,7 @@ import type { Word } from "tesseract.js";
  * CELL_GAP_EM of the line's size. Tesseract reads a table's row as one line
  * ("East 75.0 88.3 | +17.7%"); as one item, layout recovery would see a
  * sentence, while runs apart are cells, as table recovery
- * (`lib/extract/pdf-layout/tables.ts`) looks for them. A prose line keeps
+ * (`lib/extract/pdf-layout/tables/`) looks for them. A prose line keeps
  * its word spaces, well under the threshold, and stays one run.
  */
 
