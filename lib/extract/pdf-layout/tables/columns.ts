@@ -53,7 +53,7 @@ export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[]): Tab
     columns: columns.length,
     headerRows: header,
     lines: run.map(rowLine),
-    spans: columns,
+    extents: columns,
     order,
   };
 }

@@ -100,8 +100,8 @@ export function adoptHeaders(pages: PdfPageContent[], found: PageTables[]): void
 export function sameColumns(a: Table, b: Table): boolean {
   return (
     a.columns === b.columns &&
-    a.spans.every((column, k) => column.left < b.spans[k]!.right + 3 && column.right > b.spans[k]!.left - 3) &&
-    a.spans.every((column, k) => k + 1 === a.columns || column.right < b.spans[k + 1]!.left + 2)
+    a.extents.every((column, k) => column.left < b.extents[k]!.right + 3 && column.right > b.extents[k]!.left - 3) &&
+    a.extents.every((column, k) => k + 1 === a.columns || column.right < b.extents[k + 1]!.left + 2)
   );
 }
 

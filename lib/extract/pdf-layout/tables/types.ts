@@ -19,7 +19,7 @@ export interface Table {
   /** One line per row, for where the row is on the page. */
   lines: Line[];
   /** Each column's extent across the page, to tell a table continued on the next page. */
-  spans: { left: number; right: number }[];
+  extents: { left: number; right: number }[];
   /** Index of the table's first item in the page's content stream: where it stands among the page's blocks. */
   order: number;
 }
