@@ -1,12 +1,14 @@
 /**
  * PDF text items → Markdown-ish text, page by page. pdf.js gives positioned
- * runs of text, not structure; this recovers what a reader sees: lines from
- * shared baselines, paragraphs from vertical gaps and indents, headings from
- * font size against the body text (or a different font at body size), list
- * items from their markers, code from monospaced lines, and drops running
- * headers, footers and page numbers at the page edges. Pure: no pdf.js here,
- * so it is tested on made-up items. One module per step: lines, the body
- * style, running lines, blocks, headings, and rendering them.
+ * runs of text (and the rules and shapes it draws), not structure; this
+ * recovers what a reader sees: tables from cells written side by side,
+ * lines from shared baselines, paragraphs from vertical gaps and indents,
+ * headings from font size against the body text (or a different font at
+ * body size), list items from their markers (typed, or drawn as shapes),
+ * code from monospaced lines, and drops running headers, footers and page
+ * numbers at the page edges. Pure: no pdf.js here, so it is tested on
+ * made-up items. One module per step: tables, lines, the body style,
+ * running lines, blocks, headings, and rendering them.
  */
 import type { PageBox } from "@/lib/extract/types";
 import type { PageLayout, PdfPageContent } from "./types";
@@ -55,8 +57,7 @@ export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
 
 /**
  * How each table is written. A table that ends one page and one that starts
- * the next with the same columns (within a few points) is one table broken
- * by the page: the second part drops the header the page repeated, and the
+ * the next with the same columns is one table broken by the page: the second part drops the header the page repeated, and the
  * pages join without a blank line, so the Markdown table runs on.
  */
 function tableLayouts(pages: Block[][]): TableLayouts {
