@@ -188,6 +188,15 @@ const share = (found: number, total: number) => (total ? found / total : null);
 const f3 = (x: number) => x.toFixed(3);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
+type Count = "listFound" | "listTotal" | "tablesWhole" | "tablesTotal" | "seconds" | "pages";
+
+/** One count summed over documents, over another. */
+const ratio = (scores: DocScores[], part: Count, whole: Count) =>
+  share(
+    scores.reduce((n, x) => n + x[part], 0),
+    scores.reduce((n, x) => n + x[whole], 0),
+  );
+
 const METRICS: Metric[] = [
   { id: "nid", label: "NID", value: (s) => mean(s.map((x) => x.nid)), format: f3, bar: BARS.nid },
   { id: "nid-s", label: "NID-S (tables left out)", value: (s) => mean(s.map((x) => x.nidS)), format: f3 },
@@ -198,33 +207,21 @@ const METRICS: Metric[] = [
   {
     id: "lists",
     label: "list items recovered",
-    value: (s) =>
-      share(
-        s.reduce((n, x) => n + x.listFound, 0),
-        s.reduce((n, x) => n + x.listTotal, 0),
-      ),
+    value: (s) => ratio(s, "listFound", "listTotal"),
     format: pct,
     bar: BARS.lists,
   },
   {
     id: "tables",
     label: "tables whole at 400 tokens",
-    value: (s) =>
-      share(
-        s.reduce((n, x) => n + x.tablesWhole, 0),
-        s.reduce((n, x) => n + x.tablesTotal, 0),
-      ),
+    value: (s) => ratio(s, "tablesWhole", "tablesTotal"),
     format: pct,
     bar: BARS.tables,
   },
   {
     id: "speed",
     label: "seconds per page",
-    value: (s) =>
-      share(
-        s.reduce((n, x) => n + x.seconds, 0),
-        s.reduce((n, x) => n + x.pages, 0),
-      ),
+    value: (s) => ratio(s, "seconds", "pages"),
     format: (x) => x.toFixed(3),
   },
 ];

@@ -198,18 +198,20 @@ async function main(): Promise<number> {
     sections.push(longSection);
   }
 
+  // The service's limits, but for OCR: the scanned corpora are read whole, however many pages.
+  const scanLimits = {
+    maxUnpackedBytes: config.limits.maxUnpackedBytes,
+    maxChars: config.limits.maxCharsPerRequest,
+    maxPages: config.limits.maxPagesPerRequest,
+    maxOcrPages: 1000,
+    timeoutMs: 600_000,
+  };
+
   if (corpora.includes("ocr")) {
     const pool = new CpuPool({ threads: 2, queue: 16, taskTimeoutMs: 600_000, heapMb: 1024 });
     try {
-      const limits = {
-        maxUnpackedBytes: config.limits.maxUnpackedBytes,
-        maxChars: config.limits.maxCharsPerRequest,
-        maxPages: config.limits.maxPagesPerRequest,
-        maxOcrPages: 1000,
-        timeoutMs: 600_000,
-      };
       const steps = extractStepsOnCpu(pool, ["eng"]);
-      const section = await ocrSection(await scanSources(), limits, steps, MAIN_BUDGET, { embedder });
+      const section = await ocrSection(await scanSources(), scanLimits, steps, MAIN_BUDGET, { embedder });
       console.log(`\n${section}`);
       sections.push(section);
     } finally {
@@ -221,14 +223,11 @@ async function main(): Promise<number> {
     const layoutSet = buildLayoutSet(path.join(chromaDir, "wikitexts.md"), tablesDir);
     const pool = new CpuPool({ threads: 2, queue: 16, taskTimeoutMs: 600_000, heapMb: 1024 });
     try {
-      const limits = {
-        maxUnpackedBytes: config.limits.maxUnpackedBytes,
-        maxChars: config.limits.maxCharsPerRequest,
-        maxPages: config.limits.maxPagesPerRequest,
-        maxOcrPages: 1000,
-        timeoutMs: 600_000,
-      };
-      const engines = [chunkwiseEngine(limits, extractStepsOnCpu(pool, ["eng"])), opendataloaderEngine, pdf2mdEngine];
+      const engines = [
+        chunkwiseEngine(scanLimits, extractStepsOnCpu(pool, ["eng"])),
+        opendataloaderEngine,
+        pdf2mdEngine,
+      ];
       const layout = await layoutSection(layoutSet, engines, MAIN_BUDGET, { embedder }, values["layout-out"]);
       if (layout.failed.length) failed = true;
       console.log(`\n${layout.section}`);
