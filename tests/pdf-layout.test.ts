@@ -521,6 +521,19 @@ describe("tables", () => {
     expect(text).toContain("| 12 | mostly beer, some wine | 1.1 |\n| 13 | 8.5 | 3.4 |");
   });
 
+  it("reads a table of 150,000 cells on one page whole (no list of them is spread into a call's arguments)", () => {
+    // A page as tall as the table: a producer may set any size (a long receipt, a spreadsheet printed to one page).
+    const rows = 50_000;
+    const top = rows * 14 + 100;
+    const items = Array.from({ length: rows }, (_, r) => body(top - 30 - r * 14, [`r${r}`, `${r}`, `${r * 2}`])).flat();
+    const [out] = layout([
+      { box: [0, 0, 595, top + 50], items: [...row(header, top - 16), ...items], monospaceFonts: [] },
+    ]);
+    const lines = out!.text.split("\n");
+    expect(lines).toHaveLength(rows + 2);
+    expect(lines.at(-1)).toBe(`| r${rows - 1} | ${rows - 1} | ${(rows - 1) * 2} |`);
+  });
+
   it("leaves prose in two page columns alone: its lines are written a column at a time", () => {
     const left = Array.from({ length: 5 }, (_, i) =>
       line(`Left column line ${i} of a longer paragraph here.`, 700 - 12 * i),

@@ -62,9 +62,8 @@ export function pageBlocks(lines: Line[], tables: Table[], leading: Leading, bod
     let end = at;
     while (end < lines.length && lines[end]!.order < table.order) end++;
     blocks.push(...toBlocks(lines.slice(at, end), leading, body));
-    const left = Math.min(...table.lines.map((l) => l.left));
-    const right = Math.max(...table.lines.map((l) => l.right));
-    blocks.push({ kind: "table", table, lines: table.lines, left, right });
+    const { extents } = table;
+    blocks.push({ kind: "table", table, lines: table.lines, left: extents[0]!.left, right: extents.at(-1)!.right });
     at = end;
   }
   blocks.push(...toBlocks(lines.slice(at), leading, body));

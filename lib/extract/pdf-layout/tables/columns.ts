@@ -9,14 +9,14 @@ const MARKER =
   /^(?:[•◦▪▫‣⁃●○■□∙➢►▶✓✔❖\uf0b7\uf0a7\uf0d8\uf076\uf0fc\uf0a8\-–—*+·]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])$/u;
 
 export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[]): Table | undefined {
-  const most = Math.max(...run.map((r) => r.cells.length));
+  const most = greatest(run.map((r) => r.cells.length));
   const full = run.filter((r) => r.cells.length === most);
   // Column k spans from the leftmost to the rightmost edge of the k-th cell of every full row.
   let columns: Column[] = [];
   for (let k = 0; k < most; k++) {
     columns.push({
-      left: Math.min(...full.map((r) => r.cells[k]!.left)),
-      right: Math.max(...full.map((r) => r.cells[k]!.right)),
+      left: least(full.map((r) => r.cells[k]!.left)),
+      right: greatest(full.map((r) => r.cells[k]!.right)),
     });
   }
   for (let k = 1; k < most; k++) if (columns[k]!.left < columns[k - 1]!.right) return undefined;
@@ -47,7 +47,8 @@ export function toTable(run: Row[], horizontals: Rect[], verticals: Rect[]): Tab
     for (const cell of placed[0]!)
       if (cell.span === 1 && !placed[1]!.some((c) => c.column === cell.column)) cell.rowSpan = 2;
   }
-  const order = Math.min(...run.flatMap((r) => r.cells.flatMap((c) => c.fragments.flatMap((f) => f.items))));
+  // Rows, cells and fragments are made in stream order: the first item of the first is the table's first.
+  const order = run[0]!.cells[0]!.fragments[0]!.items[0]!;
   return {
     rows: placed,
     columns: columns.length,
@@ -95,10 +96,10 @@ function placeCells(row: Row, columns: Column[], zones: number[]): { cells: Tabl
  * bounds a column. Undefined when fewer than one inner rule is drawn.
  */
 function ruledColumns(run: Row[], verticals: Rect[]): Column[] | undefined {
-  const top = Math.max(...run.map((r) => r.top));
-  const bottom = Math.min(...run.map((r) => r.bottom));
-  const left = Math.min(...run.flatMap((r) => r.cells.map((c) => c.left)));
-  const right = Math.max(...run.flatMap((r) => r.cells.map((c) => c.right)));
+  const top = greatest(run.map((r) => r.top));
+  const bottom = least(run.map((r) => r.bottom));
+  const left = least(run.flatMap((r) => r.cells.map((c) => c.left)));
+  const right = greatest(run.flatMap((r) => r.cells.map((c) => c.right)));
   const xs = verticals
     .filter(([l, b, r, t]) => b < top && t > bottom && r > left - 12 && l < right + 12)
     .map(([l, , r]) => (l + r) / 2)
@@ -138,7 +139,7 @@ function widenGroupHeaders(run: Row[], rows: TableCell[][], columns: Column[]): 
 function columnZones(columns: Column[], full: Row[]): number[] {
   const align = columns.map((_, k) => {
     const cells = full.map((r) => r.cells[k]!);
-    const spread = (edge: (c: Cell) => number) => Math.max(...cells.map(edge)) - Math.min(...cells.map(edge));
+    const spread = (edge: (c: Cell) => number) => greatest(cells.map(edge)) - least(cells.map(edge));
     const numbers = cells.filter((c) => NUMBER.test(cellText(c))).length >= 0.8 * cells.length;
     const right = spread((c) => c.right) <= 1 && (spread((c) => c.left) > 1 || numbers);
     const left = spread((c) => c.left) <= 1 && !right;
@@ -171,8 +172,8 @@ function markRowSpans(run: Row[], rows: TableCell[][], columns: Column[], horizo
   for (let r = 0; r + 1 < run.length; r++) {
     const here = run[r]!.cells;
     const below = run[r + 1]!.cells;
-    const highest = Math.max(...here.map(centre));
-    const midway = (highest + Math.max(...below.map(centre))) / 2;
+    const highest = greatest(here.map(centre));
+    const midway = (highest + greatest(below.map(centre))) / 2;
     // Rules drawn between the two rows: where one is missing under a cell, the cell goes on down.
     const between = horizontals.filter(([, b, , t]) => b < run[r]!.bottom + 1 && t > run[r + 1]!.top - 1);
     rows[r]!.forEach((cell, k) => {
@@ -207,13 +208,13 @@ function cellText(cell: Cell): string {
 
 /** A row as one line of the page: its extent, and its cells' text for the document's words. */
 function rowLine(row: Row): Line {
-  const fragments = row.cells.flatMap((c) => c.fragments);
-  const first = fragments[0]!;
+  const first = row.cells[0]!.fragments[0]!;
+  const text = row.cells.map(cellText).join(" ");
   return {
-    text: row.cells.map(cellText).join(" "),
-    raw: row.cells.map(cellText).join(" "),
-    left: Math.min(...row.cells.map((c) => c.left)),
-    right: Math.max(...row.cells.map((c) => c.right)),
+    text,
+    raw: text,
+    left: least(row.cells.map((c) => c.left)),
+    right: greatest(row.cells.map((c) => c.right)),
     y: first.y,
     size: first.size,
     font: first.font,
@@ -222,6 +223,10 @@ function rowLine(row: Row): Line {
     monospace: false,
     top: row.top,
     bottom: row.bottom,
-    order: Math.min(...fragments.flatMap((f) => f.items)),
+    order: first.items[0]!,
   };
 }
+
+/** Least and greatest of a list without spreading it into arguments: a table can have more cells than a call takes. */
+const least = (values: number[]) => values.reduce((a, b) => Math.min(a, b), Infinity);
+const greatest = (values: number[]) => values.reduce((a, b) => Math.max(a, b), -Infinity);

@@ -66,11 +66,16 @@ export const isTabular = (row: Row) =>
  */
 export function* tabularRuns(rows: Row[]): Generator<Row[]> {
   let run: Row[] = [];
+  // The run's last row of two or more cells, and how many it has: kept, not searched for, so a run stays linear.
+  let lastTabular: Row | undefined;
+  let tabular = 0;
   const flush = function* () {
     // A one-cell row at the end is what follows the table, not part of it.
     while (run.length > 0 && !isTabular(run.at(-1)!)) run.pop();
-    if (run.filter(isTabular).length >= 2) yield run;
+    if (tabular >= 2) yield run;
     run = [];
+    lastTabular = undefined;
+    tabular = 0;
   };
   for (const row of rows) {
     const prev = run.at(-1);
@@ -82,7 +87,9 @@ export function* tabularRuns(rows: Row[]): Generator<Row[]> {
     if (isTabular(row)) {
       if (!follows) yield* flush();
       run.push(row);
-    } else if (follows && gap <= size && run.length > 0 && isRowLabel(row, run.filter(isTabular).at(-1)!)) {
+      lastTabular = row;
+      tabular++;
+    } else if (follows && gap <= size && lastTabular && isRowLabel(row, lastTabular)) {
       run.push(row);
     } else {
       yield* flush();
