@@ -27,7 +27,6 @@
  *
  * One script over 300 lines on purpose: one benchmark, read top to bottom.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -38,7 +37,7 @@ import autocannon from "autocannon";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { transferToken } from "../tests/helpers/chain";
 import { mulberry32 } from "../tests/helpers/random";
-import { freePort } from "../tests/helpers/redis-server";
+import { peakRssMb, startBuiltServer } from "./built-server";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const LARGE_CHARS = 2_900_000;
@@ -60,78 +59,8 @@ const TODAY = {
   rss: "unmeasured",
 };
 
-interface Server {
-  base: string;
-  pid: number;
-  child: ChildProcess;
-  output: () => string;
-  stop: () => Promise<void>;
-}
-
-async function startServer(dist: string): Promise<Server> {
-  if (!existsSync(path.join(ROOT, dist, "BUILD_ID"))) throw new Error(`no build in ${dist}: run npm run build first`);
-  const port = await freePort();
-  const chainPort = await twoFreePorts();
-  const child = spawn(process.execPath, ["server.mjs"], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      NEXT_DIST_DIR: dist,
-      LOCAL_CHAIN_PORT: String(chainPort),
-      // The load phases send thousands of free pages from one address.
-      FREE_PAGES_PER_DAY: "1000000",
-    } as Record<string, string | undefined> as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    await gone;
-    clearTimeout(timer);
-  };
-  process.once("exit", () => child.kill("SIGKILL"));
-  const base = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
-    if (child.exitCode !== null) throw new Error(`server.mjs exited:\n${output}`);
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return { base, pid: child.pid!, child, output: () => output, stop };
-    } catch {
-      // not listening yet
-    }
-  }
-  await stop();
-  throw new Error(`server.mjs did not become healthy:\n${output}`);
-}
-
-/** A port whose next one is free too (the local chain serves websockets there). */
-async function twoFreePorts(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    if (port < 65535 && (await isFree(port + 1))) return port;
-  }
-}
-
-async function isFree(port: number): Promise<boolean> {
-  const net = await import("node:net");
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/** The kernel's high-water mark of the process's resident memory, in MB. */
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
+// The load phases send thousands of free pages from one address.
+const startServer = (dist: string) => startBuiltServer(dist, { FREE_PAGES_PER_DAY: "1000000" });
 
 // ---------------------------------------------------------------- documents
 
