@@ -58,6 +58,11 @@ const server = http.createServer((req, res) => {
   req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "unknown";
   handle(req, res);
 });
+// Node's own bounds on receiving a request, beside the handlers' body deadline (BODY_READ_TIMEOUT_MS): headers
+// within 15 s (a slowloris holds a socket, never a place); the whole request a little after the handlers' deadline,
+// so their clear 408 answer comes first and Node's bare one only for a body nobody was reading.
+server.headersTimeout = 15_000;
+server.requestTimeout = Math.max(server.headersTimeout, config.bodyRead.timeoutMs + 10_000);
 server.listen(port, host, () => {
   console.log(`Chunkwise ready on http://localhost:${port} (API at /api)`);
 });

@@ -87,6 +87,13 @@ const EnvSchema = z.object({
   CPU_QUEUE: int(0, 10_000).default(16),
   CPU_TASK_TIMEOUT_MS: int(100, 600_000).default(60_000),
   CPU_WORKER_HEAP_MB: int(16, 16_384).default(1024),
+  /** Threads (and extractions) async jobs may use at once; the rest stay free for synchronous requests. */
+  CPU_JOB_THREADS: int(1, 256).optional(),
+  CLIENT_MAX_CONCURRENT_REQUESTS: int(1, 10_000).default(4),
+  CLIENT_MAX_ACTIVE_JOBS: int(1, 10_000).default(3),
+  BODY_READ_TIMEOUT_MS: int(500, 3_600_000).default(30_000),
+  BODY_MIN_BYTES_PER_SECOND: int(0, 1024 * 1024 * 1024).default(16 * 1024),
+  BODY_MIN_RATE_GRACE_MS: int(0, 3_600_000).default(5_000),
 
   URL_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000),
   URL_FETCH_ALLOW_PRIVATE: bool.default(false),
@@ -178,6 +185,23 @@ export interface Config {
     taskTimeoutMs: number;
     /** Heap of each worker. */
     heapMb: number;
+    /** Async jobs' share: at most this many jobs extract at once, and their tasks hold at most this many threads. */
+    jobThreads: number;
+  };
+  /** What one client (lib/http/client-address.ts) may hold at once; past that, 429 with `Retry-After`. */
+  perClient: {
+    /** Chunking requests in progress (any tier), counted from before the body is read. */
+    maxConcurrentRequests: number;
+    /** Async jobs accepted and not yet finished (any tier). */
+    maxActiveJobs: number;
+  };
+  /** How fast a request body must arrive: a client cannot hold a connection (and its per-client place) by trickling bytes. */
+  bodyRead: {
+    /** The whole body, from the first read. */
+    timeoutMs: number;
+    /** Average rate, after `graceMs`. */
+    minBytesPerSecond: number;
+    graceMs: number;
   };
   urlFetch: { timeoutMs: number; maxBytes: number; allowPrivate: boolean; maxRedirects: number };
   trustProxyHeaders: boolean;
@@ -239,6 +263,20 @@ const DEFAULT_RPC_URLS: Record<Network, (localPort: number) => string> = {
  * Solana's public endpoints and kit serve websockets on the RPC's own port;
  * the local chain serves both that port and the next (web3.js's habit).
  */
+/** Jobs get half the threads by default (at least one, and one fewer than all when there are two or more). */
+function cpuSettings(e: z.infer<typeof EnvSchema>): Config["cpu"] {
+  const threads = e.CPU_THREADS ?? availableParallelism();
+  const jobThreads = e.CPU_JOB_THREADS ?? Math.max(1, Math.floor(threads / 2));
+  if (jobThreads > threads) throw new ConfigError(`CPU_JOB_THREADS (${jobThreads}) exceeds CPU_THREADS (${threads}).`);
+  return {
+    threads,
+    queue: e.CPU_QUEUE,
+    taskTimeoutMs: e.CPU_TASK_TIMEOUT_MS,
+    heapMb: e.CPU_WORKER_HEAP_MB,
+    jobThreads,
+  };
+}
+
 function defaultWsUrl(rpcUrl: string): string {
   const url = new URL(rpcUrl);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
@@ -332,11 +370,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       syncMaxPages: e.OCR_SYNC_MAX_PAGES,
       jobMaxPages: Math.max(e.OCR_JOB_MAX_PAGES, e.OCR_SYNC_MAX_PAGES),
     },
-    cpu: {
-      threads: e.CPU_THREADS ?? availableParallelism(),
-      queue: e.CPU_QUEUE,
-      taskTimeoutMs: e.CPU_TASK_TIMEOUT_MS,
-      heapMb: e.CPU_WORKER_HEAP_MB,
+    cpu: cpuSettings(e),
+    perClient: {
+      maxConcurrentRequests: e.CLIENT_MAX_CONCURRENT_REQUESTS,
+      maxActiveJobs: e.CLIENT_MAX_ACTIVE_JOBS,
+    },
+    bodyRead: {
+      timeoutMs: e.BODY_READ_TIMEOUT_MS,
+      minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND,
+      graceMs: e.BODY_MIN_RATE_GRACE_MS,
     },
     urlFetch: {
       timeoutMs: e.URL_FETCH_TIMEOUT_MS,

@@ -17,6 +17,7 @@ export const STATUS_NAMES = {
   402: "Payment Required",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   409: "Conflict",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
@@ -176,6 +177,12 @@ export const ERROR_CODES = {
     scopes: ["paid"],
     when: "A request with this payment is being served: retry for its result.",
   },
+  body_timeout: {
+    status: 408,
+    scopes: ["upload", "json"],
+    when: (config) =>
+      `The request body did not arrive within ${config.bodyRead.timeoutMs / 1000} s, or slower than ${config.bodyRead.minBytesPerSecond / 1024} KB/s after the first ${config.bodyRead.graceMs / 1000} s.`,
+  },
   job_not_finished: { status: 409, scopes: ["jobResult"], when: "The job is still processing: poll its status." },
   job_failed: { status: 409, scopes: ["jobResult"], when: "The job failed: its status carries the error." },
   job_abandoned: {
@@ -236,6 +243,18 @@ export const ERROR_CODES = {
     scopes: ["paid"],
     when: (config) =>
       `The client holds ${config.payments.maxOutstandingReferences} unpaid 402s for other documents: pay one, or wait \`Retry-After\`.`,
+  },
+  too_many_requests: {
+    status: 429,
+    scopes: ["document"],
+    when: (config) =>
+      `The client has ${config.perClient.maxConcurrentRequests} chunking requests in progress: wait for one (\`Retry-After\`).`,
+  },
+  too_many_jobs: {
+    status: 429,
+    scopes: ["document"],
+    when: (config) =>
+      `The client has ${config.perClient.maxActiveJobs} jobs accepted and not finished: wait for one (\`Retry-After\`); nothing was charged.`,
   },
   internal_error: { status: 500, scopes: ["any"], when: "A fault on our side; nothing was charged." },
   extraction_failed: { status: 500, scopes: ["document"], when: "The document reader failed on our side." },

@@ -15,7 +15,9 @@ import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import { mainThreadTurn } from "@/lib/main-thread-turns";
 import { startJob } from "@/lib/jobs/runner";
-import { rateLimitHeaders } from "@/lib/quota";
+import { type HeldSlot, tooManyJobs } from "@/lib/client-slots";
+import { estimatePages } from "@/lib/extract/page-count";
+import { type Reservation, pagesGoBack, rateLimitHeaders } from "@/lib/quota";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
 import type { PaymentHeader } from "@/lib/payments/gate";
@@ -24,7 +26,12 @@ import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
 
-/** The one path every chunking request takes: input → quota or payment gate → extract → chunk → format → inline, stored, or a job (ai-pro, or any tier with `async=true`). */
+/**
+ * The one path every chunking request takes: input → quota or payment gate → extract → chunk → format →
+ * inline, stored, or a job (ai-pro, or any tier with `async=true`). The instance's place (`CpuPool.admitted`,
+ * 503 `busy`) is taken right before the work, after the payment is verified or the free pages are taken; a job
+ * takes none (jobs extract in their own share), but its client's place among its active jobs.
+ */
 
 export const INLINE_CHUNK_LIMIT = 100;
 
@@ -63,8 +70,7 @@ async function prepare(
   services: Pick<Services, "config" | "cpu" | "fetchUrl">,
   request: Checked,
 ): Promise<{ doc: Loaded; extracted: Extracted }> {
-  const { input } = request;
-  const doc = input.kind === "upload" ? loaded(input, request) : loaded(await services.fetchUrl(input.url));
+  const doc = await load(services, request);
   await mainThreadTurn();
   return { doc, extracted: await extractDocument(doc, services.config, services.cpu) };
 }
@@ -95,27 +101,89 @@ async function runFree(
   await quota.assertAvailable(request.client);
   const payment = { amount: 0, asset: "USDC" as const, network: config.network, transaction: null };
   if (runsAsJob(tier, request)) {
-    // The job takes the pages once it has read the document, and gives them back if it fails.
-    const body = await startJob(services, {
-      tier: tier.id,
-      input: request.input,
-      options,
-      apiBase: request.apiBase,
-      payment,
-      client: request.client,
+    // A job's place and its pages are taken when it is accepted: a client with two pages left cannot queue six.
+    return acceptJob(services, request.client, async (slot) => {
+      const doc = await load(services, request);
+      const reservation = await takeCountedPages(services, request.client, doc);
+      try {
+        const body = await startJob(services, {
+          tier: tier.id,
+          // A URL is fetched here, to count its pages; the job reads the bytes fetched.
+          input: { kind: "upload", bytes: doc.bytes, filename: doc.filename, contentType: doc.contentType },
+          options,
+          apiBase: request.apiBase,
+          payment,
+          client: request.client,
+          freePages: reservation,
+          slot,
+        });
+        return { body, headers: rateLimitHeaders(reservation) };
+      } catch (error) {
+        await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
+        throw error;
+      }
     });
-    return { body, headers: {} };
   }
-  const { doc, extracted } = await prepare(services, request);
-  // The page count is known once extracted; the pages are taken before the chunking work and given back if it fails.
-  const reservation = await quota.reserve(request.client, extracted.pageCount);
+  const doc = await load(services, request);
+  // The pages are taken from a cheap count before extraction or OCR, and settled to the exact count after it.
+  const reservation = await takeCountedPages(services, request.client, doc);
   try {
-    const answer = await chunk(services, request, { doc, extracted, tier, options });
+    const answer = await services.cpu.admitted(async () => {
+      await mainThreadTurn();
+      const extracted = await extractDocument(doc, config, services.cpu);
+      await reservation.settle(extracted.pageCount);
+      return chunk(services, request, { doc, extracted, tier, options });
+    });
     return await answer.make(payment, rateLimitHeaders(reservation));
   } catch (error) {
-    await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
+    if (pagesGoBack(error))
+      await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
     throw error;
   }
+}
+
+/**
+ * The free pages of `doc`, counted cheaply (lib/extract/page-count.ts) and taken. A document the count already
+ * refuses as the client's fault (damaged, encrypted, too many pages) costs one page, as far as the day has one:
+ * opening it was work, and resending it must not be free.
+ */
+async function takeCountedPages(services: Services, client: string, doc: Loaded): Promise<Reservation> {
+  const { limits } = services.config;
+  let pages: number;
+  try {
+    // A fetched document is detected here (an upload was before the quota): once, kept for the extraction.
+    doc.detected ??= await detect(doc.bytes, doc, limits.maxCharsPerRequest);
+    pages = await estimatePages(doc.bytes, doc.detected, {
+      maxPages: limits.maxPagesPerRequest,
+      timeoutMs: limits.extractTimeoutMs,
+    });
+  } catch (error) {
+    if (!pagesGoBack(error)) await services.quota.reserve(client, 1).catch(() => undefined);
+    throw error;
+  }
+  return services.quota.reserve(client, pages);
+}
+
+/**
+ * Runs `accept` holding a new place among the client's active jobs (429 `too_many_jobs` when it has none left),
+ * before any payment is settled or page taken. The accepted job keeps the place (it is in the job's record);
+ * a refusal frees it.
+ */
+async function acceptJob<T>(services: Services, client: string, accept: (slot: HeldSlot) => Promise<T>): Promise<T> {
+  const slot = await services.clientJobs.take(client);
+  if (!slot) throw tooManyJobs(services.clientJobs.limit);
+  try {
+    return await accept(slot);
+  } catch (error) {
+    await services.clientJobs.release(slot).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The document of a request: its upload (detected already), or its URL fetched. */
+async function load(services: Pick<Services, "fetchUrl">, request: Checked): Promise<Loaded> {
+  const { input } = request;
+  return input.kind === "upload" ? loaded(input, request) : loaded(await services.fetchUrl(input.url));
 }
 
 /** ai-pro always runs as a job; any tier does when asked with `async=true`. */
@@ -160,25 +228,30 @@ async function runPaid(
   let computed: ChunkResponse | undefined;
   try {
     if (asJob) {
-      // A job is bought when it is accepted: the money moves first; a failed job releases the payment.
-      const settled = await settle();
-      const body = await startJob(services, {
-        tier: tier.id,
-        input: request.input,
-        options,
-        apiBase: request.apiBase,
-        payment: paymentOf(settled),
-        paymentRequest: requestKey,
+      // A job is bought when it is accepted: its client's place first, then the money moves; a failed job
+      // releases the payment.
+      return await acceptJob(services, request.client, async (slot) => {
+        const settled = await settle();
+        const body = await startJob(services, {
+          tier: tier.id,
+          input: request.input,
+          options,
+          apiBase: request.apiBase,
+          payment: paymentOf(settled),
+          paymentRequest: requestKey,
+          slot,
+        });
+        const response = { body, headers: settled.headers };
+        await claim.complete(response);
+        return response;
       });
-      const response = { body, headers: settled.headers };
-      await claim.complete(response);
-      return response;
     }
     // Work that an earlier payment bought but could not settle is answered at once.
     const kept = await services.payments.computedFor(requestKey);
     const answer: Answer = kept
       ? { inline: true, make: async (payment, headers) => ({ body: { ...kept.body, payment }, headers }) }
-      : await work(services, request, tier, options);
+      : // The instance's place is taken only now, with the payment verified: chain polling holds none.
+        await services.cpu.admitted(() => work(services, request, tier, options));
     let settled: typeof receipt;
     try {
       settled = await settle();

@@ -3,7 +3,10 @@ import type { Store } from "@/lib/store/types";
 
 /**
  * The free tier's daily page allowance per client address, counted with an
- * atomic increment (never read-then-write) and refundable when work fails.
+ * atomic increment (never read-then-write), taken before the work from a cheap
+ * count (lib/extract/page-count.ts), settled to the exact count once
+ * extracted, and given back only when the service failed or a size limit refused the
+ * document (`pagesGoBack`).
  */
 export interface QuotaWindow {
   limit: number;
@@ -12,9 +15,18 @@ export interface QuotaWindow {
   resetAt: number;
 }
 
-export interface Reservation extends QuotaWindow {
-  /** When the pages were taken (epoch ms): `FreeQuota.refund` needs it to give them back to that day. */
+/** Pages taken from a client's day: `takenAt` (epoch ms) names the day they are given back to or settled on. */
+export interface TakenPages {
+  pages: number;
   takenAt: number;
+}
+
+export interface Reservation extends QuotaWindow, TakenPages {
+  /**
+   * Makes the pages taken `exact` (the count once extracted): takes the difference if the day has it, else throws
+   * `free_quota_exceeded` leaving the pages taken as they were; gives back a surplus.
+   */
+  settle: (exact: number) => Promise<void>;
   refund: () => Promise<void>;
 }
 
@@ -82,15 +94,42 @@ export class FreeQuota {
       );
     }
     let refunded = false;
-    return {
+    const reservation: Reservation = {
       ...w,
+      pages,
       takenAt: now,
+      settle: async (exact) => {
+        if (refunded) return;
+        const settled = await this.settle(client, reservation, exact);
+        reservation.pages = exact;
+        reservation.remaining = settled.remaining;
+      },
       refund: async () => {
         if (refunded) return;
         refunded = true;
-        await this.refund(client, pages, now);
+        await this.refund(client, reservation.pages, now);
       },
     };
+    return reservation;
+  }
+
+  /** `settle` for pages whose reservation object is gone (a job's, noted in its record); the day's window after it. */
+  async settle(client: string, taken: TakenPages, exact: number): Promise<QuotaWindow> {
+    const { day, resetMs } = window(taken.takenAt);
+    const k = key(day, client);
+    const ttlMs = Math.max(1, resetMs - this.now() + 60_000);
+    const more = exact - taken.pages;
+    const used = more === 0 ? Number((await this.store.get(k)) ?? 0) : await this.store.incrBy(k, more, { ttlMs });
+    const w = { limit: this.limit, remaining: this.limit - used, resetAt: resetMs / 1000 };
+    if (more > 0 && used > this.limit) {
+      await this.store.incrBy(k, -more, { ttlMs });
+      throw exceeded(
+        { ...w, remaining: Math.max(0, this.limit - (used - more)) },
+        this.now(),
+        `This document has ${exact} page(s) once read, ${more} more than its first count, and ${Math.max(0, this.limit - (used - more))} free page(s) are left today; the ${taken.pages} page(s) of the first count stay taken.`,
+      );
+    }
+    return { ...w, remaining: Math.max(0, w.remaining) };
   }
 
   /** Gives back `pages` taken at `takenAt` (to that day's count): a job's, whose reservation object is gone with its worker. */
@@ -100,3 +139,13 @@ export class FreeQuota {
     if (ttlMs > 0) await this.store.incrBy(key(day, client), -pages, { ttlMs });
   }
 }
+
+/**
+ * Whether a failed request's pages go back: when the service failed it (a fault, 500; `busy`, an unreachable store
+ * or provider, 503), or refused it on a size limit (413: too many pages or characters, more scanned pages than a
+ * request reads by OCR), which is decided before the work and which the client fixes by splitting the document or
+ * sending it as a job. A document the client sent damaged, without text, or too complex to read in time or memory
+ * (400) keeps its pages: the work it cost was real, and resending it must not be free.
+ */
+export const pagesGoBack = (error: unknown) =>
+  !(error instanceof ApiError) || error.status >= 500 || error.status === 413;

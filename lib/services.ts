@@ -1,6 +1,7 @@
 import { waitUntil } from "@vercel/functions";
 import { createModelClients, type ModelClients } from "@/lib/ai/model-client";
 import pLimit from "p-limit";
+import { ClientSlots, REQUEST_SLOT_LEASE_MS } from "@/lib/client-slots";
 import { type Config, loadConfig } from "@/lib/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
@@ -22,6 +23,9 @@ export interface Services {
   config: Config;
   store: Store;
   quota: FreeQuota;
+  /** Each client's chunking requests in progress, and its jobs accepted and not finished (lib/client-slots.ts). */
+  clientRequests: ClientSlots;
+  clientJobs: ClientSlots;
   results: ResultStore;
   embedder: Embedder;
   chain: ChainRpc;
@@ -54,6 +58,9 @@ export function createServices(
     config,
     store,
     quota: new FreeQuota(store, config.freePagesPerDay),
+    clientRequests: new ClientSlots(store, "requests", config.perClient.maxConcurrentRequests, REQUEST_SLOT_LEASE_MS),
+    // Renewed with the job's lease, and outliving one lapse of it: a job taken over keeps its place.
+    clientJobs: new ClientSlots(store, "jobs", config.perClient.maxActiveJobs, 2 * config.jobs.leaseMs),
     results: new ResultStore(store, config.resultTtlSeconds),
     embedder: overrides.embedder ?? createEmbedder(config.embeddings, modelCalls),
     chain,

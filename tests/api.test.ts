@@ -618,11 +618,15 @@ describe("free quota", () => {
     expect((await quota(newClient())).remaining).toBe(5);
   });
 
-  it("does not count pages of a request that fails, before or after the pages were taken", async () => {
+  it("keeps a page for the client's damaged document; gives back the pages of a request that failed on our side", async () => {
     useServices({ FREE_PAGES_PER_DAY: "12" });
     const client = newClient();
     const bad = await call("POST", "/api/chunk/free", { body: upload(fixture("corrupted.pdf"), "x.pdf"), client });
     expect(bad.status).toBe(400);
+    // Opening it was work: resending a damaged file is not free.
+    expect(bad.headers.get("x-ratelimit-remaining")).toBeNull();
+    const afterBad = await call("GET", "/api/quota", { client });
+    expect(((await afterBad.json()) as { remaining: number }).remaining).toBe(11);
 
     // A store that fails to save results: the work fails after the pages were reserved, and they come back.
     const failingSaves: Store = new Proxy(store, {
@@ -645,7 +649,7 @@ describe("free quota", () => {
     expectErrorBody(await body(failed), 500, "internal_error");
 
     useServices({ FREE_PAGES_PER_DAY: "12" });
-    const ok = await call("POST", "/api/chunk/free", { body: upload(prose(12), "a.txt"), client });
+    const ok = await call("POST", "/api/chunk/free", { body: upload(prose(11), "a.txt"), client });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("x-ratelimit-remaining")).toBe("0");
   });

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { MessageChannel, type MessagePort, type Transferable } from "node:worker_threads";
+import pLimit, { type LimitFunction } from "p-limit";
 import { Piscina } from "piscina";
 import type { SplitOptions } from "@/lib/chunking/types";
 import type { Config } from "@/lib/config";
@@ -145,16 +146,17 @@ export const inThisThread: CpuRunner = {
   },
 };
 
-export type CpuSettings = Config["cpu"];
+/** Without `jobThreads`, jobs get half the threads (at least one), as the config's default. */
+export type CpuSettings = Omit<Config["cpu"], "jobThreads"> & { jobThreads?: number };
 
 /** Weight 110 against the main thread's 1024 (nice 0) under Linux's scheduler. */
 const WORKER_NICE = 10;
 
 /**
  * A pool of worker threads with a bounded line in front of it. `admit` is
- * asked before a request reads its body or touches payment or quota, so a
- * refusal (503 `busy`) costs the client nothing and the upload is never
- * held in memory. A task that throws gets its error back; one whose worker
+ * asked right before a request's work (its body read, its payment verified
+ * or its free pages taken), so a refusal (503 `busy`) costs the client
+ * nothing and nothing a client is slow at holds a place. A task that throws gets its error back; one whose worker
  * runs out of its heap or passes the time limit loses its worker, which the
  * pool replaces, and gets a 400 `document_too_complex`.
  */
@@ -164,6 +166,14 @@ export class CpuPool implements CpuRunner {
   /** Requests admitted and not yet answered: running on a worker, waiting for one, or doing I/O between tasks. */
   #admitted = 0;
   readonly capacity: number;
+  /** Async jobs' share of the threads: their tasks, and their extractions (whose parser workers sit outside the pool). */
+  readonly #jobTasks: LimitFunction;
+  readonly #jobExtractions: LimitFunction;
+  /**
+   * The pool as async jobs use it: at most `jobThreads` of their tasks on the threads at once, so a job's OCR
+   * (two pages at a time) never fills every thread and synchronous requests always find one.
+   */
+  readonly forJobs: CpuRunner;
 
   constructor(settings: CpuSettings, workerFile = WORKER_FILE) {
     this.#pool = new Piscina({
@@ -184,6 +194,19 @@ export class CpuPool implements CpuRunner {
     this.#pool.on("error", (error: unknown) => console.error("A CPU worker failed between tasks:", error));
     this.#timeoutMs = settings.taskTimeoutMs;
     this.capacity = settings.threads + settings.queue;
+    const jobThreads = settings.jobThreads ?? Math.max(1, Math.floor(settings.threads / 2));
+    this.#jobTasks = pLimit(jobThreads);
+    this.#jobExtractions = pLimit(jobThreads);
+    this.forJobs = { run: (task, options) => this.#jobTasks(() => this.run(task, options)) };
+  }
+
+  /**
+   * Runs a job's extraction when fewer than `jobThreads` others are extracting: each holds one of the parser
+   * workers (lib/extract/worker.ts) for its whole OCR, so unbounded jobs would leave requests none. Jobs wait
+   * here in line; requests never do.
+   */
+  jobExtraction<T>(work: () => Promise<T>): Promise<T> {
+    return this.#jobExtractions(work);
   }
 
   /** A place for one request; the returned function gives it back (once, however often it is called). */

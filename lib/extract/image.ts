@@ -44,6 +44,19 @@ export async function extractImage(
   return { ...joinPages(layouts), pageCount, ocrPages: ocr.map((_, index) => index + 1) };
 }
 
+/** An image's pages (a TIFF's or GIF's frames) from its header alone: what the free quota is checked against before OCR. */
+export async function countImagePages(bytes: Uint8Array, limits: Pick<ExtractLimits, "maxPages">): Promise<number> {
+  let header: Metadata;
+  try {
+    header = await sharp(bytes, HEADER_ONLY).metadata();
+  } catch {
+    throw failures.corruptedImage();
+  }
+  const pageCount = header.pages ?? 1;
+  if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
+  return pageCount;
+}
+
 /** Reading a header decodes no pixel: sharp's own size limit would turn a bomb into "damaged" before ours names it. */
 const HEADER_ONLY = { limitInputPixels: false } as const;
 

@@ -117,6 +117,27 @@ export async function extractPdf(
 }
 
 /**
+ * The page tree's count only (pdf.js `numPages`, in a worker like every pdf.js call): what the free quota is
+ * checked against before any text is read or any page rendered. Opening reads the cross-reference table and
+ * the catalog, not the pages.
+ */
+export async function countPdfPages(
+  bytes: Uint8Array,
+  limits: Pick<ExtractLimits, "maxPages" | "timeoutMs">,
+): Promise<number> {
+  const pageCount = await withWorker(
+    { timeoutMs: limits.timeoutMs, damaged: failures.corruptedPdf },
+    async (worker) => {
+      const opened = await worker.call({ op: "pdf-open", data: bytes }, Opened);
+      if (!opened.ok) throw refusal(opened);
+      return opened.pageCount;
+    },
+  );
+  if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
+  return pageCount;
+}
+
+/**
  * One text per page: the text pages laid out together, the OCR'd ones laid
  * out together. Apart, because OCR'd lines are all in one made-up font:
  * among a document's real fonts they would read as headings.

@@ -1,4 +1,5 @@
 import { ChunkOptionsSchema, UrlChunkRequestSchema, describeIssues } from "@/lib/api-schema";
+import { tooManyRequests } from "@/lib/client-slots";
 import { ApiError } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { readJson } from "@/lib/http/json-body";
@@ -34,22 +35,45 @@ function tierForEndpoint(endpoint: string): TierId {
   return tier;
 }
 
-export function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
-  const tier = tierForEndpoint(endpoint);
-  // A place in the line before the body is read and before payment or quota are touched: a refusal (503 `busy`)
-  // leaves both as they were and holds no upload in memory.
-  return services.cpu.admitted(() => chunkUpload(services, request, endpoint, tier));
+/**
+ * Runs `work` holding one of the client's places for requests in progress, taken before the body is read: a
+ * refusal (429 `too_many_requests`) holds no upload and touches neither payment nor quota, and a client trickling
+ * bodies holds at most its own places. The instance's place (503 `busy`) comes later, right before the work
+ * (lib/pipeline.ts), once the body is read and the payment verified.
+ */
+function perClient(services: Services, request: Request, work: (client: string) => Promise<Response>) {
+  const client = clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders });
+  const slots = services.clientRequests;
+  return slots.holding(
+    client,
+    () => tooManyRequests(slots.limit),
+    () => work(client),
+  );
 }
 
-async function chunkUpload(services: Services, request: Request, endpoint: string, tier: TierId): Promise<Response> {
-  const upload = await readUpload(request, { maxBytes: services.config.limits.maxUploadBytes });
+export function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
+  const tier = tierForEndpoint(endpoint);
+  return perClient(services, request, (client) => chunkUpload(services, request, endpoint, tier, client));
+}
+
+async function chunkUpload(
+  services: Services,
+  request: Request,
+  endpoint: string,
+  tier: TierId,
+  client: string,
+): Promise<Response> {
+  const upload = await readUpload(request, {
+    maxBytes: services.config.limits.maxUploadBytes,
+    rules: services.config.bodyRead,
+  });
   const options = ChunkOptionsSchema.safeParse(upload.fields);
   if (!options.success) throw new ApiError("invalid_options", describeIssues(options.error));
   const { body, headers } = await runChunkRequest(services, {
     tier,
     input: { kind: "upload", bytes: upload.bytes, filename: upload.filename, contentType: upload.contentType },
     options: options.data,
-    client: clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders }),
+    client,
     payment: paymentHeader(request.headers),
     apiBase: apiBase(request, services.config),
     resourcePath: `/chunk/${endpoint}`,
@@ -58,14 +82,15 @@ async function chunkUpload(services: Services, request: Request, endpoint: strin
 }
 
 export function handleUrl(services: Services, request: Request): Promise<Response> {
-  return services.cpu.admitted(() => chunkUrl(services, request));
+  return perClient(services, request, (client) => chunkUrl(services, request, client));
 }
 
-async function chunkUrl(services: Services, request: Request): Promise<Response> {
+async function chunkUrl(services: Services, request: Request, client: string): Promise<Response> {
   const parsed = UrlChunkRequestSchema.safeParse(
     await readJson(
       request,
       "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.",
+      services.config.bodyRead,
     ),
   );
   if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
@@ -74,7 +99,7 @@ async function chunkUrl(services: Services, request: Request): Promise<Response>
     tier,
     input: { kind: "url", url },
     options,
-    client: clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders }),
+    client,
     payment: paymentHeader(request.headers),
     apiBase: apiBase(request, services.config),
     resourcePath: "/chunk",

@@ -1,7 +1,7 @@
 import { Readable, Transform } from "node:stream";
-import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import busboy from "busboy";
 import { ApiError } from "@/lib/errors";
+import { type BodyReadRules, timedChunks } from "@/lib/http/body-deadline";
 
 export interface Upload {
   bytes: Uint8Array;
@@ -16,9 +16,13 @@ const tooLarge = (maxBytes: number) =>
 /**
  * Reads a multipart body with one `file` part. The byte limit is enforced on
  * the bytes as they arrive (never trusting Content-Length), so a huge upload
- * is cut off after `maxBytes` instead of being buffered.
+ * is cut off after `maxBytes` instead of being buffered; and within `rules`' deadline
+ * (lib/http/body-deadline.ts), so a trickled body is cut off too.
  */
-export async function readUpload(request: Request, options: { maxBytes: number }): Promise<Upload> {
+export async function readUpload(
+  request: Request,
+  options: { maxBytes: number; rules: BodyReadRules },
+): Promise<Upload> {
   const { maxBytes } = options;
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("multipart/form-data"))
@@ -50,7 +54,7 @@ export async function readUpload(request: Request, options: { maxBytes: number }
     throw new ApiError("invalid_multipart", "The multipart body could not be parsed: check the Content-Type boundary.");
   }
 
-  const source = Readable.fromWeb(request.body as unknown as NodeWebReadableStream<Uint8Array>);
+  const source = Readable.from(timedChunks(request.body, options.rules), { objectMode: false });
 
   return new Promise<Upload>((resolve, reject) => {
     const fields: Record<string, string> = {};

@@ -57,8 +57,13 @@ export const JobRecord = z.object({
     /** Free tier: the client whose daily pages the job takes. */
     client: z.string().optional(),
   }),
-  /** Free tier: the pages taken from the client's day (`taken_at`, epoch ms), given back if the job fails. */
+  /**
+   * Free tier: the pages taken from the client's day (`taken_at`, epoch ms) when the job was accepted, settled
+   * to the exact count once extracted, given back if the job fails on the service's side.
+   */
   free_pages: z.object({ pages: z.number().int().nonnegative(), taken_at: z.number() }).optional(),
+  /** The client's place among its active jobs (lib/client-slots.ts), renewed with the lease, freed when the job ends. */
+  client_slot: z.object({ key: z.string(), token: z.string() }).optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 

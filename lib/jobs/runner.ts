@@ -8,8 +8,13 @@
  * renewing; the next status poll after the lease lapses takes the job over
  * (a compare-and-set, so one poller wins) and starts it again. A job whose
  * workers keep dying fails after `maxAttempts`. A failed job releases its
- * payment, so the client can retry with the same X-PAYMENT, or gives back
- * the free pages it took.
+ * payment, so the client can retry with the same X-PAYMENT; a free job's
+ * pages, taken when it was accepted, are given back only when the service
+ * failed it (not for the client's damaged document).
+ *
+ * A job holds its client's place among its active jobs (lib/client-slots.ts)
+ * from acceptance to its end, and extracts in the jobs' share of the CPU
+ * (`CpuPool.jobExtraction`, `forJobs`), so jobs never starve requests.
  */
 import { randomUUID } from "node:crypto";
 import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
@@ -21,6 +26,8 @@ import type { ModelProgress } from "@/lib/ai/model-boundaries";
 import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
+import type { HeldSlot } from "@/lib/client-slots";
+import { type TakenPages, pagesGoBack } from "@/lib/quota";
 import type { Services } from "@/lib/services";
 import { JobHandle } from "@/lib/jobs/job-handle";
 import { TIERS, type TierId } from "@/lib/tiers";
@@ -34,8 +41,12 @@ export interface NewJob {
   payment: JobRecord["work"]["payment"];
   /** Paid tiers: the ledger's request key. */
   paymentRequest?: string;
-  /** Free tier: whose daily pages the job takes. */
+  /** Free tier: whose daily pages the job took. */
   client?: string;
+  /** Free tier: the pages taken at acceptance (from the cheap count). */
+  freePages?: TakenPages;
+  /** The client's place among its active jobs, taken before the job was paid for or its pages taken. */
+  slot?: HeldSlot;
 }
 
 /** Records the job and schedules its work; what `POST /chunk/ai-pro` (or any tier with `async=true`) answers. */
@@ -63,6 +74,8 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
       ...(job.paymentRequest === undefined ? {} : { payment_request: job.paymentRequest }),
       ...(job.client === undefined ? {} : { client: job.client }),
     },
+    ...(job.freePages ? { free_pages: { pages: job.freePages.pages, taken_at: job.freePages.takenAt } } : {}),
+    ...(job.slot ? { client_slot: job.slot } : {}),
   };
   const version = await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
   services.schedule(() => runJob(services, version));
@@ -128,7 +141,8 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
         message: `its worker stopped ${record.attempts} times without finishing; submit it again${record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}`,
       },
     });
-    if (failed) await giveBack(services, failed.record);
+    // Its workers died: the service's failure, so its pages go back too.
+    if (failed) await giveBack(services, failed.record, { pagesBack: true });
     return failed ?? (await services.jobs.get(record.job_id)) ?? version;
   }
   const taken = await services.jobs.replace(version, {
@@ -143,19 +157,34 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
   return taken;
 }
 
-/** What a failed job bought back: its payment released for a retry, or its free pages returned. */
-async function giveBack(services: Pick<Services, "payments" | "quota">, record: JobRecord): Promise<void> {
+/**
+ * What a failed job gives back: its payment released for a retry; its free pages when the service failed it
+ * (`pagesBack`); its client's place.
+ */
+async function giveBack(
+  services: Pick<Services, "payments" | "quota" | "clientJobs">,
+  record: JobRecord,
+  failure: { pagesBack: boolean },
+): Promise<void> {
   const { payment, payment_request: request, client } = record.work;
   if (payment.transaction && request)
     await services.payments
       .releasePayment(payment.transaction, request)
       .catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
-  if (client && record.free_pages)
+  await freeSlot(services, record);
+  if (client && record.free_pages && failure.pagesBack)
     await services.quota
       .refund(client, record.free_pages.pages, record.free_pages.taken_at)
       .catch((error: unknown) =>
         console.error(`Returning the free pages of failed job ${record.job_id} failed`, error),
       );
+}
+
+async function freeSlot(services: Pick<Services, "clientJobs">, record: JobRecord): Promise<void> {
+  if (record.client_slot)
+    await services.clientJobs
+      .release(record.client_slot)
+      .catch((error: unknown) => console.error(`Freeing the client place of job ${record.job_id} failed`, error));
 }
 
 /** Text one enrichment call takes (about 4 characters a token), for the estimate of calls before the chunks exist. */
@@ -165,7 +194,11 @@ const CHARS_PER_ENRICHMENT_CALL = DEFAULT_BATCHES.maxTokens * 4;
 export async function runJob(services: Services, version: JobVersion): Promise<void> {
   const handle = new JobHandle(services, version);
   const heartbeat = setInterval(
-    () => void handle.renew().catch(() => undefined),
+    () => {
+      void handle.renew().catch(() => undefined);
+      const slot = handle.record.client_slot;
+      if (slot) void services.clientJobs.renew(slot).catch(() => undefined);
+    },
     Math.max(250, services.config.jobs.leaseMs / 3),
   );
   try {
@@ -176,13 +209,14 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
       resultJson({ ...result, job_id: handle.record.job_id, result_id: resultId }, chunksJson),
       Math.max(1, remainingMs(handle.record)),
     );
-    await handle.write((r) => ({
+    const completed = await handle.write((r) => ({
       ...r,
       status: "completed",
       progress: 100,
       message: "Completed",
       result_id: resultId,
     }));
+    if (completed) await freeSlot(services, handle.record);
   } catch (error) {
     if (handle.lost.signal.aborted) return;
     const failure: { code: ErrorCode; message: string } =
@@ -196,7 +230,7 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
     // Given back before the job shows `failed`, since a client that sees it may retry with the same payment at once;
     // the renewal first makes sure the job is still this worker's, for a whole lease, and no other worker's to finish.
     if (!(await handle.renew().catch(() => false))) return;
-    await giveBack(services, handle.record);
+    await giveBack(services, handle.record, { pagesBack: pagesGoBack(error) });
     await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
   } finally {
     clearInterval(heartbeat);
@@ -219,13 +253,16 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
   // Progress is OCR's pages read, when there are any, then the model calls (AI tiers); without either, the
   // chunking is quick. Reading pages is most of a scan's time, model calls most of a text's.
   let ocrShare = 0;
-  const extracted = await extractDocument(doc, services.config, services.cpu, {
-    onPageRead(done, total) {
-      ocrShare = isAiTier(tier) ? 0.5 : 0.9;
-      handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
-    },
-  });
-  if (tier === "free") await takeFreePages(services, handle, extracted.pageCount);
+  const cpu = services.cpu.forJobs;
+  const extracted = await services.cpu.jobExtraction(() =>
+    extractDocument(doc, services.config, cpu, {
+      onPageRead(done, total) {
+        ocrShare = isAiTier(tier) ? 0.5 : 0.9;
+        handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
+      },
+    }),
+  );
+  if (tier === "free") await settleFreePages(services, handle, extracted.pageCount);
   handle.progress(ocrShare, "Chunking");
 
   const afterOcr = (share: number) => ocrShare + (1 - ocrShare) * share;
@@ -259,24 +296,27 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
     modelConcurrency: tier === "ai-pro" ? services.config.ai.proConcurrency : services.config.ai.concurrency,
     progress,
     signal: handle.lost.signal,
-    cpu: services.cpu,
+    cpu,
   });
   const { payment } = record.work;
   return { ...result, payment, expires_in: lifetimeText(Math.max(0, remainingMs(record) / 1000)) };
 }
 
 /**
- * A free job's pages, taken once its page count is known and noted in the job, so a worker taking the job over
- * takes none again and a failed job gives them back. Over the day's allowance: the job fails with 429's code.
+ * A free job's pages, taken at acceptance from the cheap count, made the exact count once extracted (HTML and
+ * DOCX are counted as one page until then) and noted in the job, so a worker taking it over settles nothing
+ * again and a failed job gives back the right number. Over the day's allowance: the job fails with 429's code,
+ * the pages of the first count staying taken.
  */
-async function takeFreePages(services: Pick<Services, "quota">, handle: JobHandle, pages: number): Promise<void> {
+async function settleFreePages(services: Pick<Services, "quota">, handle: JobHandle, exact: number): Promise<void> {
   const { client } = handle.record.work;
-  if (handle.record.free_pages || !client) return;
-  const reservation = await services.quota.reserve(client, pages);
-  const noted = await handle.write((r) => ({ ...r, free_pages: { pages, taken_at: reservation.takenAt } }));
+  const taken = handle.record.free_pages;
+  if (!client || !taken || taken.pages === exact) return;
+  await services.quota.settle(client, { pages: taken.pages, takenAt: taken.taken_at }, exact);
+  const noted = await handle.write((r) => ({ ...r, free_pages: { pages: exact, taken_at: taken.taken_at } }));
   if (!noted) {
-    // Taken over meanwhile: the new worker takes its own pages.
-    await reservation.refund();
+    // Taken over meanwhile: the new worker settles from the count the record still holds.
+    await services.quota.settle(client, { pages: exact, takenAt: taken.taken_at }, taken.pages);
     throw handle.lost.signal.reason;
   }
 }

@@ -8,6 +8,7 @@ import {
 import { z } from "zod";
 import { apiInfo } from "@/lib/api-info";
 import { type ChunkDocumentArgs, ChunkDocumentArgsSchema, JobIdSchema } from "@/lib/api-schema";
+import { tooManyRequests } from "@/lib/client-slots";
 import { STATUS_NAMES } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import { jobResult, jobStatus } from "@/lib/jobs/runner";
@@ -97,18 +98,23 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     async (args, extra) => {
       try {
         const { url: _url, text: _text, file_base64: _file, filename: _name, tier, ...options } = args;
-        // A place in the instance's line, as an HTTP request takes (lib/http/chunk-handlers.ts).
-        const { body, headers } = await services.cpu.admitted(() =>
-          runChunkRequest(services, {
-            tier,
-            input: documentInput(args, services.config.limits.maxUploadBytes),
-            options,
-            client: caller.client,
-            payment: paymentOf(extra._meta),
-            apiBase: caller.apiBase,
-            resourcePath: "/mcp",
-            resourceKind: "mcp",
-          }),
+        // One of the client's places for requests in progress, as an HTTP request takes (lib/http/chunk-handlers.ts);
+        // the instance's place is taken in the pipeline, right before the work.
+        const slots = services.clientRequests;
+        const { body, headers } = await slots.holding(
+          caller.client,
+          () => tooManyRequests(slots.limit),
+          () =>
+            runChunkRequest(services, {
+              tier,
+              input: documentInput(args, services.config.limits.maxUploadBytes),
+              options,
+              client: caller.client,
+              payment: paymentOf(extra._meta),
+              apiBase: caller.apiBase,
+              resourcePath: "/mcp",
+              resourceKind: "mcp",
+            }),
         );
         const settlement = headers["PAYMENT-RESPONSE"];
         return success(

@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { clientAddress } from "@/lib/http/client-address";
+import { mcpBodyLimit, readMcpBody } from "@/lib/http/mcp-body";
 import { apiBase } from "@/lib/http/request-context";
 import { CORS_HEADERS, handle, methodNotAllowed } from "@/lib/http/respond";
 import { createMcpServer } from "@/lib/mcp/server";
@@ -17,10 +18,15 @@ const MCP_CORS = {
   "access-control-expose-headers": `${CORS_HEADERS["access-control-expose-headers"]}, mcp-session-id`,
 };
 
-/** Stateless Streamable HTTP: a server and a transport per request, answered as JSON (no stream to GET, no session to DELETE). */
+/**
+ * Stateless Streamable HTTP: a server and a transport per request, answered as JSON (no stream to GET, no session
+ * to DELETE). The body is read here first, bounded in size and time (lib/http/mcp-body.ts), so the SDK parses
+ * only a body that arrived whole and in time; no place is held while it arrives (a tool call takes its own).
+ */
 export const POST = handle(async (request: Request) => {
   const services = getServices();
   const { config } = services;
+  const body = await readMcpBody(request, config);
   const server = createMcpServer(services, {
     client: clientAddress(request.headers, { trustProxyHeaders: config.trustProxyHeaders }),
     apiBase: apiBase(request, config),
@@ -28,12 +34,11 @@ export const POST = handle(async (request: Request) => {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    // A base64 file of the largest upload, plus the JSON-RPC around it.
-    maxRequestBodySize: Math.ceil(config.limits.maxUploadBytes / 3) * 4 + 64 * 1024,
+    maxRequestBodySize: mcpBodyLimit(config),
   });
   await server.connect(transport);
   try {
-    const response = await transport.handleRequest(request);
+    const response = await transport.handleRequest(body);
     const headers = new Headers(response.headers);
     for (const [name, value] of Object.entries(MCP_CORS)) headers.set(name, value);
     return new Response(await response.arrayBuffer(), { status: response.status, headers });

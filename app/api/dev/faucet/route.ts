@@ -15,6 +15,7 @@ export const POST = handle(async (request: Request) => {
       await readJson(
         request,
         'POST /api/dev/faucet takes {"address": "<base58>"} with Content-Type: application/json.',
+        services.config.bodyRead,
       ),
     ),
   );
