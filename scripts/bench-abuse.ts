@@ -205,6 +205,7 @@ async function normalClient(
 function slowSockets(port: number, stop: Promise<unknown>) {
   let stopped = false;
   let closedByServer = 0;
+  const answered = new Map<string, number>();
   const sockets = new Set<net.Socket>();
   const open = (i: number) => {
     if (stopped) return;
@@ -219,6 +220,12 @@ function slowSockets(port: number, stop: Promise<unknown>) {
       ),
     );
     const timer = setInterval(() => socket.write("a"), SLOW_BYTE_EVERY_MS);
+    // An answer before the body is complete is the server cutting the socket off (408); the client then hangs up.
+    socket.once("data", (data: Buffer) => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(data.toString("latin1"))?.[1] ?? "no status";
+      answered.set(status, (answered.get(status) ?? 0) + 1);
+      socket.destroy();
+    });
     socket.on("close", () => {
       clearInterval(timer);
       sockets.delete(socket);
@@ -233,7 +240,7 @@ function slowSockets(port: number, stop: Promise<unknown>) {
     stopped = true;
     for (const socket of sockets) socket.destroy();
   });
-  return { closedByServer: () => closedByServer };
+  return { closedByServer: () => closedByServer, answered: () => Object.fromEntries(answered) };
 }
 
 // ---------------------------------------------------------------- (b) scans past the quota
@@ -432,7 +439,11 @@ async function main() {
         const stop = new Promise<void>((resolve) => (release = resolve));
         const sockets = slowSockets(port, stop);
         const until = sleep(PHASE_MS).then(release);
-        return { until, work: async () => `sockets closed by the server: ${sockets.closedByServer()}` };
+        return {
+          until,
+          work: async () =>
+            `sockets cut off: ${sockets.closedByServer()} (answers ${JSON.stringify(sockets.answered())}), each opened again 1 s later`,
+        };
       });
 
     if (only.has("b"))
