@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,6 +70,77 @@ async function stopServer(server: Server | undefined): Promise<void> {
   const exited = new Promise((resolve) => server.process.once("exit", resolve));
   server.process.kill("SIGTERM");
   await exited;
+}
+
+/** A socket from `localAddress` that sends an upload's headers, then a byte of its body every second; its answer, or a failure after 120 s. */
+function trickle(port: number, localAddress: string) {
+  const socket = net.connect({ host: "127.0.0.1", port, localAddress });
+  // A reset after the answer is the server letting the socket go.
+  socket.on("error", () => undefined);
+  const sentHeaders = new Promise<void>((resolve, reject) => {
+    socket.once("error", reject);
+    socket.once("connect", () =>
+      socket.write(
+        "POST /api/chunk/free HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\n" +
+          "Content-Length: 100000\r\n\r\n--x\r\n",
+        () => resolve(),
+      ),
+    );
+  });
+  const timer = setInterval(() => socket.write("a"), 1000);
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    let text = "";
+    const giveUp = setTimeout(
+      () => reject(new Error(`no answer to the trickling socket from ${localAddress}`)),
+      120_000,
+    );
+    socket.on("data", (data: Buffer) => {
+      text += data.toString("latin1");
+      const head = /^HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n/.exec(text);
+      if (!head) return;
+      const rest = text.slice(head[0].length);
+      const length = /content-length: (\d+)/i.exec(head[0])?.[1];
+      // Next answers in chunked encoding: the body is whole at the zero-length chunk.
+      const body =
+        length !== undefined ? rest.slice(0, Number(length)) : /^[0-9a-f]+\r\n([\s\S]*?)\r\n0\r\n\r\n/.exec(rest)?.[1];
+      if (body === undefined || (length !== undefined && rest.length < Number(length))) return;
+      clearTimeout(giveUp);
+      clearInterval(timer);
+      resolve({ status: Number(head[1]), body });
+    });
+    socket.once("close", () => clearInterval(timer));
+  });
+  return { socket, sentHeaders, answer };
+}
+
+/** A multipart POST from `localAddress` (the address the service counts the client by). */
+async function requestFrom(
+  localAddress: string,
+  url: string,
+  form: FormData,
+): Promise<{ status: number; body: string }> {
+  const encoded = new Response(form);
+  const body = Buffer.from(await encoded.arrayBuffer());
+  const { hostname, port, pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: hostname,
+        port,
+        path: pathname,
+        method: "POST",
+        localAddress,
+        headers: { "content-type": encoded.headers.get("content-type")!, "content-length": String(body.length) },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (part: Buffer) => (text += part.toString("utf8")));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 let defaults: Server;
@@ -167,6 +238,23 @@ describe("npm start with no environment", () => {
       expect(((await missing.json()) as { code: string }).code).toBe("not_found");
     },
   );
+
+  it("serves other clients while 20 sockets from five addresses trickle their bodies, and cuts each trickler off with 408", async () => {
+    const { port } = new URL(base);
+    const tricklers = Array.from({ length: 20 }, (_, i) => trickle(Number(port), `127.0.5.${1 + (i % 5)}`));
+    try {
+      // All 20 have sent their headers: on the old order they held every place of the instance (2 threads + 16).
+      await Promise.all(tricklers.map((t) => t.sentHeaders));
+      const form = upload(prose(1), "note.txt");
+      const served = await requestFrom("127.0.5.9", `${base}/api/chunk/free`, form);
+      expect(served.status).toBe(200);
+      expect(JSON.parse(served.body)).toHaveProperty("chunks");
+      expect((await Promise.all(tricklers.map((t) => t.answer))).map((a) => a.status)).toEqual(Array(20).fill(408));
+      expect(JSON.parse((await tricklers[0]!.answer).body)).toMatchObject({ code: "body_timeout" });
+    } finally {
+      for (const t of tricklers) t.socket.destroy();
+    }
+  });
 
   it("keys the free quota on the socket address, not on a forged X-Forwarded-For", async () => {
     // Whatever the day's allowance of this (loopback) client still holds, used up in one upload.
