@@ -22,7 +22,7 @@ export const POST = handle(async (request: Request) => {
   const services = getServices();
   const { config } = services;
   const server = createMcpServer(services, {
-    client: clientAddress(request.headers, { trustProxyHeaders: config.trustProxyHeaders }),
+    client: clientAddress(request.headers, config),
     apiBase: apiBase(request, config),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
