@@ -2,7 +2,12 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { LANGUAGE_CODE, languageDataFile } from "@/lib/extract/ocr/language-data";
 import { TIERS, isPaid } from "@/lib/tiers";
-import { LAMPORTS_PER_SIGNATURE, MAX_SIGNATURES, priceInLamports } from "@/lib/payments/x402/fee-budget";
+import {
+  DEFAULT_FEE_PAYER_MAX_SOL_USD,
+  LAMPORTS_PER_SIGNATURE,
+  MAX_SIGNATURES,
+  priceInLamports,
+} from "@/lib/payments/x402/fee-budget";
 
 /**
  * The environment, parsed and validated once. The only module that reads
@@ -69,7 +74,7 @@ const EnvSchema = z.object({
   PAYMENT_MAX_OUTSTANDING_REFERENCES: int(1, 10_000).default(20),
   PAYMENT_CONFIRM_TIMEOUT_MS: int(0, 120_000).default(8000),
   /** The SOL price in USD up to which an x402 payment costs the fee payer less than it pays (see lib/payments/x402/fee-budget.ts). */
-  FEE_PAYER_MAX_SOL_USD: z.coerce.number().positive().max(1_000_000).default(190),
+  FEE_PAYER_MAX_SOL_USD: z.coerce.number().positive().max(1_000_000).default(DEFAULT_FEE_PAYER_MAX_SOL_USD),
 
   FREE_PAGES_PER_DAY: int(0, 1_000_000).default(100),
   MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(25 * 1024 * 1024),

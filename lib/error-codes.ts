@@ -148,6 +148,12 @@ export const ERROR_CODES = {
     scopes: ["x402"],
     when: "x402: instructions beyond the exact-SVM layout.",
   },
+  payment_fee_too_high: {
+    status: 402,
+    scopes: ["x402"],
+    when: (config) =>
+      `x402: more signers than the fee payer and the payer, or a priority fee above what the tier's price pays for (at SOL $${config.payments.feePayerMaxSolUsd}).`,
+  },
   payment_invalid_signature: { status: 402, scopes: ["x402"], when: "x402: a missing or wrong signature." },
   payment_simulation_failed: {
     status: 402,

@@ -18,7 +18,10 @@ describe("clientKey: the key a client is counted under", () => {
   });
 
   it("applies to forwarded addresses when a trusted proxy sets them, and to the peer otherwise", () => {
-    const headers = new Headers({ "x-forwarded-for": "198.51.100.9, 2001:db8:1:2::9", [PEER_HEADER]: "::ffff:10.1.2.3" });
+    const headers = new Headers({
+      "x-forwarded-for": "198.51.100.9, 2001:db8:1:2::9",
+      [PEER_HEADER]: "::ffff:10.1.2.3",
+    });
     expect(clientAddress(headers, trusting())).toBe("2001:db8:1:2::/64");
     expect(clientAddress(headers, untrusting)).toBe("10.1.2.3");
     expect(clientAddress(new Headers(), untrusting)).toBe("unknown");

@@ -285,7 +285,13 @@ export class PaymentGate {
     const requirement = await this.#requirement(request, false);
     // Our own rules first, even with a facilitator: a refused payload never leaves this process.
     const verified = orRefuse(
-      await verifyX402Payment(payment, requirement, feePayer, createSolanaRpc(this.#config.payments.rpcUrl)),
+      await verifyX402Payment(
+        payment,
+        requirement,
+        feePayer,
+        createSolanaRpc(this.#config.payments.rpcUrl),
+        this.#config.payments.feePayerMaxSolUsd,
+      ),
     );
     if (memo !== undefined && !verified.memos.includes(memo))
       throw new ApiError(

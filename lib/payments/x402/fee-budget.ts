@@ -6,6 +6,15 @@
  * Worked out from the tier's price, so a cheaper tier gets a smaller budget.
  */
 
+/**
+ * The default of FEE_PAYER_MAX_SOL_USD. The cheapest tier (structure,
+ * 0.002 USDC) must pay for the two signatures every x402 payment carries
+ * (10,000 lamports), which holds only below $200 a SOL; $190 leaves it a
+ * priority budget of 525 lamports, ~25x what x402 clients ask (20,000 units
+ * at 1 µlamport is under 1 lamport).
+ */
+export const DEFAULT_FEE_PAYER_MAX_SOL_USD = 190;
+
 /** Solana's base fee per signature. */
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 /**
