@@ -243,6 +243,11 @@ export const ERROR_CODES = {
     when: (config) =>
       `The client holds ${config.payments.maxOutstandingReferences} unpaid 402s for other documents: pay one, or wait \`Retry-After\`.`,
   },
+  payer_busy: {
+    status: 429,
+    scopes: ["x402"],
+    when: "x402: another payment from the same token account or wallet is being served and not yet settled; a payer has one at a time (`Retry-After`).",
+  },
   internal_error: { status: 500, scopes: ["any"], when: "A fault on our side; nothing was charged." },
   extraction_failed: { status: 500, scopes: ["document"], when: "The document reader failed on our side." },
   processing_failed: {
