@@ -261,6 +261,11 @@ export const ERROR_CODES = {
     scopes: ["document"],
     when: "This instance has as many documents in progress as it takes (`Retry-After`); payment and free pages are untouched.",
   },
+  server_misconfigured: {
+    status: 503,
+    scopes: ["any"],
+    when: "The server's configuration is refused (e.g. an RPC serving another chain than `SOLANA_NETWORK`, a mainnet `USDC_MINT` that is not USDC): nothing is served or charged until its operator fixes it.",
+  },
   store_unavailable: { status: 503, scopes: ["store"], when: "The store is unreachable: retry later." },
   embeddings_unavailable: {
     status: 503,

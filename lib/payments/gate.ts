@@ -38,6 +38,7 @@ import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
 import { isAiTier } from "@/lib/ai/model-client";
 import { ReferenceUseCounter } from "@/lib/payments/reference-use";
+import { ChainIdentity } from "@/lib/payments/chain-identity";
 import { type Hold, UnsettledPayments } from "@/lib/payments/unsettled";
 
 /**
@@ -105,7 +106,12 @@ export type Admission =
 const computedKey = (request: string) => `computed:${request}`;
 
 /** Settlement failures that mean the payer's funds were not there when the work was done. */
-const DEFAULT_CODES = new Set(["payment_simulation_failed", "payment_failed", "payment_insufficient", "payment_expired"]);
+const DEFAULT_CODES = new Set([
+  "payment_simulation_failed",
+  "payment_failed",
+  "payment_insufficient",
+  "payment_expired",
+]);
 /** Longer than any synchronous request's work (extraction, CPU tasks) and its settlement. */
 const HOLD_TTL_MS = 10 * 60 * 1000;
 
@@ -128,6 +134,7 @@ export class PaymentGate {
   readonly #ledgerTtlMs: number;
   readonly #unsettled: UnsettledPayments;
   readonly #referenceUse: ReferenceUseCounter;
+  readonly #chainIdentity: ChainIdentity;
   #feePayer: Promise<string | undefined> | undefined;
 
   constructor(config: Config, store: Store, rpc: ChainRpc) {
@@ -140,6 +147,12 @@ export class PaymentGate {
     this.#references = new PaymentReferences(store, windowMs, config.payments.maxOutstandingReferences);
     this.#unsettled = new UnsettledPayments(store, HOLD_TTL_MS, windowMs);
     this.#referenceUse = new ReferenceUseCounter(store);
+    this.#chainIdentity = new ChainIdentity(rpc, config.network);
+  }
+
+  /** Refuses (503 `server_misconfigured`) while the RPC serves another chain than SOLANA_NETWORK's. */
+  assertChainIdentity(): Promise<void> {
+    return this.#chainIdentity.assert();
   }
 
   /** Paid requests with and without the 402's reference in a Memo, over the last days (GET /api/health). */
@@ -159,12 +172,14 @@ export class PaymentGate {
   }
 
   async admit(request: PaidRequest): Promise<Admission> {
+    // Before any 402 or payment: on the wrong chain nothing here can be right.
+    await this.#chainIdentity.assert();
     return this.#withPaymentRequired(request, async () => {
       const { payment } = request;
       if (!payment)
         throw new ApiError(
           "payment_required",
-          `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo (with extra.reference as a Memo), then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
+          `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo, then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
         );
       if (payment.name === "PAYMENT-SIGNATURE")
         return this.#admitV2(parsePaymentSignatureHeader(payment.value), request);

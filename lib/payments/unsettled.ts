@@ -10,8 +10,15 @@ import type { Store } from "@/lib/store/types";
  * the transfer's source token account and its authority (a store lock with
  * a TTL, released once the payment settles or is given up), and a payer
  * whose payment failed to settle after the work (the funds moved away in
- * between) pays before the work from then on, for a payment window.
+ * between) pays before the work from then on, for a payment window. A new
+ * wallet and a new address make a new payer, so past a few such defaults in
+ * a window every x402 payer pays before the work: free work is bounded for
+ * the whole service, not per payer.
  */
+
+/** Defaults in a window, across all payers, after which every x402 payment settles before its work. */
+export const SERVICE_DEFAULTS_BEFORE_SETTLE_FIRST = 3;
+const SERVICE_DEFAULTS_KEY = "x402-defaults";
 
 export interface Hold {
   /** Idempotent: releasing twice, or after the TTL, does nothing. */
@@ -52,10 +59,15 @@ export class UnsettledPayments {
   /** A payment of these payers (source, authority, client) failed to settle after it was accepted. */
   async markDefaulted(keys: string[]): Promise<void> {
     await Promise.all(keys.map((key) => this.store.set(defaultedKey(key), "1", { ttlMs: this.defaultedTtlMs })));
+    await this.store.incrBy(SERVICE_DEFAULTS_KEY, 1, { ttlMs: this.defaultedTtlMs });
   }
 
+  /** Whether a payment of these payers must settle before its work: one of them defaulted, or too many payers did. */
   async defaulted(keys: string[]): Promise<boolean> {
-    const marks = await Promise.all(keys.map((key) => this.store.get(defaultedKey(key))));
-    return marks.some((mark) => mark !== null);
+    const [service, ...marks] = await Promise.all([
+      this.store.get(SERVICE_DEFAULTS_KEY),
+      ...keys.map((key) => this.store.get(defaultedKey(key))),
+    ]);
+    return Number(service ?? 0) >= SERVICE_DEFAULTS_BEFORE_SETTLE_FIRST || marks.some((mark) => mark !== null);
   }
 }
