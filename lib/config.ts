@@ -71,7 +71,10 @@ const EnvSchema = z.object({
   X402_FACILITATOR_FEE_PAYER: optionalString,
   PAYMENT_MAX_AGE_SECONDS: int(10, 30 * 24 * 3600).default(3600),
   PAYMENT_REQUIRE_REFERENCE: bool.default(false),
-  PAYMENT_MAX_OUTSTANDING_REFERENCES: int(1, 10_000).default(20),
+  /** The burst of new unpaid references a client may take at once (its token bucket's size). */
+  PAYMENT_MAX_OUTSTANDING_REFERENCES: int(1, 10_000).default(30),
+  /** New unpaid references a client's bucket gains per minute. */
+  PAYMENT_UNPAID_REFERENCES_PER_MINUTE: int(1, 10_000).default(2),
   PAYMENT_CONFIRM_TIMEOUT_MS: int(0, 120_000).default(8000),
   /** The SOL price in USD up to which an x402 payment costs the fee payer less than it pays (see lib/payments/x402/fee-budget.ts). */
   FEE_PAYER_MAX_SOL_USD: z.coerce.number().positive().max(1_000_000).default(DEFAULT_FEE_PAYER_MAX_SOL_USD),
@@ -162,8 +165,8 @@ export interface Config {
     maxAgeSeconds: number;
     /** Refuse transfers that do not carry the 402's `extra.reference` in a Memo. */
     requireReference: boolean;
-    /** One-time references a client may hold unpaid within a payment window: bounds what unpaid requests write. */
-    maxOutstandingReferences: number;
+    /** New one-time references per client: a token bucket (burst, refill per minute) bounding what unpaid requests write. */
+    unpaidReferences: { burst: number; perMinute: number };
     /** How long the signature path polls for a transaction not yet visible at `confirmed`. */
     confirmTimeoutMs: number;
     /** The SOL price (USD) below which every tier's x402 fee budget keeps the fee payer's cost under the price. */
@@ -345,7 +348,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       maxAgeSeconds: e.PAYMENT_MAX_AGE_SECONDS,
       requireReference: e.PAYMENT_REQUIRE_REFERENCE,
-      maxOutstandingReferences: e.PAYMENT_MAX_OUTSTANDING_REFERENCES,
+      unpaidReferences: {
+        burst: e.PAYMENT_MAX_OUTSTANDING_REFERENCES,
+        perMinute: e.PAYMENT_UNPAID_REFERENCES_PER_MINUTE,
+      },
       confirmTimeoutMs: e.PAYMENT_CONFIRM_TIMEOUT_MS,
       feePayerMaxSolUsd: e.FEE_PAYER_MAX_SOL_USD,
     },

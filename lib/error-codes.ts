@@ -241,7 +241,7 @@ export const ERROR_CODES = {
     status: 429,
     scopes: ["paid"],
     when: (config) =>
-      `The client holds ${config.payments.maxOutstandingReferences} unpaid 402s for other documents: pay one, or wait \`Retry-After\`.`,
+      `The client took ${config.payments.unpaidReferences.burst} new unpaid 402s at once (${config.payments.unpaidReferences.perMinute} more a minute): pay one, or wait \`Retry-After\` (seconds).`,
   },
   payer_busy: {
     status: 429,

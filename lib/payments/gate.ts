@@ -144,7 +144,7 @@ export class PaymentGate {
     this.#store = store;
     this.#ledgerTtlMs = windowMs + 24 * 3600 * 1000;
     this.#ledger = new PaymentLedger(store, this.#ledgerTtlMs);
-    this.#references = new PaymentReferences(store, windowMs, config.payments.maxOutstandingReferences);
+    this.#references = new PaymentReferences(store, windowMs, config.payments.unpaidReferences);
     this.#unsettled = new UnsettledPayments(store, HOLD_TTL_MS, windowMs);
     this.#referenceUse = new ReferenceUseCounter(store);
     this.#chainIdentity = new ChainIdentity(rpc, config.network);
@@ -172,8 +172,6 @@ export class PaymentGate {
   }
 
   async admit(request: PaidRequest): Promise<Admission> {
-    // Before any 402 or payment: on the wrong chain nothing here can be right.
-    await this.#chainIdentity.assert();
     return this.#withPaymentRequired(request, async () => {
       const { payment } = request;
       if (!payment)
@@ -246,7 +244,7 @@ export class PaymentGate {
     if (request.payment) return undefined;
     throw new ApiError(
       "too_many_unpaid_requests",
-      `This client holds ${this.#config.payments.maxOutstandingReferences} unpaid payment references for other documents already: pay one of the 402 answers you have, or retry after ${issued.retryAfterSeconds} s.`,
+      `This client has asked for ${this.#config.payments.unpaidReferences.burst} new payment offers in a short time without paying them (${this.#config.payments.unpaidReferences.perMinute} more a minute): pay one of the 402 answers you have, or retry after ${issued.retryAfterSeconds} s.`,
       { headers: { "Retry-After": String(issued.retryAfterSeconds) } },
     );
   }
@@ -281,6 +279,8 @@ export class PaymentGate {
   }
 
   async #admitSignature(signature: string, request: PaidRequest): Promise<Admission> {
+    // Before the chain is read: on another chain than SOLANA_NETWORK's no verdict could be right.
+    await this.#chainIdentity.assert();
     const bought = await this.#ledger.replay(signature, request.request);
     if (bought) return { kind: "replay", response: bought };
 
@@ -310,6 +310,7 @@ export class PaymentGate {
     /** The payload as a v2 client sent it, when it came in PAYMENT-SIGNATURE. */
     v2?: PaymentPayloadV2,
   ): Promise<Admission> {
+    await this.#chainIdentity.assert();
     const version = v2 ? 2 : 1;
     const memo = v2?.accepted.extra.memo;
     const { facilitator, feePayerSecretKey } = this.#config.payments;
