@@ -23,6 +23,7 @@ import { RedisStore } from "@/lib/store";
 import { type LocalChain, startLocalChain } from "@/localchain";
 import { call, funded, prose } from "./helpers/api";
 import { type Rpc, transferToken } from "./helpers/chain";
+import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
 /**
@@ -38,6 +39,7 @@ let redis: RedisServer;
 let store: RedisStore;
 let chain: LocalChain;
 let rpc: Rpc;
+let model: ModelStandin;
 const PRICE = 2000n; // structure tier
 
 /** URLs fetched, one per piece of work; `duringWork` runs inside the work, after the payment was accepted. */
@@ -48,7 +50,7 @@ async function fetchUrl(url: string): Promise<FetchedDocument> {
   fetched.push(url);
   await duringWork?.(url);
   return {
-    bytes: new TextEncoder().encode(`# ${url}\n\n${prose(1, fetched.length)}`),
+    bytes: new TextEncoder().encode(`# ${url}\n\n${prose(6, fetched.length)}`),
     finalUrl: url,
     contentType: "text/markdown",
   };
@@ -56,6 +58,9 @@ async function fetchUrl(url: string): Promise<FetchedDocument> {
 
 function useServices(env: Record<string, string> = {}) {
   const config = loadConfig({
+    AI_BASE_URL: model.url,
+    AI_MODEL: "standin-small",
+    AI_MAX_RETRIES: "0",
     REDIS_URL: redis.url,
     SOLANA_RPC_URL: chain.rpcUrl,
     PAY_TO_ADDRESS: chain.payTo,
@@ -73,11 +78,13 @@ beforeAll(async () => {
   store = new RedisStore({ url: redis.url });
   chain = await startLocalChain({ port: 0 });
   rpc = createSolanaRpc(chain.rpcUrl);
+  model = await startModelStandin({ port: 0 });
   useServices();
 }, 30_000);
 
 afterAll(async () => {
   setServices(undefined);
+  await model?.close();
   await chain?.close();
   await store?.close();
   await redis?.stop();
@@ -92,20 +99,21 @@ beforeEach(async () => {
   duringWork = undefined;
   // Each test starts below the service-wide count of defaults.
   await store.del("x402-defaults");
+  model.reset();
   useServices();
 });
 
 const newUrl = () => `http://docs.example/${++urlCounter}.md`;
 
-const chunkUrl = (url: string, headers: Record<string, string> = {}, as = client) =>
+const chunkUrl = (url: string, headers: Record<string, string> = {}, as = client, tier = "structure") =>
   call("POST", "/api/chunk", {
     client: as,
-    body: JSON.stringify({ url, tier: "structure" }),
+    body: JSON.stringify({ url, tier }),
     headers: { "content-type": "application/json", ...headers },
   });
 
-async function referenceFor(url: string, as = client): Promise<string> {
-  const response = await chunkUrl(url, {}, as);
+async function referenceFor(url: string, as = client, tier = "structure"): Promise<string> {
+  const response = await chunkUrl(url, {}, as, tier);
   expect(response.status).toBe(402);
   const body = (await response.json()) as { paymentRequirements: { extra: { reference: string } } };
   return body.paymentRequirements.extra.reference;
@@ -135,8 +143,8 @@ async function moveAll(from: TransactionSigner, to: Address): Promise<void> {
   if (amount > 0n) await transferToken(rpc, from, { owner: to, mint: chain.usdcMint, amount });
 }
 
-/** An x402 v1 X-PAYMENT of the structure price from `payer`, with the Memo given. */
-async function x402Payment(payer: TransactionSigner, memo?: string): Promise<string> {
+/** An x402 v1 X-PAYMENT of `amount` (the structure price) from `payer`, with the Memo given. */
+async function x402Payment(payer: TransactionSigner, memo?: string, amount = PRICE): Promise<string> {
   const mint = address(chain.usdcMint);
   const source = address(await associatedTokenAccount(payer.address, chain.usdcMint));
   const destination = address(await associatedTokenAccount(chain.payTo, chain.usdcMint));
@@ -155,7 +163,7 @@ async function x402Payment(payer: TransactionSigner, memo?: string): Promise<str
             mint,
             destination,
             authority: payer,
-            amount: PRICE,
+            amount,
             decimals: 6,
           }),
           ...(memo ? [memoInstruction(memo)] : []),
@@ -336,5 +344,48 @@ describe("memo-less payments are counted for the operator", () => {
     const refused = await chunkUrl(newUrl(), { "X-PAYMENT": await x402Payment(await walletWith(0n)) });
     expect(refused.status).toBe(402);
     expect(((await refused.json()) as { message: string }).message).toMatch(/reference.*Memo|Memo.*reference/);
+  });
+});
+
+describe("the ai tier, whose work costs model calls, settles before the work", () => {
+  const AI_PRICE = 10_000n;
+
+  it("three payloads of one balance: the first is paid before its model calls, the others do no work", async () => {
+    const payer = await walletWith(AI_PRICE);
+    const payeeBefore = await usdcBalance(chain.payTo);
+    const urls = [newUrl(), newUrl(), newUrl()];
+    const payments = await Promise.all(
+      urls.map(async (url) => x402Payment(payer, await referenceFor(url, client, "ai"), AI_PRICE)),
+    );
+    let balanceDuringWork: bigint | undefined;
+    duringWork = async () => {
+      balanceDuringWork = await usdcBalance(payer.address);
+    };
+    const answers: (string | undefined)[] = [];
+    for (const [i, url] of urls.entries()) {
+      const response = await chunkUrl(url, { "X-PAYMENT": payments[i]! }, client, "ai");
+      answers.push(response.status === 200 ? "200" : await codeOf(response));
+    }
+    expect(answers).toEqual(["200", "payment_simulation_failed", "payment_simulation_failed"]);
+    // The money had moved before the work began: moving it away then would change nothing.
+    expect(balanceDuringWork).toBe(0n);
+    expect(await usdcBalance(chain.payTo)).toBe(payeeBefore + AI_PRICE);
+    expect(fetched).toHaveLength(1);
+    expect(model.counters().completions).toBeGreaterThan(0);
+  });
+
+  it("a provider that fails after the payment settled: 503, and the same X-PAYMENT is served later without a second charge", async () => {
+    const payer = await walletWith(AI_PRICE * 2n);
+    const url = newUrl();
+    const payment = await x402Payment(payer, await referenceFor(url, client, "ai"), AI_PRICE);
+    model.control({ down: true });
+    const down = await chunkUrl(url, { "X-PAYMENT": payment }, client, "ai");
+    expect(down.status).toBe(503);
+    expect(await codeOf(down)).toBe("ai_unavailable");
+    expect(await usdcBalance(payer.address)).toBe(AI_PRICE);
+    model.control({ down: false });
+    const retried = await chunkUrl(url, { "X-PAYMENT": payment }, client, "ai");
+    expect(retried.status).toBe(200);
+    expect(await usdcBalance(payer.address)).toBe(AI_PRICE);
   });
 });
