@@ -36,6 +36,14 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
   });
   console.log(`Local Solana chain (test USDC, no real money) on ${chain.rpcUrl}; payTo ${chain.payTo}`);
 } else if (config.network !== "solana-localnet") {
+  // The same check every host makes on first use (lib/payments/chain-identity.ts), made here before listening.
+  const { ChainIdentity } = await load("./lib/payments/chain-identity.ts");
+  const { createChainRpc } = await load("./lib/payments/chain-rpc.ts");
+  const wrongChain = await new ChainIdentity(createChainRpc(config.payments.rpcUrl), config.network).assert().then(
+    () => false,
+    (error) => error.code === "server_misconfigured",
+  );
+  if (wrongChain) process.exit(1);
   const { payToTokenAccounts } = await load("./lib/payments/pay-to-account.ts");
   const accounts = await payToTokenAccounts(config).catch((error) => {
     console.warn(`Could not check payTo's USDC account (${error.message}); /api/health reports the RPC.`);

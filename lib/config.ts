@@ -1,6 +1,13 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { LANGUAGE_CODE, languageDataFile } from "@/lib/extract/ocr/language-data";
+import { TIERS, isPaid } from "@/lib/tiers";
+import {
+  DEFAULT_FEE_PAYER_MAX_SOL_USD,
+  LAMPORTS_PER_SIGNATURE,
+  MAX_SIGNATURES,
+  priceInLamports,
+} from "@/lib/payments/x402/fee-budget";
 
 /**
  * The environment, parsed and validated once. The only module that reads
@@ -16,6 +23,9 @@ const optionalString = z
   .trim()
   .optional()
   .transform((v) => (v ? v : undefined));
+
+/** Headers a trusted proxy may write the client's address into: X-Real-IP only when configured. */
+export const CLIENT_IP_HEADERS = ["x-forwarded-for", "x-real-ip", "x-vercel-forwarded-for"] as const;
 
 export const NETWORKS = ["solana-localnet", "solana-devnet", "solana"] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -61,8 +71,13 @@ const EnvSchema = z.object({
   X402_FACILITATOR_FEE_PAYER: optionalString,
   PAYMENT_MAX_AGE_SECONDS: int(10, 30 * 24 * 3600).default(3600),
   PAYMENT_REQUIRE_REFERENCE: bool.default(false),
-  PAYMENT_MAX_OUTSTANDING_REFERENCES: int(1, 10_000).default(20),
+  /** The burst of new unpaid references a client may take at once (its token bucket's size). */
+  PAYMENT_MAX_OUTSTANDING_REFERENCES: int(1, 10_000).default(30),
+  /** New unpaid references a client's bucket gains per minute. */
+  PAYMENT_UNPAID_REFERENCES_PER_MINUTE: int(1, 10_000).default(2),
   PAYMENT_CONFIRM_TIMEOUT_MS: int(0, 120_000).default(8000),
+  /** The SOL price in USD up to which an x402 payment costs the fee payer less than it pays (see lib/payments/x402/fee-budget.ts). */
+  FEE_PAYER_MAX_SOL_USD: z.coerce.number().positive().max(1_000_000).default(DEFAULT_FEE_PAYER_MAX_SOL_USD),
 
   FREE_PAGES_PER_DAY: int(0, 1_000_000).default(100),
   MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(25 * 1024 * 1024),
@@ -99,6 +114,10 @@ const EnvSchema = z.object({
   URL_FETCH_ALLOW_PRIVATE: bool.default(false),
 
   TRUST_PROXY_HEADERS: bool.optional(),
+  /** Trusted proxies in front of the service: the client is the address the outermost of them saw, this many values from the right. */
+  TRUSTED_PROXY_HOPS: int(1, 16).default(1),
+  /** The header a trusted proxy writes the client's address into; by default Vercel's own on Vercel, X-Forwarded-For elsewhere. */
+  CLIENT_IP_HEADER: z.enum(CLIENT_IP_HEADERS).optional(),
   VERCEL: optionalString,
 
   EMBEDDINGS_BASE_URL: z
@@ -153,10 +172,12 @@ export interface Config {
     maxAgeSeconds: number;
     /** Refuse transfers that do not carry the 402's `extra.reference` in a Memo. */
     requireReference: boolean;
-    /** One-time references a client may hold unpaid within a payment window: bounds what unpaid requests write. */
-    maxOutstandingReferences: number;
+    /** New one-time references per client: a token bucket (burst, refill per minute) bounding what unpaid requests write. */
+    unpaidReferences: { burst: number; perMinute: number };
     /** How long the signature path polls for a transaction not yet visible at `confirmed`. */
     confirmTimeoutMs: number;
+    /** The SOL price (USD) below which every tier's x402 fee budget keeps the fee payer's cost under the price. */
+    feePayerMaxSolUsd: number;
   };
   freePagesPerDay: number;
   limits: {
@@ -205,6 +226,8 @@ export interface Config {
   };
   urlFetch: { timeoutMs: number; maxBytes: number; allowPrivate: boolean; maxRedirects: number };
   trustProxyHeaders: boolean;
+  /** Where a trusted proxy puts the client's address, and how many trusted proxies stand in front (believed only with `trustProxyHeaders`). */
+  clientIp: { header: (typeof CLIENT_IP_HEADERS)[number]; hops: number };
   resultTtlSeconds: number;
   chunking: { defaultMaxTokens: number; defaultOverlapTokens: number; minMaxTokens: number; maxMaxTokens: number };
   /** The semantic tier's embedder: the built-in local one unless an OpenAI-compatible endpoint is set. */
@@ -307,6 +330,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       "Refusing to run on mainnet with the memory store: set REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN so used payments survive restarts.",
     );
+  if (mainnet && e.USDC_MINT && e.USDC_MINT !== MAINNET_USDC_MINT)
+    throw new ConfigError(
+      `USDC_MINT ${e.USDC_MINT} is not USDC on mainnet (${MAINNET_USDC_MINT}): refusing to take payments in another token.`,
+    );
+  for (const tier of Object.values(TIERS).filter(isPaid)) {
+    const priceLamports = priceInLamports(BigInt(tier.priceBaseUnits), e.FEE_PAYER_MAX_SOL_USD);
+    if (priceLamports <= BigInt(MAX_SIGNATURES) * LAMPORTS_PER_SIGNATURE)
+      throw new ConfigError(
+        `FEE_PAYER_MAX_SOL_USD=${e.FEE_PAYER_MAX_SOL_USD}: at that SOL price the ${tier.id} tier's price is ${priceLamports} lamports, not more than the ${MAX_SIGNATURES} signatures' base fee every x402 payment costs the fee payer.`,
+      );
+  }
   if (mainnet && e.URL_FETCH_ALLOW_PRIVATE)
     throw new ConfigError("URL_FETCH_ALLOW_PRIVATE=true is for tests and is refused on mainnet.");
   if (e.SOLANA_NETWORK !== "solana-localnet" && !e.PAY_TO_ADDRESS)
@@ -352,8 +386,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       maxAgeSeconds: e.PAYMENT_MAX_AGE_SECONDS,
       requireReference: e.PAYMENT_REQUIRE_REFERENCE,
-      maxOutstandingReferences: e.PAYMENT_MAX_OUTSTANDING_REFERENCES,
+      unpaidReferences: {
+        burst: e.PAYMENT_MAX_OUTSTANDING_REFERENCES,
+        perMinute: e.PAYMENT_UNPAID_REFERENCES_PER_MINUTE,
+      },
       confirmTimeoutMs: e.PAYMENT_CONFIRM_TIMEOUT_MS,
+      feePayerMaxSolUsd: e.FEE_PAYER_MAX_SOL_USD,
     },
     freePagesPerDay: e.FREE_PAGES_PER_DAY,
     limits: {
@@ -387,6 +425,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRedirects: 5,
     },
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? Boolean(e.VERCEL),
+    // Vercel overwrites X-Forwarded-For with the address its edge saw and sets x-vercel-forwarded-for alike; the latter survives a proxy put in front of Vercel.
+    clientIp: {
+      header: e.CLIENT_IP_HEADER ?? (e.VERCEL ? "x-vercel-forwarded-for" : "x-forwarded-for"),
+      hops: e.TRUSTED_PROXY_HOPS,
+    },
     resultTtlSeconds: e.RESULT_TTL_SECONDS,
     chunking: {
       defaultMaxTokens: e.DEFAULT_MAX_TOKENS,

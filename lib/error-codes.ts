@@ -149,6 +149,12 @@ export const ERROR_CODES = {
     scopes: ["x402"],
     when: "x402: instructions beyond the exact-SVM layout.",
   },
+  payment_fee_too_high: {
+    status: 402,
+    scopes: ["x402"],
+    when: (config) =>
+      `x402: more signers than the fee payer and the payer, or a priority fee above what the tier's price pays for (at SOL $${config.payments.feePayerMaxSolUsd}).`,
+  },
   payment_invalid_signature: { status: 402, scopes: ["x402"], when: "x402: a missing or wrong signature." },
   payment_simulation_failed: {
     status: 402,
@@ -242,7 +248,12 @@ export const ERROR_CODES = {
     status: 429,
     scopes: ["paid"],
     when: (config) =>
-      `The client holds ${config.payments.maxOutstandingReferences} unpaid 402s for other documents: pay one, or wait \`Retry-After\`.`,
+      `The client took ${config.payments.unpaidReferences.burst} new unpaid 402s at once (${config.payments.unpaidReferences.perMinute} more a minute): pay one, or wait \`Retry-After\` (seconds).`,
+  },
+  payer_busy: {
+    status: 429,
+    scopes: ["x402"],
+    when: "x402: another payment from the same token account or wallet is being served and not yet settled; a payer has one at a time (`Retry-After`).",
   },
   too_many_requests: {
     status: 429,
@@ -268,6 +279,11 @@ export const ERROR_CODES = {
     status: 503,
     scopes: ["document"],
     when: "This instance has as many documents in progress as it takes (`Retry-After`); payment and free pages are untouched.",
+  },
+  server_misconfigured: {
+    status: 503,
+    scopes: ["any"],
+    when: "The server's configuration is refused (e.g. an RPC serving another chain than `SOLANA_NETWORK`, a mainnet `USDC_MINT` that is not USDC): nothing is served or charged until its operator fixes it.",
   },
   store_unavailable: { status: 503, scopes: ["store"], when: "The store is unreachable: retry later." },
   embeddings_unavailable: {

@@ -21,18 +21,28 @@ async function check(probe: () => Promise<void>): Promise<{ ok: boolean; error?:
   }
 }
 
-/** `{status: "healthy", network}`, or "degraded" with every dependency's check when one fails. */
-export async function checkHealth(services: Pick<Services, "config" | "store" | "chain">): Promise<HealthBody> {
-  const [store, chain] = await Promise.all([
+/**
+ * `{status: "healthy", network, payments}`, or "degraded" with every
+ * dependency's check when one fails. `payments` counts paid requests with and
+ * without the 402's reference, so an operator sees when strict references
+ * would refuse nobody.
+ */
+export async function checkHealth(
+  services: Pick<Services, "config" | "store" | "chain" | "payments">,
+): Promise<HealthBody> {
+  const [store, chain, payments] = await Promise.all([
     check(() => services.store.ping()),
     check(async () => {
       await services.chain.call("getSlot", [{ commitment: "confirmed" }], z.number());
+      await services.payments.assertChainIdentity();
     }),
+    services.payments.referenceUse().catch(() => undefined),
   ]);
   const healthy = store.ok && chain.ok;
   return {
     status: healthy ? ("healthy" as const) : ("degraded" as const),
     network: services.config.network,
+    ...(payments ? { payments } : {}),
     ...(healthy
       ? {}
       : { checks: { store: { kind: services.store.kind, ...store }, chain: { rpc: "solana", ...chain } } }),

@@ -248,17 +248,26 @@ async function runPaid(
     }
     // Work that an earlier payment bought but could not settle is answered at once.
     const kept = await services.payments.computedFor(requestKey);
-    const answer: Answer = kept
-      ? { inline: true, make: async (payment, headers) => ({ body: { ...kept.body, payment }, headers }) }
-      : // The instance's place is taken only now, with the payment verified: chain polling holds none.
-        await services.cpu.admitted(() => work(services, request, tier, options));
+    const answerNow = async (): Promise<Answer> =>
+      kept
+        ? { inline: true, make: async (payment, headers) => ({ body: { ...kept.body, payment }, headers }) }
+        : // The instance's place is taken only now, with the payment verified: chain polling holds none.
+          await services.cpu.admitted(() => work(services, request, tier, options));
     let settled: typeof receipt;
-    try {
+    let answer: Answer;
+    if (admission.settleFirst) {
+      // Work that costs money, or a payer that let a payment fail after its work: the money moves first, and failed work releases the payment for a retry.
       settled = await settle();
-    } catch (error) {
-      // An answer given inline is kept for the next payment of this request; a stored one would name this payment.
-      if (answer.inline) computed = await answer.make(paymentOf(receipt), receipt.headers);
-      throw error;
+      answer = await answerNow();
+    } else {
+      answer = await answerNow();
+      try {
+        settled = await settle();
+      } catch (error) {
+        // An answer given inline is kept for the next payment of this request; a stored one would name this payment.
+        if (answer.inline) computed = await answer.make(paymentOf(receipt), receipt.headers);
+        throw error;
+      }
     }
     // Only now is the transaction known on every path (a facilitator names it when it settles).
     const response = await answer.make(paymentOf(settled), settled.headers);

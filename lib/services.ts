@@ -2,7 +2,8 @@ import { waitUntil } from "@vercel/functions";
 import { createModelClients, type ModelClients } from "@/lib/ai/model-client";
 import pLimit from "p-limit";
 import { ClientSlots, REQUEST_SLOT_LEASE_MS } from "@/lib/client-slots";
-import { type Config, loadConfig } from "@/lib/config";
+import { type Config, ConfigError, loadConfig } from "@/lib/config";
+import { ApiError } from "@/lib/errors";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
 import { createEmbedder } from "@/lib/embeddings";
@@ -89,9 +90,28 @@ function sharedPool(settings: Config["cpu"]): CpuPool {
   return pool;
 }
 
-/** The process-wide services, built on first use from `process.env`. */
+/**
+ * The process-wide services, built on first use from `process.env`. A
+ * configuration refused at load (hosts without server.mjs, such as Vercel,
+ * meet it here first) answers 503 `server_misconfigured` and is logged, and
+ * is read again on the next request.
+ */
 export function getServices(): Services {
-  holder.__chunkwiseServices ??= createServices(loadConfig());
+  if (!holder.__chunkwiseServices) {
+    let config: Config;
+    try {
+      config = loadConfig();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(error.message);
+      throw new ApiError(
+        "server_misconfigured",
+        "This server's configuration is refused; its operator's log says why. Nothing was served or charged.",
+        { cause: error },
+      );
+    }
+    holder.__chunkwiseServices = createServices(config);
+  }
   return holder.__chunkwiseServices;
 }
 

@@ -174,7 +174,11 @@ describe("GET /api and /api/health", () => {
   it("reports healthy with the network, and degraded with a 503 when the store is down", async () => {
     const ok = await call("GET", "/api/health");
     expect(ok.status).toBe(200);
-    expect(await body(ok)).toEqual({ status: "healthy", network: "solana-localnet" });
+    expect(await body(ok)).toEqual({
+      status: "healthy",
+      network: "solana-localnet",
+      payments: { days: 7, with_reference: expect.any(Number), memo_less: expect.any(Number) },
+    });
 
     const dead = new RedisStore({ url: "redis://127.0.0.1:1" });
     useServices({}, { store: dead });

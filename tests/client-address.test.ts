@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
 import { PEER_HEADER, clientAddress, clientKey } from "@/lib/http/client-address";
 
 describe("clientKey: the key a client is counted under", () => {
@@ -17,9 +18,53 @@ describe("clientKey: the key a client is counted under", () => {
   });
 
   it("applies to forwarded addresses when a trusted proxy sets them, and to the peer otherwise", () => {
-    const headers = new Headers({ "x-forwarded-for": "2001:db8:1:2::9, 10.0.0.1", [PEER_HEADER]: "::ffff:10.1.2.3" });
-    expect(clientAddress(headers, { trustProxyHeaders: true })).toBe("2001:db8:1:2::/64");
-    expect(clientAddress(headers, { trustProxyHeaders: false })).toBe("10.1.2.3");
-    expect(clientAddress(new Headers(), { trustProxyHeaders: false })).toBe("unknown");
+    const headers = new Headers({
+      "x-forwarded-for": "198.51.100.9, 2001:db8:1:2::9",
+      [PEER_HEADER]: "::ffff:10.1.2.3",
+    });
+    expect(clientAddress(headers, trusting())).toBe("2001:db8:1:2::/64");
+    expect(clientAddress(headers, untrusting)).toBe("10.1.2.3");
+    expect(clientAddress(new Headers(), untrusting)).toBe("unknown");
+  });
+});
+
+const untrusting = loadConfig({});
+const trusting = (env: Record<string, string> = {}) => loadConfig({ TRUST_PROXY_HEADERS: "true", ...env });
+
+describe("clientAddress behind trusted proxies", () => {
+  const peer = { [PEER_HEADER]: "10.0.0.5" };
+
+  it("takes the address the nearest trusted proxy appended (the rightmost), never one the client wrote", () => {
+    // The client sent "X-Forwarded-For: 1.2.3.4"; the one trusted proxy appended the address it saw.
+    const forged = new Headers({ ...peer, "x-forwarded-for": "1.2.3.4, 203.0.113.7" });
+    expect(clientAddress(forged, trusting())).toBe("203.0.113.7");
+    expect(clientAddress(new Headers({ ...peer, "x-forwarded-for": "203.0.113.7" }), trusting())).toBe("203.0.113.7");
+  });
+
+  it("with TRUSTED_PROXY_HOPS=2 takes the value the outer proxy wrote, two from the right", () => {
+    const headers = new Headers({ ...peer, "x-forwarded-for": "1.2.3.4, 203.0.113.7, 10.0.0.2" });
+    expect(clientAddress(headers, trusting({ TRUSTED_PROXY_HOPS: "2" }))).toBe("203.0.113.7");
+    // Fewer values than trusted proxies: the request did not come through them all; the socket's peer counts.
+    const short = new Headers({ ...peer, "x-forwarded-for": "203.0.113.7" });
+    expect(clientAddress(short, trusting({ TRUSTED_PROXY_HOPS: "2" }))).toBe("10.0.0.5");
+  });
+
+  it("ignores X-Real-IP unless CLIENT_IP_HEADER names it", () => {
+    const headers = new Headers({ ...peer, "x-real-ip": "1.2.3.4" });
+    expect(clientAddress(headers, trusting())).toBe("10.0.0.5");
+    expect(clientAddress(headers, trusting({ CLIENT_IP_HEADER: "x-real-ip" }))).toBe("1.2.3.4");
+    const both = new Headers({ ...peer, "x-real-ip": "198.51.100.1", "x-forwarded-for": "1.2.3.4" });
+    expect(clientAddress(both, trusting({ CLIENT_IP_HEADER: "x-real-ip" }))).toBe("198.51.100.1");
+  });
+
+  it("on Vercel reads x-vercel-forwarded-for, which its edge sets, and trusts it by default", () => {
+    const vercel = loadConfig({ VERCEL: "1" });
+    expect(vercel.clientIp).toEqual({ header: "x-vercel-forwarded-for", hops: 1 });
+    const headers = new Headers({ "x-vercel-forwarded-for": "203.0.113.8", "x-forwarded-for": "1.2.3.4" });
+    expect(clientAddress(headers, vercel)).toBe("203.0.113.8");
+  });
+
+  it("refuses a header name it does not know", () => {
+    expect(() => loadConfig({ CLIENT_IP_HEADER: "x-client-ip" })).toThrow(/CLIENT_IP_HEADER/);
   });
 });

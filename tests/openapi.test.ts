@@ -295,6 +295,7 @@ describe("the document", () => {
           expect(op.responses["402"]).toBeDefined();
           expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
             "too_many_unpaid_requests",
+            "payer_busy",
           ]);
           expect(op.description).toContain(`$${tier.priceBaseUnits / 1e6} USDC`);
         } else {

@@ -7,6 +7,7 @@ import { type PaidRequest, PaymentGate } from "@/lib/payments/gate";
 import { MemoryStore, RedisStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
 import { TIERS } from "@/lib/tiers";
+import { TokenBucket } from "@/lib/store/token-bucket";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
 /**
@@ -16,13 +17,23 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  */
 
 const CAP = 20;
+const PER_MINUTE = 2;
 // The chain is never asked: unpaid requests are refused before any payment is read.
 const config = loadConfig({
   SOLANA_NETWORK: "solana-devnet",
   SOLANA_RPC_URL: "http://127.0.0.1:9",
   PAY_TO_ADDRESS: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
   PAYMENT_MAX_OUTSTANDING_REFERENCES: String(CAP),
+  PAYMENT_UNPAID_REFERENCES_PER_MINUTE: String(PER_MINUTE),
 });
+/** The defaults: what a NAT of ordinary users gets. */
+const defaults = loadConfig({
+  SOLANA_NETWORK: "solana-devnet",
+  SOLANA_RPC_URL: "http://127.0.0.1:9",
+  PAY_TO_ADDRESS: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+});
+/** Distinct 402s one person makes in a session of the web page: each paid tier (4) for each of three documents. */
+const ORDINARY_SESSION = 4 * 3;
 
 const unpaid = (client: string, document: number): PaidRequest => ({
   client,
@@ -55,21 +66,28 @@ function suite(name: string, open: () => Promise<{ store: Store; keys: () => Pro
       gate = new PaymentGate(config, store, createChainRpc(config.payments.rpcUrl));
     });
 
-    it("10,000 unpaid requests for distinct documents from one client leave 2 keys per allowed reference and a counter", async () => {
+    it("10,000 unpaid requests for distinct documents from one client leave 2 keys per allowed reference and a bucket", async () => {
       const before = await keys();
+      const started = Date.now();
       const statuses = new Map<number, number>();
       for (let i = 0; i < 10_000; i++) {
         const { status } = await refusal(gate, unpaid("203.0.113.1", i));
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }
-      expect(Object.fromEntries(statuses)).toEqual({ 402: CAP, 429: 10_000 - CAP });
-      expect((await keys()) - before).toBe(2 * CAP + 1);
+      // The burst, plus what the bucket refilled while the loop ran (none on a quick machine).
+      const refilled = Math.ceil(((Date.now() - started) / 60_000) * PER_MINUTE);
+      const allowed = statuses.get(402) ?? 0;
+      expect(allowed).toBeGreaterThanOrEqual(CAP);
+      expect(allowed).toBeLessThanOrEqual(CAP + refilled);
+      expect(statuses.get(429)).toBe(10_000 - allowed);
+      expect((await keys()) - before).toBe(2 * allowed + 1);
     });
 
-    it("refuses past the allowance with 429 and Retry-After, and other clients are unaffected", async () => {
+    it("refuses past the allowance with 429 and a Retry-After of one refill (seconds, not the hour), and other clients are unaffected", async () => {
       const over = await refusal(gate, unpaid("203.0.113.1", 20_000));
       expect(over.code).toBe("too_many_unpaid_requests");
       expect(Number(over.headers?.["Retry-After"])).toBeGreaterThan(0);
+      expect(Number(over.headers?.["Retry-After"])).toBeLessThanOrEqual(60 / PER_MINUTE);
       expect((await refusal(gate, unpaid("203.0.113.2", 20_000))).status).toBe(402);
     });
 
@@ -78,6 +96,19 @@ function suite(name: string, open: () => Promise<{ store: Store; keys: () => Pro
       const before = await keys();
       for (let i = 0; i < 10_000; i++) expect(referenceOf(await refusal(gate, unpaid("203.0.113.3", 1)))).toBe(first);
       expect(await keys()).toBe(before);
+    });
+
+    it("with the defaults, two people's sessions behind one address are never refused; a flood is, for seconds", async () => {
+      const nat = new PaymentGate(defaults, store, createChainRpc(defaults.payments.rpcUrl));
+      for (let i = 0; i < 2 * ORDINARY_SESSION; i++)
+        expect((await refusal(nat, unpaid("192.0.2.10", 30_000 + i))).status).toBe(402);
+      let refused: ApiError | undefined;
+      for (let i = 0; i < 1000 && !refused; i++) {
+        const error = await refusal(nat, unpaid("192.0.2.10", 31_000 + i));
+        if (error.status === 429) refused = error;
+      }
+      expect(refused?.code).toBe("too_many_unpaid_requests");
+      expect(Number(refused?.headers["Retry-After"])).toBeLessThanOrEqual(60);
     });
 
     it("a refused payment past the allowance still answers 402 with its reason, without a new reference", async () => {
@@ -91,6 +122,24 @@ function suite(name: string, open: () => Promise<{ store: Store; keys: () => Pro
     });
   });
 }
+
+describe("the token bucket behind the allowance (a clock of its own)", () => {
+  it("refills by the minute up to its burst, gives back a token, and keeps one key only until full", async () => {
+    const store = new MemoryStore();
+    let now = 1_000_000;
+    const bucket = new TokenBucket(store, "b:", { burst: 3, perMinute: 2 }, () => now);
+    for (let i = 0; i < 3; i++) expect(await bucket.take("x")).toEqual({ ok: true });
+    expect(await bucket.take("x")).toEqual({ ok: false, retryAfterMs: 30_000 });
+    now += 30_000;
+    expect(await bucket.take("x")).toEqual({ ok: true });
+    expect((await bucket.take("x")).ok).toBe(false);
+    await bucket.giveBack("x");
+    expect(await bucket.take("x")).toEqual({ ok: true });
+    // One key, living only until the bucket is full again (three intervals from now).
+    expect(store.size).toBe(1);
+    expect(await store.ttlMs("b:x")).toBeLessThanOrEqual(3 * 30_000);
+  });
+});
 
 suite("on the memory store", async () => {
   const store = new MemoryStore();

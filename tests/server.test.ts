@@ -160,7 +160,7 @@ describe("npm start with no environment", () => {
     expect(info.status).toBe(200);
     expect(((await info.json()) as { network: string }).network).toBe("solana-localnet");
     const health = await fetch(`${base}/api/health`);
-    expect(await health.json()).toEqual({ status: "healthy", network: "solana-localnet" });
+    expect(await health.json()).toMatchObject({ status: "healthy", network: "solana-localnet" });
     expect(((await (await fetch(`${base}/api`)).json()) as { localnet: { rpc_url: string } }).localnet.rpc_url).toBe(
       "http://127.0.0.1:8899",
     );

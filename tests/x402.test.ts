@@ -64,7 +64,8 @@ import {
   settleX402,
   verifyX402Payment,
 } from "@/lib/payments/x402";
-import { TIERS } from "@/lib/tiers";
+import { TIERS, isPaid } from "@/lib/tiers";
+import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/fee-budget";
 
 /**
  * The x402 exact-SVM path against the project's local chain: payloads made
@@ -519,7 +520,34 @@ describe("refusals before anything reaches the chain", () => {
     [
       "a priority fee (limit × price) above the cap",
       () => buildPayment({ units: 100_000, microLamports: 1_000_000n }),
-      "payment_invalid_instructions",
+      "payment_fee_too_high",
+    ],
+    [
+      // 600 lamports: under the old flat cap of 50,000, over what 0.002 USDC pays for after two signatures at SOL $190.
+      "a priority fee the structure tier's price does not pay for",
+      () => buildPayment({ units: 40_000, microLamports: 15_000n }),
+      "payment_fee_too_high",
+    ],
+    [
+      "nine signatures (seven more signers on a Memo): nine base fees for the fee payer",
+      async () =>
+        buildPayment({
+          after: [
+            getAddMemoInstruction({
+              memo: "extra signers",
+              signers: await Promise.all(Array.from({ length: 7 }, () => generateKeyPairSigner())),
+            }),
+          ],
+        }),
+      "payment_fee_too_high",
+    ],
+    [
+      "a third signer",
+      async () =>
+        buildPayment({
+          after: [getAddMemoInstruction({ memo: "one more", signers: [await generateKeyPairSigner()] })],
+        }),
+      "payment_fee_too_high",
     ],
     [
       "a create of payTo's token account (it must exist already)",
@@ -560,6 +588,47 @@ describe("refusals before anything reaches the chain", () => {
     expect(proxy.methods).toEqual([]);
     expect(await balances()).toEqual(before);
     if (signature) expect(await statusOf(signature)).toBeNull();
+  });
+});
+
+describe("the fee payer's worst case stays below every tier's price", () => {
+  it("at FEE_PAYER_MAX_SOL_USD, for each paid tier: signatures' base fees plus the largest priority fee allowed < the price", () => {
+    for (const solUsd of [DEFAULT_FEE_PAYER_MAX_SOL_USD, 150, 100, 20]) {
+      for (const tier of Object.values(TIERS).filter(isPaid)) {
+        const budget = feeBudget(BigInt(tier.priceBaseUnits), solUsd);
+        const worstLamports = worstCaseFeeLamports(budget);
+        // In USD, without the module's rounding: lamports × SOL price against the price in USDC.
+        const worstUsd = (Number(worstLamports) / 1e9) * solUsd;
+        expect(worstUsd, `${tier.id} at $${solUsd}`).toBeLessThan(tier.priceBaseUnits / 1e6);
+        expect(budget.maxSignatures).toBe(2);
+      }
+    }
+  });
+
+  it("a structure payment of nine signatures would have cost ~7x its price at SOL $150: now refused with its reason", async () => {
+    const header = await buildPayment({
+      units: 200_000,
+      microLamports: 250_000n,
+      after: [
+        getAddMemoInstruction({
+          memo: "nine",
+          signers: await Promise.all(Array.from({ length: 7 }, () => generateKeyPairSigner())),
+        }),
+      ],
+    });
+    const verdict = await verifyX402Payment(parseX402Header(header)!, requirement, feePayer, undefined, 150);
+    expect(verdict).toMatchObject({ ok: false, refusal: { code: "payment_fee_too_high" } });
+    expect(verdict.ok ? "" : verdict.refusal.message).toMatch(/9 signers/);
+  });
+
+  it("the payloads x402 clients make fit the cheapest tier's budget", async () => {
+    const header = await createPaymentHeader(payer, 1, advertised, { svmConfig: { rpcUrl: chain.rpcUrl } });
+    expect(await verifyX402Payment(parseX402Header(header)!, requirement, feePayer)).toMatchObject({ ok: true });
+  });
+
+  it("a SOL bound at which the cheapest tier cannot pay two signatures refuses to start", () => {
+    expect(() => loadConfig({ FEE_PAYER_MAX_SOL_USD: "1000" })).toThrow(/FEE_PAYER_MAX_SOL_USD=1000.*structure/);
+    expect(loadConfig({}).payments.feePayerMaxSolUsd).toBe(DEFAULT_FEE_PAYER_MAX_SOL_USD);
   });
 });
 

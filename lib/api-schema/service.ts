@@ -70,6 +70,19 @@ export const HealthSchema = z
       .object({ store: check.extend({ kind: z.string() }), chain: check.extend({ rpc: z.string() }) })
       .optional()
       .meta({ description: "When degraded: each dependency's check." }),
+    payments: z
+      .object({
+        days: count.meta({ description: "The UTC days counted, today included." }),
+        with_reference: count.meta({ description: "Paid requests whose transfer carried the 402's reference." }),
+        memo_less: count.meta({
+          description:
+            "Paid requests whose transfer carried no reference: what PAYMENT_REQUIRE_REFERENCE=true would have refused.",
+        }),
+      })
+      .optional()
+      .meta({
+        description: "Paid requests with and without the 402's reference in a Memo (absent while the store is down).",
+      }),
   })
   .meta({ id: "Health" });
 

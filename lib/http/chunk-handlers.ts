@@ -42,7 +42,7 @@ function tierForEndpoint(endpoint: string): TierId {
  * (lib/pipeline.ts), once the body is read and the payment verified.
  */
 function perClient(services: Services, request: Request, work: (client: string) => Promise<Response>) {
-  const client = clientAddress(request.headers, { trustProxyHeaders: services.config.trustProxyHeaders });
+  const client = clientAddress(request.headers, services.config);
   const slots = services.clientRequests;
   return slots.holding(
     client,

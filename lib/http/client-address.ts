@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import type { Config } from "@/lib/config";
 
 /**
  * Who is asking, for the free quota and anything else counted per client. `server.mjs` writes the socket's peer
@@ -11,14 +12,27 @@ export const PEER_HEADER = "x-chunkwise-peer";
 /** The first value of a comma-separated forwarding header (the client-facing hop), or undefined. */
 export const firstForwarded = (headers: Headers, name: string) => headers.get(name)?.split(",")[0]?.trim() || undefined;
 
-function peerAddress(headers: Headers, options: { trustProxyHeaders: boolean }): string | undefined {
-  if (options.trustProxyHeaders) {
-    const forwarded = firstForwarded(headers, "x-forwarded-for");
-    const real = headers.get("x-real-ip")?.trim();
-    if (forwarded) return forwarded;
-    if (real) return real;
-  }
-  return headers.get(PEER_HEADER)?.trim() || undefined;
+export type ClientAddressOptions = Pick<Config, "trustProxyHeaders" | "clientIp">;
+
+/**
+ * The address the nearest trusted proxy saw. Proxies append the address
+ * they saw to the right of X-Forwarded-For, so anything left of the last
+ * `hops` values may have been written by the client itself: the value
+ * `hops` from the right is the one the outermost trusted proxy wrote. A
+ * header with fewer values than trusted hops did not come through all of
+ * them, and is not believed.
+ */
+function forwardedAddress(headers: Headers, { header, hops }: Config["clientIp"]): string | undefined {
+  const values = (headers.get(header) ?? "")
+    .split(",")
+    .map((value) => value.trim())
+    .filter(Boolean);
+  return values.length >= hops ? values[values.length - hops] : undefined;
+}
+
+function peerAddress(headers: Headers, options: ClientAddressOptions): string | undefined {
+  const forwarded = options.trustProxyHeaders ? forwardedAddress(headers, options.clientIp) : undefined;
+  return forwarded ?? (headers.get(PEER_HEADER)?.trim() || undefined);
 }
 
 /**
@@ -36,7 +50,7 @@ export function clientKey(address: string): string {
   return `${prefix.toString()}/64`;
 }
 
-export function clientAddress(headers: Headers, options: { trustProxyHeaders: boolean }): string {
+export function clientAddress(headers: Headers, options: ClientAddressOptions): string {
   const address = peerAddress(headers, options);
   return address === undefined ? "unknown" : clientKey(address);
 }

@@ -36,12 +36,19 @@ import {
 } from "@/lib/payments/x402-v2";
 import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
+import { isAiTier } from "@/lib/ai/model-client";
+import { ReferenceUseCounter } from "@/lib/payments/reference-use";
+import { ChainIdentity } from "@/lib/payments/chain-identity";
+import { type Hold, UnsettledPayments } from "@/lib/payments/unsettled";
 
 /**
  * Admission of paid requests: no header is a 402 with fresh requirements;
  * a base58 signature is judged on chain (the spec's way); an x402 payload
  * (v1 in X-PAYMENT, v2 in PAYMENT-SIGNATURE) is verified, co-signed and
- * simulated, and settled only once the work is done (the x402 way). Either
+ * simulated, and settled only once the work is done (the x402 way), except
+ * where the work costs money (the AI tiers) or the payer defaulted before:
+ * then it settles first. A payer has one unsettled x402 payment at a time
+ * (lib/payments/unsettled.ts). Either
  * way the payment is claimed in the ledger before any work, under its
  * on-chain signature, so one transfer can never pay twice whichever way it
  * arrives.
@@ -86,6 +93,8 @@ export type Admission =
       kind: "paid";
       receipt: Receipt;
       claim: Claim;
+      /** Move the money before the work: the work costs money, or this payer let a payment fail after its work. */
+      settleFirst: boolean;
       /**
        * Moves the money, once the work has succeeded (nothing to do when the
        * client paid before asking), and gives the final receipt: a
@@ -96,6 +105,26 @@ export type Admission =
 
 const computedKey = (request: string) => `computed:${request}`;
 
+/** Settlement failures that mean the payer's funds were not there when the work was done. */
+const DEFAULT_CODES = new Set([
+  "payment_simulation_failed",
+  "payment_failed",
+  "payment_insufficient",
+  "payment_expired",
+]);
+/** Longer than any synchronous request's work (extraction, CPU tasks) and its settlement. */
+const HOLD_TTL_MS = 10 * 60 * 1000;
+
+const payerBusy = () =>
+  new ApiError(
+    "payer_busy",
+    "Another x402 payment from this token account or wallet is being served and not yet settled: a payer has one at a time. Retry once it is answered, or pay with a transfer's signature.",
+    { headers: { "Retry-After": "5" } },
+  );
+
+/** What identifies a payer for holds and defaults: the transfer's source token account and its authority. */
+const payerKeys = (verified: VerifiedX402) => [`source:${verified.source}`, `authority:${verified.payer}`];
+
 export class PaymentGate {
   readonly #config: Config;
   readonly #rpc: ChainRpc;
@@ -103,6 +132,9 @@ export class PaymentGate {
   readonly #references: PaymentReferences;
   readonly #store: Store;
   readonly #ledgerTtlMs: number;
+  readonly #unsettled: UnsettledPayments;
+  readonly #referenceUse: ReferenceUseCounter;
+  readonly #chainIdentity: ChainIdentity;
   #feePayer: Promise<string | undefined> | undefined;
 
   constructor(config: Config, store: Store, rpc: ChainRpc) {
@@ -112,7 +144,20 @@ export class PaymentGate {
     this.#store = store;
     this.#ledgerTtlMs = windowMs + 24 * 3600 * 1000;
     this.#ledger = new PaymentLedger(store, this.#ledgerTtlMs);
-    this.#references = new PaymentReferences(store, windowMs, config.payments.maxOutstandingReferences);
+    this.#references = new PaymentReferences(store, windowMs, config.payments.unpaidReferences);
+    this.#unsettled = new UnsettledPayments(store, HOLD_TTL_MS, windowMs);
+    this.#referenceUse = new ReferenceUseCounter(store);
+    this.#chainIdentity = new ChainIdentity(rpc, config.network);
+  }
+
+  /** Refuses (503 `server_misconfigured`) while the RPC serves another chain than SOLANA_NETWORK's. */
+  assertChainIdentity(): Promise<void> {
+    return this.#chainIdentity.assert();
+  }
+
+  /** Paid requests with and without the 402's reference in a Memo, over the last days (GET /api/health). */
+  referenceUse() {
+    return this.#referenceUse.totals();
   }
 
   /** The x402 fee payer: the facilitator's, or ours derived once from its secret key; undefined when x402 settlement is not configured. */
@@ -132,7 +177,7 @@ export class PaymentGate {
       if (!payment)
         throw new ApiError(
           "payment_required",
-          `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo (with extra.reference as a Memo), then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
+          `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo, then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
         );
       if (payment.name === "PAYMENT-SIGNATURE")
         return this.#admitV2(parsePaymentSignatureHeader(payment.value), request);
@@ -199,7 +244,7 @@ export class PaymentGate {
     if (request.payment) return undefined;
     throw new ApiError(
       "too_many_unpaid_requests",
-      `This client holds ${this.#config.payments.maxOutstandingReferences} unpaid payment references for other documents already: pay one of the 402 answers you have, or retry after ${issued.retryAfterSeconds} s.`,
+      `This client has asked for ${this.#config.payments.unpaidReferences.burst} new payment offers in a short time without paying them (${this.#config.payments.unpaidReferences.perMinute} more a minute): pay one of the 402 answers you have, or retry after ${issued.retryAfterSeconds} s.`,
       { headers: { "Retry-After": String(issued.retryAfterSeconds) } },
     );
   }
@@ -234,6 +279,8 @@ export class PaymentGate {
   }
 
   async #admitSignature(signature: string, request: PaidRequest): Promise<Admission> {
+    // Before the chain is read: on another chain than SOLANA_NETWORK's no verdict could be right.
+    await this.#chainIdentity.assert();
     const bought = await this.#ledger.replay(signature, request.request);
     if (bought) return { kind: "replay", response: bought };
 
@@ -247,24 +294,14 @@ export class PaymentGate {
       confirmTimeoutMs: payments.confirmTimeoutMs,
     });
     const transfer = orRefuse(verdict);
-    const bound = await this.#references.find(transfer.memos);
-    if (bound && (bound.tier !== request.tier.id || bound.document !== request.document))
-      throw new ApiError(
-        "payment_reference_mismatch",
-        "This payment's Memo carries the reference of a different request (another document, URL or tier); it can pay only for that one.",
-      );
-    if (!bound && payments.requireReference)
-      throw new ApiError(
-        "payment_reference_required",
-        "This server accepts only transfers carrying the 402 answer's extra.reference in a Memo instruction.",
-      );
+    const withReference = await this.#checkMemoReference(transfer.memos, request);
 
-    return this.#claim(signature, request, {
-      transaction: signature,
-      amount: transfer.amount,
-      payer: transfer.payer,
-      headers: {},
-    });
+    return this.#claim(
+      signature,
+      request,
+      { transaction: signature, amount: transfer.amount, payer: transfer.payer, headers: {} },
+      withReference,
+    );
   }
 
   async #admitX402(
@@ -273,6 +310,7 @@ export class PaymentGate {
     /** The payload as a v2 client sent it, when it came in PAYMENT-SIGNATURE. */
     v2?: PaymentPayloadV2,
   ): Promise<Admission> {
+    await this.#chainIdentity.assert();
     const version = v2 ? 2 : 1;
     const memo = v2?.accepted.extra.memo;
     const { facilitator, feePayerSecretKey } = this.#config.payments;
@@ -285,13 +323,22 @@ export class PaymentGate {
     const requirement = await this.#requirement(request, false);
     // Our own rules first, even with a facilitator: a refused payload never leaves this process.
     const verified = orRefuse(
-      await verifyX402Payment(payment, requirement, feePayer, createSolanaRpc(this.#config.payments.rpcUrl)),
+      await verifyX402Payment(
+        payment,
+        requirement,
+        feePayer,
+        createSolanaRpc(this.#config.payments.rpcUrl),
+        this.#config.payments.feePayerMaxSolUsd,
+      ),
     );
     if (memo !== undefined && !verified.memos.includes(memo))
       throw new ApiError(
         "payment_reference_mismatch",
         "The transaction carries no Memo with the accepted extra.memo, the reference this payment is bound by.",
       );
+    // A v1 payload names no reference of its own: its Memos are looked up like a signature payment's.
+    const withReference = v2 ? memo !== undefined : await this.#checkMemoReference(verified.memos, request);
+    const paying: X402Paying = { verified, request, version, withReference };
     if (facilitator) {
       // The facilitator speaks v2: a v1 payment is the same transaction accepting the same offer.
       const offer = offerV2(requirement, this.#config.network);
@@ -299,9 +346,7 @@ export class PaymentGate {
         new X402FacilitatorClient(facilitator.url),
         v2 ?? { x402Version: 2, accepted: offer, payload: payment.payload },
         v2?.accepted ?? offer,
-        verified,
-        request,
-        version,
+        paying,
       );
     }
     const cosigned = await cosignX402(verified, feePayerSecretKey!);
@@ -309,22 +354,96 @@ export class PaymentGate {
     const bought = await this.#ledger.replay(cosigned.signature, request.request);
     if (bought) return { kind: "replay", response: bought };
     const { rpcUrl, confirmTimeoutMs } = this.#config.payments;
-    // Would it go through? Asked before any work, so a payment that cannot settle buys no work.
-    await simulateX402(rpcUrl, cosigned);
-    const admission = await this.#claim(
-      cosigned.signature,
-      request,
-      this.#x402Receipt(cosigned.signature, verified, version),
-    );
-    if (admission.kind === "replay") return admission;
+    return this.#whileHeld(paying, async (hold) => {
+      // Would it go through? Asked before any work, so a payment that cannot settle buys no work.
+      await simulateX402(rpcUrl, cosigned);
+      const admission = await this.#claim(
+        cosigned.signature,
+        request,
+        this.#x402Receipt(cosigned.signature, verified, version),
+        withReference,
+      );
+      if (admission.kind === "replay") return admission;
+      return {
+        ...admission,
+        settle: () =>
+          this.#settling(paying, hold, async () => {
+            await settleX402(rpcUrl, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
+            return admission.receipt;
+          }),
+      };
+    });
+  }
+
+  /** A signature path's or x402 v1 payment's Memos against the references issued: whether one is this request's. */
+  async #checkMemoReference(memos: string[], request: PaidRequest): Promise<boolean> {
+    const bound = await this.#references.find(memos);
+    if (bound && (bound.tier !== request.tier.id || bound.document !== request.document))
+      throw new ApiError(
+        "payment_reference_mismatch",
+        "This payment's Memo carries the reference of a different request (another document, URL or tier); it can pay only for that one.",
+      );
+    if (!bound && this.#config.payments.requireReference)
+      throw new ApiError(
+        "payment_reference_required",
+        "This server accepts only transfers carrying the 402 answer's extra.reference in a Memo instruction.",
+      );
+    return bound !== null;
+  }
+
+  /**
+   * Admits an x402 payment while its payer holds no other unsettled one, and
+   * holds the payer until the payment settles or is given up (the claim
+   * released or completed). Decides whether the money moves before the work.
+   */
+  async #whileHeld(paying: X402Paying, admit: (hold: Hold) => Promise<Admission>): Promise<Admission> {
+    const keys = payerKeys(paying.verified);
+    const hold = await this.#unsettled.hold(keys);
+    if (!hold) throw payerBusy();
+    let admission: Admission;
+    try {
+      admission = await admit(hold);
+    } catch (error) {
+      await hold.release();
+      throw error;
+    }
+    if (admission.kind === "replay") {
+      await hold.release();
+      return admission;
+    }
+    const settleFirst =
+      isAiTier(paying.request.tier.id) ||
+      (await this.#unsettled.defaulted([...keys, `client:${paying.request.client}`]));
+    const { claim } = admission;
     return {
       ...admission,
-      settle: () =>
-        this.#withPaymentRequired(request, async () => {
-          await settleX402(rpcUrl, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
-          return admission.receipt;
-        }),
+      settleFirst,
+      claim: {
+        complete: async (response) => {
+          await claim.complete(response);
+          await hold.release();
+        },
+        release: async () => {
+          await claim.release();
+          await hold.release();
+        },
+      },
     };
+  }
+
+  /** Settles, then frees the payer; a payer whose funds were gone by then pays before the work from now on. */
+  #settling(paying: X402Paying, hold: Hold, settle: () => Promise<Receipt>): Promise<Receipt> {
+    return this.#withPaymentRequired(paying.request, async () => {
+      try {
+        return await settle();
+      } catch (error) {
+        if (error instanceof ApiError && DEFAULT_CODES.has(error.code))
+          await this.#unsettled.markDefaulted([...payerKeys(paying.verified), `client:${paying.request.client}`]);
+        throw error;
+      } finally {
+        await hold.release();
+      }
+    });
   }
 
   /**
@@ -340,57 +459,65 @@ export class PaymentGate {
     client: X402FacilitatorClient,
     payment: PaymentPayload,
     requirements: PaymentRequirements,
-    verified: VerifiedX402,
-    request: PaidRequest,
-    version: 1 | 2,
+    paying: X402Paying,
   ): Promise<Admission> {
+    const { verified, request, version, withReference } = paying;
     const payer = payerSignature(verified);
     const settledKey = `x402-settled:${payer}`;
     const settledBefore = await this.#store.get(settledKey);
     if (settledBefore) {
       const bought = await this.#ledger.replay(settledBefore, request.request);
       if (bought) return { kind: "replay", response: bought };
-      return this.#claim(settledBefore, request, this.#x402Receipt(settledBefore, verified, version));
+      const admission = await this.#claim(
+        settledBefore,
+        request,
+        this.#x402Receipt(settledBefore, verified, version),
+        withReference,
+      );
+      // Settled already: nothing is left unsettled, so nothing to hold.
+      return admission.kind === "replay" ? admission : { ...admission, settleFirst: false };
     }
     const pendingId = `x402-payer:${payer}`;
     const bought = await this.#ledger.replay(pendingId, request.request);
     if (bought) return { kind: "replay", response: bought };
-    await client.verify(payment, requirements);
-    const admission = await this.#claim(pendingId, request, this.#x402Receipt("", verified, version));
-    if (admission.kind === "replay") return admission;
+    return this.#whileHeld(paying, async (hold) => {
+      await client.verify(payment, requirements);
+      const admission = await this.#claim(pendingId, request, this.#x402Receipt("", verified, version), withReference);
+      if (admission.kind === "replay") return admission;
 
-    let byTransaction: Claim | undefined;
-    const settle = () =>
-      this.#withPaymentRequired(request, async () => {
-        const lock = `x402-settling:${payer}`;
-        if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 })))
-          throw new ApiError(
-            "payment_in_progress",
-            "This payment is being settled right now; retry in a few seconds.",
-            { headers: { "Retry-After": "2" } },
-          );
-        let transaction: string;
-        try {
-          transaction = (await client.settle(payment, requirements)).signature;
-          await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
-        } finally {
-          await this.#store.del(lock);
-        }
-        const claimed = await this.#ledger.claim(transaction, request.request);
-        if ("claim" in claimed) byTransaction = claimed.claim;
-        return this.#x402Receipt(transaction, verified, version);
-      });
-    const claim: Claim = {
-      complete: async (response) => {
-        await byTransaction?.complete(response);
-        await admission.claim.complete(response);
-      },
-      release: async () => {
-        await byTransaction?.release();
-        await admission.claim.release();
-      },
-    };
-    return { ...admission, claim, settle };
+      let byTransaction: Claim | undefined;
+      const settle = () =>
+        this.#settling(paying, hold, async () => {
+          const lock = `x402-settling:${payer}`;
+          if (!(await this.#store.setIfAbsent(lock, "1", { ttlMs: 60_000 })))
+            throw new ApiError(
+              "payment_in_progress",
+              "This payment is being settled right now; retry in a few seconds.",
+              { headers: { "Retry-After": "2" } },
+            );
+          let transaction: string;
+          try {
+            transaction = (await client.settle(payment, requirements)).signature;
+            await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
+          } finally {
+            await this.#store.del(lock);
+          }
+          const claimed = await this.#ledger.claim(transaction, request.request);
+          if ("claim" in claimed) byTransaction = claimed.claim;
+          return this.#x402Receipt(transaction, verified, version);
+        });
+      const claim: Claim = {
+        complete: async (response) => {
+          await byTransaction?.complete(response);
+          await admission.claim.complete(response);
+        },
+        release: async () => {
+          await byTransaction?.release();
+          await admission.claim.release();
+        },
+      };
+      return { ...admission, claim, settle };
+    });
   }
 
   #x402Receipt(transaction: string, verified: VerifiedX402, version: 1 | 2): Receipt {
@@ -408,7 +535,7 @@ export class PaymentGate {
     };
   }
 
-  async #claim(paymentId: string, request: PaidRequest, receipt: Receipt): Promise<Admission> {
+  async #claim(paymentId: string, request: PaidRequest, receipt: Receipt, withReference: boolean): Promise<Admission> {
     const claimed = await this.#ledger.claim(paymentId, request.request);
     if ("response" in claimed) return { kind: "replay", response: claimed.response };
     const claim: Claim = {
@@ -416,11 +543,21 @@ export class PaymentGate {
       complete: async (response) => {
         await claimed.claim.complete(response);
         await this.#references.paid(request.client, request.tier.id, request.document);
+        await this.#referenceUse.record(withReference);
       },
     };
     // Settled already unless the caller says otherwise: the spec's signature path moved the money before asking.
-    return { kind: "paid", receipt, claim, settle: async () => receipt };
+    return { kind: "paid", receipt, claim, settleFirst: false, settle: async () => receipt };
   }
+}
+
+/** An x402 payment past our own checks, on its way to being held, claimed and settled. */
+interface X402Paying {
+  verified: VerifiedX402;
+  request: PaidRequest;
+  version: 1 | 2;
+  /** It carries the 402's reference (v2: extra.memo; v1: a Memo naming one of ours). */
+  withReference: boolean;
 }
 
 function payerSignature(verified: VerifiedX402): string {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { getBase58Decoder } from "@solana/kit";
 import { z } from "zod";
 import type { Store } from "@/lib/store/types";
+import { type BucketSize, TokenBucket } from "@/lib/store/token-bucket";
 import type { TierId } from "@/lib/tiers";
 
 /**
@@ -12,9 +13,12 @@ import type { TierId } from "@/lib/tiers";
  * request and no other.
  *
  * Unpaid requests must not grow the store: a client asking again for the
- * same tier and document gets the reference it already holds, and a client
- * holds at most `maxPerClient` unpaid references per payment window (a paid
- * request's reference is used up and stops counting). A reference once
+ * same tier and document gets the reference it already holds, and new
+ * references come out of a token bucket per client (a burst, refilled by
+ * the minute; a paid request gives its token back). So a client that
+ * floods is refused for seconds, not locked out for the payment window,
+ * and the references one client can hold are bounded by the bucket's
+ * burst plus its refill over a payment window. A reference once
  * handed out stays valid until it is paid or expires, so a client that pays
  * after its 402 is never refused for it.
  */
@@ -26,31 +30,30 @@ const key = (reference: string) => `payref:${reference}`;
 const hash = (...parts: string[]) => createHash("sha256").update(parts.join("\n")).digest("hex");
 /** The reference a client holds for a tier and document. */
 const heldKey = (client: string, tier: string, document: string) => `payref-held:${hash(client, tier, document)}`;
-/** How many references a client was given in the current window. */
-const countKey = (client: string) => `payref-count:${hash(client)}`;
+/** The client's bucket of new references. */
+const BUCKET_PREFIX = "payref-bucket:";
 /** Base58 of 32 random bytes: looks like (and is as unguessable as) a Solana address, fits a Memo. */
 const REFERENCE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 export type Issued = { reference: string } | { limited: true; retryAfterSeconds: number };
 
 export class PaymentReferences {
+  readonly #allowance: TokenBucket;
+
   constructor(
     private readonly store: Store,
     private readonly ttlMs: number,
-    private readonly maxPerClient: number,
-  ) {}
+    allowance: BucketSize,
+  ) {
+    this.#allowance = new TokenBucket(store, BUCKET_PREFIX, allowance);
+  }
 
   async issue(client: string, tier: TierId, document: string): Promise<Issued> {
     const held = await this.store.get(heldKey(client, tier, document));
     if (held !== null && (await this.store.get(key(held))) !== null) return { reference: held };
 
-    const count = countKey(client);
-    if ((await this.store.incrBy(count, 1, { ttlMs: this.ttlMs })) > this.maxPerClient) {
-      // Refused: the count stays the number of references handed out.
-      await this.store.incrBy(count, -1, { ttlMs: this.ttlMs });
-      const leftMs = (await this.store.ttlMs(count)) ?? this.ttlMs;
-      return { limited: true, retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)) };
-    }
+    const taken = await this.#allowance.take(hash(client));
+    if (!taken.ok) return { limited: true, retryAfterSeconds: Math.max(1, Math.ceil(taken.retryAfterMs / 1000)) };
     const reference = getBase58Decoder().decode(randomBytes(32));
     await this.store.set(key(reference), JSON.stringify({ tier, document } satisfies Binding), { ttlMs: this.ttlMs });
     await this.store.set(heldKey(client, tier, document), reference, { ttlMs: this.ttlMs });
@@ -68,9 +71,7 @@ export class PaymentReferences {
     const held = heldKey(client, tier, document);
     const reference = await this.store.get(held);
     if (reference === null || !(await this.store.delIfEquals(held, reference))) return;
-    const count = countKey(client);
-    // A count whose window has ended is gone; decrementing would create it below zero.
-    if ((await this.store.ttlMs(count)) !== null) await this.store.incrBy(count, -1, { ttlMs: this.ttlMs });
+    await this.#allowance.giveBack(hash(client));
   }
 
   /** The binding of the first memo that is one of our references, or null when no memo is. */

@@ -38,6 +38,10 @@ export function paymentRequirement(
   };
 }
 
+/** What every 402 carrying a reference tells the client: a payment without it is anyone's to present first. */
+export const MEMO_ADVICE =
+  "Put extra.reference in a Memo instruction of the transfer (x402 v2: it is extra.memo): a payment without it can be presented by anyone watching payTo before you, and a server with PAYMENT_REQUIRE_REFERENCE refuses it.";
+
 /** The 402: the v1 body every client here reads, and the v2 `PAYMENT-REQUIRED` header `@x402/fetch` 2.x reads first. */
 export function paymentRequiredError(
   requirement: PaymentRequirement,
@@ -45,13 +49,14 @@ export function paymentRequiredError(
   kind: ResourceKind,
   reason: Refusal,
 ): ApiError {
-  const v2 = paymentRequiredV2(requirement, config.network, kind, reason.message);
-  return new ApiError(reason.code, reason.message, {
+  const message = requirement.extra.reference ? `${reason.message} ${MEMO_ADVICE}` : reason.message;
+  const v2 = paymentRequiredV2(requirement, config.network, kind, message);
+  return new ApiError(reason.code, message, {
     headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(v2) },
     body: {
       error: "Payment Required",
       code: reason.code,
-      message: reason.message,
+      message,
       paymentRequirements: requirement,
       x402Version: 1,
       accepts: [{ ...requirement, network: x402Network(config.network) }],

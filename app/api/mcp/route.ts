@@ -28,7 +28,7 @@ export const POST = handle(async (request: Request) => {
   const { config } = services;
   const body = await readMcpBody(request, config);
   const server = createMcpServer(services, {
-    client: clientAddress(request.headers, { trustProxyHeaders: config.trustProxyHeaders }),
+    client: clientAddress(request.headers, config),
     apiBase: apiBase(request, config),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 /** The calling client's free pages for today, read without taking any: `{limit, remaining, reset}` (reset in epoch seconds). */
 export const GET = handle(async (request: Request) => {
   const { config, quota } = getServices();
-  const window = await quota.status(clientAddress(request.headers, { trustProxyHeaders: config.trustProxyHeaders }));
+  const window = await quota.status(clientAddress(request.headers, config));
   return json(
     { limit: window.limit, remaining: window.remaining, reset: window.resetAt },
     { headers: rateLimitHeaders(window) },

@@ -13,12 +13,10 @@ export const LIGHTHOUSE_PROGRAM_ADDRESS = address("L2TExMFKdjpN9kozasaurPirfHy9P
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
 /**
  * Stricter than the spec, which caps only the price: the fee payer pays
- * limit × price, and without a cap on the product a payer could make us
- * spend ~0.007 SOL of priority fee on a 0.002 USDC payment. A USDC transfer
- * (with create-ATA, Memo and Lighthouse guards) needs well under 200k units.
+ * limit × price, which fee-budget.ts bounds per tier. A USDC transfer (with
+ * Memo and Lighthouse guards) needs well under 200k units.
  */
 export const MAX_COMPUTE_UNIT_LIMIT = 200_000;
-export const MAX_PRIORITY_FEE_LAMPORTS = 50_000n;
 export const MIN_INSTRUCTIONS = 3;
 export const MAX_INSTRUCTIONS = 7;
 

@@ -38,7 +38,6 @@ import {
   LIGHTHOUSE_PROGRAM_ADDRESS,
   MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS,
   MAX_COMPUTE_UNIT_LIMIT,
-  MAX_PRIORITY_FEE_LAMPORTS,
   MIN_INSTRUCTIONS,
   MAX_INSTRUCTIONS,
   type X402Payment,
@@ -46,6 +45,7 @@ import {
   acceptedNetworks,
 } from "./payload";
 import { describeCause } from "./settle";
+import { DEFAULT_FEE_PAYER_MAX_SOL_USD, type FeeBudget, feeBudget, priorityFeeLamports } from "./fee-budget";
 
 function decodeTransaction(base64: string): Verdict<Transaction> {
   try {
@@ -70,7 +70,11 @@ const invalidInstructions = (message: string) => refuse("payment_invalid_instruc
 const hasAccountsAndData = (instruction: Instruction): instruction is AccountsInstruction =>
   instruction.accounts !== undefined && instruction.data !== undefined;
 
-function checkComputeBudget(limit: Instruction | undefined, price: Instruction | undefined): Refused | undefined {
+function checkComputeBudget(
+  limit: Instruction | undefined,
+  price: Instruction | undefined,
+  budget: FeeBudget,
+): Refused | undefined {
   const isBudget = (ix: Instruction | undefined, kind: ComputeBudgetInstruction): ix is AccountsInstruction => {
     if (!ix || ix.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || !ix.data) return false;
     try {
@@ -99,9 +103,11 @@ function checkComputeBudget(limit: Instruction | undefined, price: Instruction |
     return invalidInstructions(
       `The compute unit limit ${units} is above this service's cap of ${MAX_COMPUTE_UNIT_LIMIT}.`,
     );
-  if ((BigInt(units) * microLamports) / 1_000_000n > MAX_PRIORITY_FEE_LAMPORTS)
-    return invalidInstructions(
-      `The priority fee (limit × price) is above this service's cap of ${MAX_PRIORITY_FEE_LAMPORTS} lamports.`,
+  const priorityFee = priorityFeeLamports(units, microLamports);
+  if (priorityFee > budget.maxPriorityFeeLamports)
+    return refuse(
+      "payment_fee_too_high",
+      `The priority fee (limit × price) is ${priorityFee} lamports; a payment of this price may ask the fee payer for at most ${budget.maxPriorityFeeLamports}.`,
     );
   return undefined;
 }
@@ -168,7 +174,8 @@ async function decompile(
 
 /**
  * Checks an x402 payload against the requirement by the current exact-SVM
- * rules: 3 to 7 instructions; Lighthouse guards (which wallets add) anywhere;
+ * rules, and against the fee budget of its price (at most two signers and a
+ * priority fee the price pays for, see fee-budget.ts): 3 to 7 instructions; Lighthouse guards (which wallets add) anywhere;
  * the others exactly compute unit limit, compute unit price within the caps,
  * TransferChecked of exactly the price of the asset to payTo's existing
  * associated token account (creating it is no longer allowed), then only
@@ -183,6 +190,8 @@ export async function verifyX402Payment(
   requirement: PaymentRequirement,
   feePayer: string,
   lookupTables?: Rpc<GetMultipleAccountsApi>,
+  /** The SOL price (USD) the fee budget holds up to: FEE_PAYER_MAX_SOL_USD. */
+  feePayerMaxSolUsd = DEFAULT_FEE_PAYER_MAX_SOL_USD,
 ): Promise<Verdict<VerifiedX402>> {
   if (!acceptedNetworks(requirement.network).includes(payment.network))
     return refuse(
@@ -200,6 +209,14 @@ export async function verifyX402Payment(
   } catch {
     return refuse("payment_invalid", "The transaction message could not be decoded.");
   }
+  const budget = feeBudget(BigInt(requirement.maxAmountRequired), feePayerMaxSolUsd);
+  // Each signature costs the fee payer a base fee, whoever signs: refused before anything else is looked at.
+  const signers = Object.keys(transaction.signatures).length;
+  if (signers > budget.maxSignatures)
+    return refuse(
+      "payment_fee_too_high",
+      `The transaction has ${signers} signers; an x402 payment has ${budget.maxSignatures} (the fee payer and the transfer's authority), each costing the fee payer a base fee.`,
+    );
   if (compiled.staticAccounts[0] !== feePayerAddress)
     return refuse(
       "payment_fee_payer_misuse",
@@ -223,8 +240,8 @@ export async function verifyX402Payment(
 
   // Guards only assert account state, so they may sit anywhere; the rest has a fixed order.
   const layout = instructions.filter((ix) => ix.programAddress !== LIGHTHOUSE_PROGRAM_ADDRESS);
-  const budget = checkComputeBudget(layout[0], layout[1]);
-  if (budget) return budget;
+  const overBudget = checkComputeBudget(layout[0], layout[1], budget);
+  if (overBudget) return overBudget;
 
   const mint = address(requirement.asset);
   const payTo = address(requirement.payTo);
