@@ -257,13 +257,13 @@ export const ERROR_CODES = {
   },
   too_many_requests: {
     status: 429,
-    scopes: ["document"],
+    scopes: ["upload", "url"],
     when: (config) =>
       `The client has ${config.perClient.maxConcurrentRequests} chunking requests in progress: wait for one (\`Retry-After\`).`,
   },
   too_many_jobs: {
     status: 429,
-    scopes: ["document"],
+    scopes: ["upload", "url"],
     when: (config) =>
       `The client has ${config.perClient.maxActiveJobs} jobs accepted and not finished: wait for one (\`Retry-After\`); nothing was charged.`,
   },

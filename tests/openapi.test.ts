@@ -296,6 +296,8 @@ describe("the document", () => {
           expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
             "too_many_unpaid_requests",
             "payer_busy",
+            "too_many_requests",
+            "too_many_jobs",
           ]);
           expect(op.description).toContain(`$${tier.priceBaseUnits / 1e6} USDC`);
         } else {
@@ -303,6 +305,8 @@ describe("the document", () => {
           expect(op.responses["402"]).toBeUndefined();
           expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
             "free_quota_exceeded",
+            "too_many_requests",
+            "too_many_jobs",
           ]);
         }
         const ok = JSON.stringify(op.responses["200"].content["application/json"].schema);

@@ -246,6 +246,8 @@ describe("the signature path (the spec's agent flow)", () => {
   });
 
   it("lets exactly one of 10 concurrent requests with one fresh payment for 10 documents through", async () => {
+    // One client sending 10 at once: its limit of requests in progress raised, so all 10 reach the payment.
+    useServices({ CLIENT_MAX_CONCURRENT_REQUESTS: "10" });
     const payer = await funded();
     const signature = await pay(payer);
     const responses = await Promise.all(
@@ -255,6 +257,7 @@ describe("the signature path (the spec's agent flow)", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     const refusals = await Promise.all(responses.filter((r) => r.status !== 200).map(json));
     expect(refusals.map((r) => r.code)).toEqual(Array(9).fill("payment_already_used"));
+    useServices();
   });
 
   // Each Memo program wallets and libraries use: the newest one's data reaches us undecoded.
