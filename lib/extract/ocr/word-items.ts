@@ -27,6 +27,13 @@ export interface WordRun {
  * must stay one run. A table's cells are set wider apart.
  */
 const CELL_GAP_EM = 1;
+/**
+ * The gap that parts two cells in an area known to be a table (read again
+ * as one, `table-areas.ts`): there is no prose to keep whole, and a number
+ * set right in its column can stand closer than an em to the next cell;
+ * word spaces stay near a third of an em.
+ */
+export const TABLE_CELL_GAP_EM = 0.6;
 
 /** A table's vertical border read as a character. */
 const BORDER = /^[|│[\]]+$/u;
@@ -37,7 +44,7 @@ const BULLET_READINGS = /^[«»+*©®°¢·•●■▪◦oe=]$/u;
 /** What it reads a typed "•" set between words (a separator: "Stores • fuel • water") as. */
 const SEPARATOR_READINGS = /^[«•·]$/u;
 
-export function wordRuns(words: Word[], em: number): WordRun[] {
+export function wordRuns(words: Word[], em: number, cellGapEm = CELL_GAP_EM): WordRun[] {
   const kept = words.filter((w) => w.text.trim() !== "");
   if (kept.length === 0) return [];
   const bullet = listBullet(kept, em);
@@ -52,7 +59,7 @@ export function wordRuns(words: Word[], em: number): WordRun[] {
     const last = runs.at(-1);
     const previous = last?.words.at(-1);
     // The bullet's own gap is a list item's, not a cell's: it stays with its text.
-    const wide = previous !== undefined && word.bbox.x0 - previous.bbox.x1 > CELL_GAP_EM * em;
+    const wide = previous !== undefined && word.bbox.x0 - previous.bbox.x1 > cellGapEm * em;
     if (!last || parted || (wide && !(bullet !== undefined && last.words.length === 1 && previous === kept[0]))) {
       runs.push({ words: [word], texts: text === "" ? [] : [text], x0: word.bbox.x0 });
     } else {
