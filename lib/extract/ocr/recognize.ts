@@ -4,6 +4,7 @@ import type { PdfPageItems } from "@/lib/extract/pdf";
 import { languageFolder } from "./language-data";
 import { type PlacedItem, scanOrder } from "./scan-order";
 import { type Box, centredIn, tableAreas } from "./table-areas";
+import { imageRules } from "./image-rules";
 import { type GreyImage, pgmPixels, strokeWidth } from "./ink";
 import { TABLE_CELL_GAP_EM, type WordRun, wordRuns } from "./word-items";
 
@@ -110,6 +111,8 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
     }
   });
   const grey = pgmPixels(page.image, page.width, page.height);
+  const rules = grey ? imageRules(grey, page.dpi) : [];
+  const uprights = rules.filter((r) => r.y1 - r.y0 > r.x1 - r.x0);
   const placed: (PlacedItem & { confidence: number; lineX: number; weight?: number })[] = [];
   const slopes: number[] = [];
   let words = 0;
@@ -127,7 +130,12 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
     // 14% under the body's): one within PAGE_SIZE_SPREAD of the page's usual size is set in it. Headings set
     // larger by size are 1.15 times the body or more; nearer, only their weight tells them (`boldItems`).
     const size = Math.abs(inParagraph - pageSize) <= PAGE_SIZE_SPREAD * pageSize ? pageSize : inParagraph;
-    const runs = wordRuns(line.words, size, cellGapEm);
+    // A rule drawn between two words parts them however close they stand: a ruled table's cells.
+    const { y0, y1 } = line.bbox;
+    const borders = uprights
+      .filter((r) => r.y0 <= (y0 + y1) / 2 && r.y1 >= (y0 + y1) / 2)
+      .map((r) => (r.x0 + r.x1) / 2);
+    const runs = wordRuns(line.words, size, cellGapEm, borders);
     if (runs.length === 0) continue;
     const { x0 } = line.bbox;
     // Baseline height at the line's start (Tesseract gives it as a line through two points): one for all its
@@ -171,6 +179,14 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
       confidence: Float64Array.from(confidences),
       fonts: ["ocr", "ocr-bold"],
       monospace: [],
+      rules: Float64Array.from(
+        rules.flatMap((r) => [
+          r.x0 * points,
+          (page.height - r.y1) * points,
+          r.x1 * points,
+          (page.height - r.y0) * points,
+        ]),
+      ),
     },
     confidence: words > 0 ? confidence / words : 0,
     words,
