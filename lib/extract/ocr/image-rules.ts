@@ -33,11 +33,10 @@ export interface PixelBox {
  * page, so a shaded band (a zebra row) is not ink unless the page has
  * nothing lighter.
  */
-export function imageRules(image: GreyImage, dpi: number): PixelBox[] {
+export function imageRules(image: GreyImage, dpi: number, threshold = otsu(image)): PixelBox[] {
   const points = 72 / dpi;
   const minLength = Math.round(RULE_MIN_POINTS / points);
   const maxThickness = Math.max(1, Math.round(RULE_MAX_POINTS / points));
-  const threshold = otsu(image);
   const { pixels, width, height } = image;
   const boxes: PixelBox[] = [];
   // Level rules: runs along pixel rows, joined with the runs at the same place in the rows below.
@@ -109,7 +108,7 @@ function thinRuns(
 }
 
 /** Otsu's threshold of the image's grey levels: the one that best parts ink from paper. */
-function otsu({ pixels }: GreyImage): number {
+export function otsu({ pixels }: GreyImage): number {
   const histogram = new Float64Array(256);
   for (let i = 0; i < pixels.length; i++) histogram[pixels[i]!]!++;
   const total = pixels.length;

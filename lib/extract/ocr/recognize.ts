@@ -4,7 +4,8 @@ import type { PdfPageItems } from "@/lib/extract/pdf";
 import { languageFolder } from "./language-data";
 import { type PlacedItem, scanOrder } from "./scan-order";
 import { type Box, centredIn, tableAreas } from "./table-areas";
-import { imageRules } from "./image-rules";
+import { bulletMarks, type LineBox } from "./image-marks";
+import { imageRules, otsu, type PixelBox } from "./image-rules";
 import { type GreyImage, pgmPixels, strokeWidth } from "./ink";
 import { TABLE_CELL_GAP_EM, type WordRun, wordRuns } from "./word-items";
 
@@ -111,7 +112,9 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
     }
   });
   const grey = pgmPixels(page.image, page.width, page.height);
-  const rules = grey ? imageRules(grey, page.dpi) : [];
+  const threshold = grey ? otsu(grey) : 0;
+  const rules = grey ? imageRules(grey, page.dpi, threshold) : [];
+  const lineBoxes: LineBox[] = [];
   const uprights = rules.filter((r) => r.y1 - r.y0 > r.x1 - r.x0);
   const placed: (PlacedItem & { confidence: number; lineX: number; weight?: number })[] = [];
   const slopes: number[] = [];
@@ -143,6 +146,8 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
     const slope = baseline.x1 !== baseline.x0 ? (baseline.y1 - baseline.y0) / (baseline.x1 - baseline.x0) : 0;
     const baselineY = baseline.y0 + slope * (x0 - baseline.x0);
     slopes.push(slope);
+    const start = line.words.find((w) => w.text.trim() !== "")?.bbox.x0 ?? x0;
+    lineBoxes.push({ ...line.bbox, x0: start, baseline: baselineY, em: size });
     for (const run of runs) {
       words += run.words;
       confidence += run.confidence * run.words;
@@ -165,6 +170,12 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
   const { order, baselines } = scanOrder(placed);
   const ordered = order.map((i) => ({ ...placed[i]!, y: baselines.get(i) ?? placed[i]!.y }));
   const bold = boldItems(ordered);
+  const toPoints = (r: PixelBox) => [
+    r.x0 * points,
+    (page.height - r.y1) * points,
+    r.x1 * points,
+    (page.height - r.y0) * points,
+  ];
   const text = ordered.map((item) => item.text);
   const geometry = ordered.flatMap((item) => [item.x, item.y, item.size, item.width, 1]);
   const confidences = ordered.map((item) => item.confidence);
@@ -179,14 +190,8 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
       confidence: Float64Array.from(confidences),
       fonts: ["ocr", "ocr-bold"],
       monospace: [],
-      rules: Float64Array.from(
-        rules.flatMap((r) => [
-          r.x0 * points,
-          (page.height - r.y1) * points,
-          r.x1 * points,
-          (page.height - r.y0) * points,
-        ]),
-      ),
+      rules: Float64Array.from(rules.flatMap(toPoints)),
+      marks: Float64Array.from((grey ? bulletMarks(grey, threshold, lineBoxes) : []).flatMap(toPoints)),
     },
     confidence: words > 0 ? confidence / words : 0,
     words,
