@@ -122,6 +122,7 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
   let confidence = 0;
   // The page's usual row height: the paragraphs', by their words.
   const pageSize = median(lines.flatMap(({ line, usual }) => line.words.map(() => usual)));
+  let largeAbove: { size: number; bottom: number } | undefined;
   for (const { line, usual, cellGapEm } of lines) {
     const { baseline, rowAttributes } = line;
     // Tesseract's row height (x-height plus ascenders) comes within a pixel or two of the em (30 for 11 pt at
@@ -132,7 +133,16 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
     // A paragraph of one line has only its own letters to go by (a bold "Milestones", without descenders, came
     // 14% under the body's): one within PAGE_SIZE_SPREAD of the page's usual size is set in it. Headings set
     // larger by size are 1.15 times the body or more; nearer, only their weight tells them (`boldItems`).
-    const size = Math.abs(inParagraph - pageSize) <= PAGE_SIZE_SPREAD * pageSize ? pageSize : inParagraph;
+    let size = Math.abs(inParagraph - pageSize) <= PAGE_SIZE_SPREAD * pageSize ? pageSize : inParagraph;
+    // A large line right under another of about its size is the same heading wrapped ("… Little Rock" / "Arsenal",
+    // a line Tesseract made a paragraph of its own): it keeps the first line's size, so the two stay one heading.
+    const above = largeAbove;
+    largeAbove = undefined;
+    if (size > (1 + PAGE_SIZE_SPREAD) * pageSize) {
+      const near = above !== undefined && line.bbox.y0 - above.bottom <= WRAPPED_GAP_EM * above.size;
+      if (near && Math.abs(size - above.size) <= HEADING_SIZE_SPREAD * above.size) size = above.size;
+      largeAbove = { size, bottom: line.bbox.y1 };
+    }
     // A rule drawn between two words parts them however close they stand: a ruled table's cells.
     const { y0, y1 } = line.bbox;
     const borders = uprights
@@ -230,6 +240,10 @@ function boldItems(items: { text: string; weight?: number }[]): Set<number> {
 
 /** How far a line's row height strays from the page's usual one with the letters it has (see `recognize`). */
 const PAGE_SIZE_SPREAD = 0.15;
+
+/** A heading's wrapped line starts at most this many of its sizes below the line before, and is within this share of its size. */
+const WRAPPED_GAP_EM = 0.6;
+const HEADING_SIZE_SPREAD = 0.2;
 
 /** Fewer pixels than a line of legible text is high. */
 const MIN_TEXT_PIXELS = 10;
