@@ -53,7 +53,12 @@ describe("rules in a page image", () => {
 
 describe("stroke width", () => {
   it("measures stems across: a bold face's wider stems weigh more, whatever the box's height", () => {
-    const stems = (width: number) => drawn(200, 40, [0, 1, 2, 3].map((k) => [10 + 30 * k, 5, width, 30]));
+    const stems = (width: number) =>
+      drawn(
+        200,
+        40,
+        [0, 1, 2, 3].map((k) => [10 + 30 * k, 5, width, 30]),
+      );
     expect(strokeWidth(stems(3), 0, 0, 200, 40)).toBeCloseTo(3);
     expect(strokeWidth(stems(5), 0, 0, 200, 40)).toBeCloseTo(5);
     // A bar along the row is not a stem; a box without ink has none.
@@ -156,11 +161,17 @@ describe("a scanned page's structure", () => {
       "The harbour office keeps a record of every vessel that calls at the port during the season,",
       "with its berth, its cargo and the time it spent alongside the quay before it sailed again.",
     ];
-    for (const l of body) (say(l), (y -= 15));
+    for (const l of body) {
+      say(l);
+      y -= 15;
+    }
     y -= 12;
     say("Berth allocation", 60, bold);
     y -= 15;
-    for (const l of body) (say(l), (y -= 15));
+    for (const l of body) {
+      say(l);
+      y -= 15;
+    }
     y -= 10;
     for (const item of ["Confirm the berth and tide window", "Inspect the mooring lines for wear"]) {
       page.drawCircle({ x: 66, y: y + 3.5, size: 2, color: rgb(0, 0, 0) });
@@ -183,7 +194,7 @@ describe("a scanned page's structure", () => {
     const top = y + 14;
     rule(top);
     for (const [r, row] of rows.entries()) {
-      row.forEach((cell, c) => say(cell, columns[c]!, r === 0 ? bold : regular));
+      row.forEach((cell, c) => say(cell, columns[c], r === 0 ? bold : regular));
       y -= 18;
       rule(y + 14);
     }
