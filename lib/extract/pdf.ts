@@ -43,7 +43,7 @@ const PageItems = z
     confidence: z.instanceof(Float64Array).optional(),
     fonts: z.array(z.string()),
     monospace: z.array(z.string()),
-    /** Drawn rules and marks, four numbers each (left, bottom, right, top); OCR'd pages have none. */
+    /** Drawn rules and marks, four numbers each (left, bottom, right, top); an OCR'd page's rules are found in its image. */
     rules: z.instanceof(Float64Array).optional(),
     marks: z.instanceof(Float64Array).optional(),
   })

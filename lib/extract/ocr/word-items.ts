@@ -27,6 +27,13 @@ export interface WordRun {
  * must stay one run. A table's cells are set wider apart.
  */
 const CELL_GAP_EM = 1;
+/**
+ * The gap that parts two cells in an area known to be a table (read again
+ * as one, `table-areas.ts`): there is no prose to keep whole, and a number
+ * set right in its column can stand closer than an em to the next cell;
+ * word spaces stay near a third of an em.
+ */
+export const TABLE_CELL_GAP_EM = 0.6;
 
 /** A table's vertical border read as a character. */
 const BORDER = /^[|│[\]]+$/u;
@@ -37,14 +44,15 @@ const BULLET_READINGS = /^[«»+*©®°¢·•●■▪◦oe=]$/u;
 /** What it reads a typed "•" set between words (a separator: "Stores • fuel • water") as. */
 const SEPARATOR_READINGS = /^[«•·]$/u;
 
-export function wordRuns(words: Word[], em: number): WordRun[] {
+/** `borders`: where upright rules cross the line (x in pixels); words on either side of one are apart. */
+export function wordRuns(words: Word[], em: number, cellGapEm = CELL_GAP_EM, borders: number[] = []): WordRun[] {
   const kept = words.filter((w) => w.text.trim() !== "");
   if (kept.length === 0) return [];
   const bullet = listBullet(kept, em);
   const runs: { words: Word[]; texts: string[]; x0: number }[] = [];
   let parted = true;
   kept.forEach((word, i) => {
-    if (isBorder(kept, i, em)) {
+    if (isBorder(kept, i, em) || (BORDER.test(word.text) && borders.some((x) => crosses(word, x)))) {
       parted = true;
       return;
     }
@@ -52,7 +60,10 @@ export function wordRuns(words: Word[], em: number): WordRun[] {
     const last = runs.at(-1);
     const previous = last?.words.at(-1);
     // The bullet's own gap is a list item's, not a cell's: it stays with its text.
-    const wide = previous !== undefined && word.bbox.x0 - previous.bbox.x1 > CELL_GAP_EM * em;
+    const wide =
+      previous !== undefined &&
+      (word.bbox.x0 - previous.bbox.x1 > cellGapEm * em ||
+        borders.some((x) => x >= previous.bbox.x1 - 1 && x <= word.bbox.x0 + 1));
     if (!last || parted || (wide && !(bullet !== undefined && last.words.length === 1 && previous === kept[0]))) {
       runs.push({ words: [word], texts: text === "" ? [] : [text], x0: word.bbox.x0 });
     } else {
@@ -71,6 +82,9 @@ export function wordRuns(words: Word[], em: number): WordRun[] {
     }))
     .filter((run) => run.text !== "");
 }
+
+/** Whether an upright rule at `x` runs through a word's box or by its edge. */
+const crosses = (word: Word, x: number) => x >= word.bbox.x0 - 1 && x <= word.bbox.x1 + 1;
 
 /**
  * "|", "│", "[" or "]" alone, at a line's end or set apart from the words on
