@@ -79,21 +79,26 @@ beforeAll(async () => {
 });
 
 describe("images", () => {
-  it("reads a PNG of a page by OCR, with its headings and lists laid out as Markdown", async () => {
-    const doc = await extract(page1, { filename: "scan.png" }, LIMITS);
-    expect(doc).toMatchObject({ kind: "image", mediaType: "image/png", pageCount: 1, ocrPages: [1] });
-    expect(wordRecall(pageText(textLayer, 1), doc.text)).toBeGreaterThan(0.9);
-    // Headings come from the OCR'd lines' heights, as a text page's come from its font sizes; list items from
-    // their markers (a bullet Tesseract reads as "«" or "+" is told by the gap after it) and hanging indents.
-    expect(doc.text).toMatch(/^# Coastal Survey Handbook$/m);
-    expect(doc.text).toMatch(/^## 1 Equipment$/m);
-    expect(doc.text).toMatch(/^- Binoculars and a spotting scope with its tripod$/m);
-    expect(doc.text).toMatch(/^- A waterproof notebook .* even when it gets soaked$/m);
-    expect(doc.text).toMatch(/^ {2}- printed on paper, not kept on a phone$/m);
-    expect(doc.text).toMatch(/^1\. Check the weather forecast/m);
-  });
+  it(
+    "reads a PNG of a page by OCR, with its headings and lists laid out as Markdown",
+    { timeout: 180_000 },
+    async () => {
+      const doc = await extract(page1, { filename: "scan.png" }, LIMITS);
+      expect(doc).toMatchObject({ kind: "image", mediaType: "image/png", pageCount: 1, ocrPages: [1] });
+      expect(wordRecall(pageText(textLayer, 1), doc.text)).toBeGreaterThan(0.9);
+      // Headings come from the OCR'd lines' heights, as a text page's come from its font sizes; list items from
+      // their markers (a bullet Tesseract reads as "«" or "+" is told by the gap after it) and hanging indents.
+      expect(doc.text).toMatch(/^# Coastal Survey Handbook$/m);
+      expect(doc.text).toMatch(/^## 1 Equipment$/m);
+      expect(doc.text).toMatch(/^- Binoculars and a spotting scope with its tripod$/m);
+      expect(doc.text).toMatch(/^- A waterproof notebook .* even when it gets soaked$/m);
+      expect(doc.text).toMatch(/^ {2}- printed on paper, not kept on a phone$/m);
+      expect(doc.text).toMatch(/^1\. Check the weather forecast/m);
+    },
+  );
 
-  it("reads JPEG and WebP, and every page of a TIFF", async () => {
+  // OCR of several pages: minutes on a busy two-core machine, not the default 30 s.
+  it("reads JPEG and WebP, and every page of a TIFF", { timeout: 180_000 }, async () => {
     const jpeg = await sharp(page1).jpeg({ quality: 85 }).toBuffer();
     const webp = await sharp(page1).webp({ quality: 85 }).toBuffer();
     const tiff = await sharp([Buffer.from(page1), Buffer.from(page2)], { join: { animated: true } })
@@ -186,7 +191,7 @@ describe("a PDF with a text page and a scanned page", () => {
     expect(wordRecall(pageText(textLayer, 2), pageText(mixed, 2))).toBeGreaterThan(0.9);
   });
 
-  it("gives chunks the page their text comes from, up to the scanned page", async () => {
+  it("gives chunks the page their text comes from, up to the scanned page", { timeout: 180_000 }, async () => {
     const context: MethodContext = {
       embedder: { id: "none", embed: () => Promise.reject(new Error("no embedding in this test")) },
     };
@@ -311,23 +316,27 @@ describe("languages", () => {
     expect(() => loadConfig({ OCR_LANGUAGES: "../eng" })).toThrow(/not a Tesseract language code/);
   });
 
-  it("reads German's letters with German installed (a devDependency here) and named", async () => {
-    const pdf = await PDFDocument.create();
-    const font = await pdf.embedFont(StandardFonts.Helvetica);
-    const lines = [
-      "Die Größe der Straße wurde im Frühjahr gemessen.",
-      "Übermäßige Überschwemmungen führten zu Schäden.",
-      "Die Bürger äußerten ihre Zufriedenheit.",
-    ];
-    const page = pdf.addPage([595, 842]);
-    lines.forEach((line, i) => page.drawText(line, { x: 72, y: 760 - 24 * i, size: 14, font }));
-    const [image] = await renderPages(await pdf.save(), [1], 200);
-    const german = await extract(image!, {}, LIMITS, stepsHere(["deu", "eng"]));
-    expect(wordRecall(lines.join(" "), german.text)).toBeGreaterThan(0.9);
-    // English alone has no ß and reads fewer of these words.
-    const english = await extract(image!, {}, LIMITS, stepsHere(["eng"]));
-    expect(wordRecall(lines.join(" "), english.text)).toBeLessThan(wordRecall(lines.join(" "), german.text));
-  });
+  it(
+    "reads German's letters with German installed (a devDependency here) and named",
+    { timeout: 180_000 },
+    async () => {
+      const pdf = await PDFDocument.create();
+      const font = await pdf.embedFont(StandardFonts.Helvetica);
+      const lines = [
+        "Die Größe der Straße wurde im Frühjahr gemessen.",
+        "Übermäßige Überschwemmungen führten zu Schäden.",
+        "Die Bürger äußerten ihre Zufriedenheit.",
+      ];
+      const page = pdf.addPage([595, 842]);
+      lines.forEach((line, i) => page.drawText(line, { x: 72, y: 760 - 24 * i, size: 14, font }));
+      const [image] = await renderPages(await pdf.save(), [1], 200);
+      const german = await extract(image!, {}, LIMITS, stepsHere(["deu", "eng"]));
+      expect(wordRecall(lines.join(" "), german.text)).toBeGreaterThan(0.9);
+      // English alone has no ß and reads fewer of these words.
+      const english = await extract(image!, {}, LIMITS, stepsHere(["eng"]));
+      expect(wordRecall(lines.join(" "), english.text)).toBeLessThan(wordRecall(lines.join(" "), german.text));
+    },
+  );
 });
 
 function pngChunk(type: string, data: Buffer): Buffer {
@@ -429,7 +438,7 @@ describe("tables on scanned pages", () => {
     ]);
   });
 
-  it("writes a table Tesseract reads as column blocks row by row", async () => {
+  it("writes a table Tesseract reads as column blocks row by row", { timeout: 180_000 }, async () => {
     const table = markdownTables(await structureChunks("scan-ledger.png"))[0];
     expect(table).toBeDefined();
     const expected = [["Operator", "Tonne km", "Calls", "Delays"], ...LEDGER_ROWS];
@@ -443,7 +452,7 @@ describe("tables on scanned pages", () => {
     expect(tables).toContain("Stores • fuel • water are logged at the gate.");
   });
 
-  it("keeps two page columns of prose in reading order, read as no table", async () => {
+  it("keeps two page columns of prose in reading order, read as no table", { timeout: 180_000 }, async () => {
     const text = await structureChunks("scan-columns.png");
     expect(markdownTables(text)).toEqual([]);
     const paragraphs = [...COLUMNS.matchAll(/<p>([\s\S]*?)<\/p>/g)].map(([, p]) => p!.replace(/\s+/g, " ").trim());
