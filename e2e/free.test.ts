@@ -265,7 +265,7 @@ describe("a scan longer than a request reads", () => {
       await chooseFile(page, scan);
       await page.getByRole("button", { name: "Chunk for free" }).click();
       // The app ran out of pages a request reads by OCR (one, here) and sent the same request as a job.
-      await page.waitForURL(/\/jobs\/free_[0-9a-f]{12}$/, { timeout: WAIT_MS });
+      await page.waitForURL(/\/jobs\/free_[0-9a-f]{32}$/, { timeout: WAIT_MS });
       await page.getByRole("heading", { name: "Ready" }).waitFor({ timeout: 120_000 });
       await waitForChunks(page);
       expect(await resultFigure(page, "Pages").innerText()).toContain("2 read by OCR");
