@@ -11,6 +11,7 @@ import {
   chooseFile,
   chunkCards,
   expectFreePagesLeft,
+  expectNoCspViolations,
   fixture,
   freePages,
   newPage,
@@ -243,6 +244,8 @@ describe("free tier", () => {
       await expectAccessible(page);
       await page.getByRole("button", { name: "Close" }).click();
       await page.getByTestId("page-preview").waitFor({ state: "detached" });
+      // pdf.js drew the PDF's page, and the page loaded, within the Content Security Policy.
+      expectNoCspViolations(page);
     },
   );
 });
