@@ -81,12 +81,18 @@ export class MarkupMeter {
 /** Characters tokenized between yields to the event loop (~1 ms of work). */
 const SLICE_CHARS = 64 * 1024;
 
-/** Measures a whole HTML text, yielding between slices so a large page does not stall the server's thread. */
+/** Writes `text` to `meter` a slice at a time, yielding between slices so a large text does not stall the server's thread. */
+export async function writeYielding(meter: MarkupMeter, text: string): Promise<MarkupExcess | undefined> {
+  for (let from = 0; from < text.length; from += SLICE_CHARS) {
+    const excess = meter.write(text.slice(from, from + SLICE_CHARS));
+    if (excess) return excess;
+    if (from + SLICE_CHARS < text.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return undefined;
+}
+
+/** Measures a whole HTML page. */
 export async function htmlOverBudget(html: string, budget: MarkupBudget): Promise<MarkupExcess | undefined> {
   const meter = new MarkupMeter(budget, "html");
-  for (let from = 0; from < html.length; from += SLICE_CHARS) {
-    if (meter.write(html.slice(from, from + SLICE_CHARS))) break;
-    if (from + SLICE_CHARS < html.length) await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  return meter.endPart();
+  return (await writeYielding(meter, html)) ?? meter.endPart();
 }

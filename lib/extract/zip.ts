@@ -1,5 +1,5 @@
 import { Inflate } from "fflate";
-import { MarkupMeter, type MarkupExcess } from "@/lib/extract/markup-budget";
+import { MarkupMeter, type MarkupExcess, writeYielding } from "@/lib/extract/markup-budget";
 
 /**
  * One budget for every ZIP-based format (DOCX today; EPUB, PPTX, XLSX, ODT
@@ -276,12 +276,12 @@ async function inflateWithin(
     const markup = budget.isMarkup(entry.name);
     const decoder = new TextDecoder();
     let entryBytes = 0;
-    let excess: MarkupExcess | undefined;
+    // Text inflated by the last step, measured after it in slices: one step may inflate to ~16 MB.
+    let inflatedText = "";
     const take = (chunk: Uint8Array, final: boolean) => {
       entryBytes += chunk.length;
       total += chunk.length;
-      if (markup && !excess && total <= budget.maxUnpackedBytes)
-        excess = meter.write(decoder.decode(chunk, { stream: !final }));
+      if (markup && total <= budget.maxUnpackedBytes) inflatedText += decoder.decode(chunk, { stream: !final });
     };
     const data = bytes.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
     const inflater = entry.method === DEFLATED ? new Inflate(take) : undefined;
@@ -297,6 +297,8 @@ async function inflateWithin(
       }
       if (total > budget.maxUnpackedBytes)
         return { ok: false, reason: "too_large", declared, unpacked: total, max: budget.maxUnpackedBytes };
+      const excess = await writeYielding(meter, inflatedText);
+      inflatedText = "";
       if (excess) return { ok: false, reason: "too_complex", part: entry.name, excess };
       offset = end;
       await new Promise<void>((resolve) => setImmediate(resolve));
