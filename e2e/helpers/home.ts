@@ -39,7 +39,8 @@ export async function newPage(browser: Browser, options: PageOptions = {}): Prom
   await context.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
       console.error(
-        `Content Security Policy violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline code"}`,
+        `Content Security Policy violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline code"} ` +
+          `at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber} ${event.sample}`,
       );
     });
   });
