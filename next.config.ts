@@ -67,6 +67,20 @@ function dependencyClosure(names: string[]): string[] {
   return [...found].map((dir) => `./${path.relative(process.cwd(), dir)}/**`);
 }
 
+/**
+ * Security headers of every response, pages and API alike (next start loads this file without resolving the
+ * project's own TypeScript modules, so they are written here). The pages' Content Security Policy carries a
+ * nonce per response and is set by proxy.ts (lib/http/security-headers.ts says what it allows and why).
+ */
+const COMMON_SECURITY_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  // For browsers without CSP's frame-ancestors.
+  "X-Frame-Options": "DENY",
+};
+/** The API answers JSON and files: nothing in them may run, load anything or be framed. CORS is unaffected. */
+const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+
 const nextConfig: NextConfig = {
   // A separate build directory per checkout of work in progress (e.g. two builds side by side); `.next` by default.
   distDir: process.env.NEXT_DIST_DIR || ".next",
@@ -91,6 +105,16 @@ const nextConfig: NextConfig = {
     ],
   },
   poweredByHeader: false,
+  async headers() {
+    const list = (headers: Record<string, string>) => Object.entries(headers).map(([key, value]) => ({ key, value }));
+    return [
+      { source: "/:path*", headers: list(COMMON_SECURITY_HEADERS) },
+      ...["/api", "/api/:path*", "/.well-known/:path*", "/llms.txt"].map((source) => ({
+        source,
+        headers: list({ "Content-Security-Policy": API_CONTENT_SECURITY_POLICY }),
+      })),
+    ];
+  },
 };
 
 export default nextConfig;

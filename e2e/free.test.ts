@@ -11,6 +11,7 @@ import {
   chooseFile,
   chunkCards,
   expectFreePagesLeft,
+  expectNoCspViolations,
   fixture,
   freePages,
   newPage,
@@ -243,6 +244,8 @@ describe("free tier", () => {
       await expectAccessible(page);
       await page.getByRole("button", { name: "Close" }).click();
       await page.getByTestId("page-preview").waitFor({ state: "detached" });
+      // pdf.js drew the PDF's page, and the page loaded, within the Content Security Policy.
+      expectNoCspViolations(page);
     },
   );
 });
@@ -265,7 +268,7 @@ describe("a scan longer than a request reads", () => {
       await chooseFile(page, scan);
       await page.getByRole("button", { name: "Chunk for free" }).click();
       // The app ran out of pages a request reads by OCR (one, here) and sent the same request as a job.
-      await page.waitForURL(/\/jobs\/free_[0-9a-f]{12}$/, { timeout: WAIT_MS });
+      await page.waitForURL(/\/jobs\/free_[0-9a-f]{32}$/, { timeout: WAIT_MS });
       await page.getByRole("heading", { name: "Ready" }).waitFor({ timeout: 120_000 });
       await waitForChunks(page);
       expect(await resultFigure(page, "Pages").innerText()).toContain("2 read by OCR");

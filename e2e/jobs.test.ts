@@ -77,7 +77,7 @@ describe("ai-pro job", () => {
       await paymentStatus(page).getByText("Ready to pay 0.025 USDC from the test wallet.").waitFor();
       await page.getByRole("button", { name: "Pay 0.025 USDC" }).click();
 
-      await page.waitForURL(/\/jobs\/ai-pro_[0-9a-f]{12}$/, { timeout: 30_000 });
+      await page.waitForURL(/\/jobs\/ai-pro_[0-9a-f]{32}$/, { timeout: 30_000 });
       const jobUrl = page.url();
       const bar = page.getByRole("progressbar", { name: "Job progress" });
       await bar.waitFor();

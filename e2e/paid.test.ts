@@ -8,6 +8,7 @@ import {
   chooseTier,
   connectWallet,
   continueToPayment,
+  expectNoCspViolations,
   fixture,
   fundWallet,
   newPage,
@@ -142,6 +143,8 @@ describe("paid structure tier", () => {
       expect(transaction!.meta?.err).toBeNull();
       expect(await usdcBalance(app.chain.rpcUrl, app.chain.payToTokenAccount)).toBe(payToBefore + STRUCTURE_PRICE);
       expect(await usdcBalance(app.chain.rpcUrl, funded.token_account)).toBe(FAUCET_USDC - STRUCTURE_PRICE);
+      // The wallet flow (the adapter's modal, the RPC calls for balances and confirmation) within the policy.
+      expectNoCspViolations(page);
     },
   );
 

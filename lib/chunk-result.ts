@@ -93,6 +93,7 @@ export function extractDocument(
     { filename: doc.filename, contentType: doc.contentType },
     {
       maxUnpackedBytes: limits.maxUnpackedBytes,
+      markup: limits.markup,
       maxChars: limits.maxCharsPerRequest,
       maxPages: limits.maxPagesPerRequest,
       maxOcrPages: job ? ocr.jobMaxPages : ocr.syncMaxPages,

@@ -85,6 +85,13 @@ const EnvSchema = z.object({
   MAX_CHARS_PER_REQUEST: int(1000, 100_000_000).default(3_000_000),
   MAX_UNPACKED_BYTES: int(1024 * 1024, 4 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
   EXTRACT_TIMEOUT_MS: int(1000, 600_000).default(60_000),
+  /**
+   * HTML and the XML inside DOCX, checked before conversion. Real pages measured 9-25 deep (browsers stop
+   * nesting at 512); nested lists cost the converter ~0.5 s at 256 levels and 16 s at 2,000.
+   */
+  MARKUP_MAX_DEPTH: int(16, 10_000).default(256),
+  /** Node's 8.4 MB API page has 182,000 elements and converts to 4.7 M characters, past MAX_CHARS_PER_REQUEST. */
+  MARKUP_MAX_ELEMENTS: int(1000, 100_000_000).default(250_000),
   /** Tesseract language codes joined by "+", each installed as @tesseract.js-data/<code>. */
   OCR_LANGUAGES: z
     .string()
@@ -185,6 +192,8 @@ export interface Config {
     maxPagesPerRequest: number;
     maxCharsPerRequest: number;
     maxUnpackedBytes: number;
+    /** HTML pages' and zip-based documents' XML parts' nesting depth and element count (lib/extract/markup-budget.ts). */
+    markup: { maxDepth: number; maxElements: number };
     extractTimeoutMs: number;
     /** The same for a job's extraction. */
     jobExtractTimeoutMs: number;
@@ -399,6 +408,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPagesPerRequest: e.MAX_PAGES_PER_REQUEST,
       maxCharsPerRequest: e.MAX_CHARS_PER_REQUEST,
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
+      markup: { maxDepth: e.MARKUP_MAX_DEPTH, maxElements: e.MARKUP_MAX_ELEMENTS },
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
       // A job expires RESULT_TTL_SECONDS after it is made: its extraction takes at most half of that, so the rest is left to fetch it.
       jobExtractTimeoutMs: Math.min(e.JOB_EXTRACT_TIMEOUT_MS, (e.RESULT_TTL_SECONDS * 1000) / 2),

@@ -77,7 +77,7 @@ export const ERROR_CODES = {
   document_too_complex: {
     status: 400,
     scopes: ["document"],
-    when: "Reading or chunking the document took more time or memory than allowed.",
+    when: "Reading or chunking the document took more time or memory than allowed, or its markup (HTML, the XML inside a DOCX) nests deeper or holds more elements than allowed.",
   },
   invalid_options: {
     status: 400,

@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
+import { capabilityIdPattern, newCapabilityId } from "@/lib/capability-id";
 import { ApiError } from "@/lib/errors";
 import { lifetimeText } from "@/lib/wording";
 import type { Store } from "@/lib/store/types";
 
 /** Stored results (large documents, later completed jobs), kept for the configured lifetime and then 404. */
-export const RESULT_ID_PATTERN = /^(standard|ai-pro)_[0-9a-f]{12}$/;
+export const RESULT_ID_PATTERN = capabilityIdPattern(["standard", "ai-pro"]);
 
-export const newResultId = (prefix: string) => `${prefix}_${randomBytes(6).toString("hex")}`;
+export const newResultId = newCapabilityId;
 
 const key = (id: string) => `result:${id}`;
 

@@ -19,6 +19,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pLimit from "p-limit";
 import { PDFDocument, StandardFonts } from "pdf-lib";
+import { loadConfig } from "@/lib/config";
 import { CpuPool, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { extract } from "@/lib/extract";
 import { RENDER_DPI } from "@/lib/extract/ocr/settings";
@@ -27,7 +28,14 @@ import { renderPages } from "../tests/helpers/scans";
 
 const PAGES = 12;
 const THREADS = 2;
-const LIMITS = { maxUnpackedBytes: 1e8, maxChars: 1e7, maxPages: 1000, maxOcrPages: 1000, timeoutMs: 600_000 };
+const LIMITS = {
+  maxUnpackedBytes: 1e8,
+  markup: loadConfig({}).limits.markup,
+  maxChars: 1e7,
+  maxPages: 1000,
+  maxOcrPages: 1000,
+  timeoutMs: 600_000,
+};
 
 /** The excerpt's prose, one paragraph a line; titles, blank lines and paragraphs beyond ASCII (Helvetica's WinAnsi) dropped. */
 function paragraphs(): string[] {

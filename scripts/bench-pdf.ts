@@ -16,13 +16,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { convert } from "@opendataloader/pdf";
 import { PDFDocument } from "pdf-lib";
+import { loadConfig } from "@/lib/config";
 import { extract } from "@/lib/extract";
 import { type Engine, ODL_OPTIONS, opendataloaderEngine, pdf2mdEngine } from "@/eval/layout-engines";
 import { launchChromium, printPdf } from "@/tests/helpers/chromium";
 
 const REPEAT = 30;
 const ROUNDS = 3;
-const LIMITS = { maxUnpackedBytes: 1e8, maxChars: 1e7, maxPages: 1000, maxOcrPages: 0, timeoutMs: 600_000 };
+const LIMITS = {
+  maxUnpackedBytes: 1e8,
+  markup: loadConfig({}).limits.markup,
+  maxChars: 1e7,
+  maxPages: 1000,
+  maxOcrPages: 0,
+  timeoutMs: 600_000,
+};
 
 async function longPdf(): Promise<Uint8Array> {
   const html = readFileSync("tests/fixtures/layout.html", "utf8");

@@ -201,6 +201,7 @@ async function main(): Promise<number> {
   // The service's limits, but for OCR: the scanned corpora are read whole, however many pages.
   const scanLimits = {
     maxUnpackedBytes: config.limits.maxUnpackedBytes,
+    markup: config.limits.markup,
     maxChars: config.limits.maxCharsPerRequest,
     maxPages: config.limits.maxPagesPerRequest,
     maxOcrPages: 1000,

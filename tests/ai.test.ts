@@ -372,7 +372,7 @@ describe("POST /api/chunk/ai-pro", () => {
       status: "processing",
       status_url: `http://chunkwise.test/api/job/${job.job_id}/status`,
     });
-    expect(job.job_id).toMatch(/^ai-pro_[0-9a-f]{12}$/);
+    expect(job.job_id).toMatch(/^ai-pro_[0-9a-f]{32}$/);
 
     // Paying again with the same payment for the same request gets the same job.
     expect((await json(await post("ai-pro", document, { "X-PAYMENT": signature }, fields))).job_id).toBe(job.job_id);
@@ -391,7 +391,7 @@ describe("POST /api/chunk/ai-pro", () => {
       status: "completed",
       progress: 100,
       message: "Completed",
-      result_id: expect.stringMatching(/^ai-pro_[0-9a-f]{12}$/),
+      result_id: expect.stringMatching(/^ai-pro_[0-9a-f]{32}$/),
     });
     expect(done.download_url).toBe(`http://chunkwise.test/api/results/${done.result_id}`);
     expect(Date.parse(done.expires_at) - Date.parse(done.created_at)).toBe(3600_000);

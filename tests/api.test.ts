@@ -334,7 +334,7 @@ describe("stored results", () => {
     const summary = await body(response);
     expect(summary.total_chunks).toBeGreaterThanOrEqual(100);
     expect(summary.chunks).toBeUndefined();
-    expect(summary.result_id).toMatch(/^standard_[0-9a-f]{12}$/);
+    expect(summary.result_id).toMatch(/^standard_[0-9a-f]{32}$/);
     expect(summary.download_url).toBe(`http://chunkwise.test/api/results/${summary.result_id}`);
     expect(summary.expires_in).toMatch(/^\d+ minutes$/);
 

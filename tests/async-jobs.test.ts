@@ -99,7 +99,7 @@ describe("a scan over the synchronous OCR limit", () => {
     expect(accepted.status).toBe(200);
     const job = await json(accepted);
     expect(job).toMatchObject({ success: true, async: true, status: "processing" });
-    expect(job.job_id).toMatch(/^free_[0-9a-f]{12}$/);
+    expect(job.job_id).toMatch(/^free_[0-9a-f]{32}$/);
     expect(job.status_url).toBe(`http://chunkwise.test/api/job/${job.job_id}/status`);
 
     const seen = await pollUntilDone(job.job_id, 120_000);
@@ -144,7 +144,7 @@ describe("a scan over the synchronous OCR limit", () => {
     const fields = { async: "true" };
     const signature = await payFor402(rpc, chain, () => post("structure", scan, fields));
     const job = await json(await post("structure", scan, fields, { headers: { "X-PAYMENT": signature } }));
-    expect(job.job_id).toMatch(/^structure_[0-9a-f]{12}$/);
+    expect(job.job_id).toMatch(/^structure_[0-9a-f]{32}$/);
     // The same payment for the same request is the same job.
     const again = await json(await post("structure", scan, fields, { headers: { "X-PAYMENT": signature } }));
     expect(again.job_id).toBe(job.job_id);

@@ -15,9 +15,11 @@ import { failures } from "@/lib/extract/failures";
 import { convertHtml, MARKDOWN_OPTIONS } from "@/lib/extract/html";
 import { splitHtml } from "@/lib/extract/html-segments";
 import { withWorker } from "@/lib/extract/worker";
+import { loadConfig } from "@/lib/config";
 
 const LIMITS: ExtractLimits = {
   maxUnpackedBytes: 20 * 1024 * 1024,
+  markup: loadConfig({}).limits.markup,
   maxChars: 1_000_000,
   maxPages: 100,
   maxOcrPages: 10,

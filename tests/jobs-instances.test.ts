@@ -162,7 +162,7 @@ describe("an ai-pro job across two instances sharing one store", () => {
     const document = report("Zemblaxone", 12, 11);
     const { job, signature } = await createPaidJob(a, a, document, "one.md");
     expect(job).toMatchObject({ success: true, async: true, status: "processing" });
-    expect(job.job_id).toMatch(/^ai-pro_[0-9a-f]{12}$/);
+    expect(job.job_id).toMatch(/^ai-pro_[0-9a-f]{32}$/);
     // The path only: the origin is what Next.js makes of the request (server.mjs names its host "localhost").
     expect(job.status_url).toBe(`${a.base}/api/job/${job.job_id}/status`);
 
@@ -177,7 +177,7 @@ describe("an ai-pro job across two instances sharing one store", () => {
     expect(seen[0]!.status).toBe("processing");
     expectNeverDecreasing(seen.map((s) => s.progress));
     expect(seen.slice(0, -1).every((s) => s.status === "processing" && s.progress < 100)).toBe(true);
-    expect(final.result_id).toMatch(/^ai-pro_[0-9a-f]{12}$/);
+    expect(final.result_id).toMatch(/^ai-pro_[0-9a-f]{32}$/);
     expect(final.download_url).toBe(`${a.base}/api/results/${final.result_id}`);
 
     const result = await fetchJson(`${b.base}/api/job/${job.job_id}/result`);

@@ -117,7 +117,7 @@ describe("the MCP server", () => {
     expect(accepted.isError).toBeFalsy();
     const job = accepted.structuredContent as { async: boolean; job_id: string; status: string };
     expect(job).toMatchObject({ async: true, status: "processing" });
-    expect(job.job_id).toMatch(/^free_[0-9a-f]{12}$/);
+    expect(job.job_id).toMatch(/^free_[0-9a-f]{32}$/);
     let status: { status?: string } = {};
     // Bounded: a page of text is chunked in well under a second.
     for (let i = 0; i < 200 && status.status !== "completed"; i++) {
@@ -140,7 +140,7 @@ describe("the MCP server", () => {
     expect(both.structuredContent).toMatchObject({ code: "invalid_request" });
     const job = (await client.callTool({
       name: "get_job",
-      arguments: { job_id: "ai-pro_000000000000" },
+      arguments: { job_id: `ai-pro_${"0".repeat(32)}` },
     })) as CallToolResult;
     expect(job.isError).toBe(true);
     expect(job.structuredContent).toMatchObject({ code: "expired_or_unknown" });

@@ -12,9 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkExtracted, type MethodContext } from "@/lib/chunk-result";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { launchChromium, printPdf } from "@/tests/helpers/chromium";
+import { loadConfig } from "@/lib/config";
 
 const LIMITS: ExtractLimits = {
   maxUnpackedBytes: 20 * 1024 * 1024,
+  markup: loadConfig({}).limits.markup,
   maxChars: 1_000_000,
   maxPages: 100,
   maxOcrPages: 10,

@@ -1,5 +1,7 @@
 "use client";
 
+// First: before any schema of the payment modules is made.
+import "@/web/zod-jitless";
 import type { TransactionSigner } from "@solana/kit";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef } from "react";
 import type { PaidRunProps } from "@/components/pay/paid-run-props";

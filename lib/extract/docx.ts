@@ -3,54 +3,57 @@ import { failures } from "@/lib/extract/failures";
 import { htmlToMarkdown } from "@/lib/extract/html";
 import type { ExtractLimits } from "@/lib/extract/types";
 import { withWorker } from "@/lib/extract/worker";
-import { readCentralDirectory, unpackedSizeWithin, ZipFormatError, type ZipEntry } from "@/lib/extract/zip";
+import { inspectZip } from "@/lib/extract/zip";
 
 /**
  * DOCX → Markdown: mammoth makes HTML in a worker thread, html.ts makes
  * Markdown. Mammoth unpacks the whole archive in memory and dies of it on a
- * zip bomb, so the archive is measured first, twice: by what it declares
- * (instant) and by actually inflating it under a cap (declarations can lie).
+ * zip bomb, so the archive is measured first (lib/extract/zip.ts): by what it
+ * declares (instant), then by inflating it under a cap (declarations can
+ * lie), its XML parts' nesting measured as they stream out.
  */
 
 /** Word writes a few dozen parts; thousands only make JSZip build a huge index. */
 const MAX_ENTRIES = 10_000;
 
+/** The parts mammoth parses as XML; media and embedded files are only counted for size. */
+const isXmlPart = (name: string) => /\.(xml|rels)$/i.test(name);
+
 const Converted = z.object({ ok: z.literal(true), html: z.string() });
 
 export async function extractDocx(
   bytes: Uint8Array,
-  limits: Pick<ExtractLimits, "maxUnpackedBytes" | "timeoutMs">,
+  limits: Pick<ExtractLimits, "maxUnpackedBytes" | "markup" | "timeoutMs">,
 ): Promise<string> {
-  await checkUnpackedSize(bytes, limits.maxUnpackedBytes);
+  await checkArchive(bytes, limits);
   return withWorker({ timeoutMs: limits.timeoutMs, damaged: failures.corruptedDocx }, async (worker) => {
     const converted = await worker.call({ op: "docx-html", data: bytes }, Converted);
     if (!converted.ok) throw failures.corruptedDocx();
-    return htmlToMarkdown(worker, converted.html);
+    return htmlToMarkdown(worker, converted.html, limits.markup);
   });
 }
 
-async function checkUnpackedSize(bytes: Uint8Array, cap: number): Promise<void> {
-  const entries = readEntries(bytes);
-  if (entries.length > MAX_ENTRIES) throw failures.zipBomb(`${entries.length} parts, more than ${MAX_ENTRIES}`);
-  const declared = entries.reduce((sum, e) => sum + e.declaredSize, 0);
-  if (declared > cap) throw failures.zipBomb(`${size(declared)}, more than the ${size(cap)} allowed`);
-  let actual: number | undefined;
-  try {
-    actual = await unpackedSizeWithin(bytes, entries, cap);
-  } catch (error) {
-    if (error instanceof ZipFormatError) throw failures.corruptedDocx();
-    throw error;
-  }
-  if (actual === undefined)
-    throw failures.zipBomb(`more than the ${size(cap)} allowed, although it declares ${size(declared)}`);
-}
-
-function readEntries(bytes: Uint8Array): ZipEntry[] {
-  try {
-    return readCentralDirectory(bytes);
-  } catch (error) {
-    if (error instanceof ZipFormatError) throw failures.corruptedDocx();
-    throw error;
+async function checkArchive(bytes: Uint8Array, limits: Pick<ExtractLimits, "maxUnpackedBytes" | "markup">) {
+  const verdict = await inspectZip(bytes, {
+    maxEntries: MAX_ENTRIES,
+    maxUnpackedBytes: limits.maxUnpackedBytes,
+    maxMarkupDepth: limits.markup.maxDepth,
+    isMarkup: isXmlPart,
+  });
+  if (verdict.ok) return;
+  switch (verdict.reason) {
+    case "damaged":
+      throw failures.corruptedDocx();
+    case "too_many_entries":
+      throw failures.zipBomb(`${verdict.found} parts, more than ${verdict.max}`);
+    case "too_large":
+      throw failures.zipBomb(
+        verdict.unpacked === undefined
+          ? `${size(verdict.declared)}, more than the ${size(verdict.max)} allowed`
+          : `more than the ${size(verdict.max)} allowed, although it declares ${size(verdict.declared)}`,
+      );
+    case "too_complex":
+      throw failures.markupTooComplex(verdict.excess);
   }
 }
 

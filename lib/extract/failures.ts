@@ -1,4 +1,5 @@
 import { ApiError } from "@/lib/errors";
+import type { MarkupExcess } from "@/lib/extract/markup-budget";
 import type { ExtractLimits } from "@/lib/extract/types";
 
 /**
@@ -91,6 +92,14 @@ export const failures = {
     new ApiError(
       "document_too_complex",
       `Reading this document took more ${reason === "time" ? "time" : "memory"} than allowed. Simplify it or split it into smaller documents and send them one by one.`,
+    ),
+  /** The markup nests deeper or holds more elements than its readers are given (lib/extract/markup-budget.ts). */
+  markupTooComplex: (excess: MarkupExcess) =>
+    new ApiError(
+      "document_too_complex",
+      excess.limit === "depth"
+        ? `This document nests elements more than ${excess.max} deep; at most ${excess.max} levels are read. Flatten its structure (for example save it again from a word processor or browser) and send it again.`
+        : `This document holds more than ${excess.max.toLocaleString("en-US")} elements; at most ${excess.max.toLocaleString("en-US")} are read in one request. Split it into smaller documents and send them one by one.`,
     ),
   extractorUnavailable: (cause: unknown) =>
     new ApiError(

@@ -2,6 +2,7 @@ import type { NodeHtmlMarkdownOptions } from "node-html-markdown";
 import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
 import { splitHtml } from "@/lib/extract/html-segments";
+import { htmlOverBudget, type MarkupBudget } from "@/lib/extract/markup-budget";
 import { normalizeNewlines } from "@/lib/extract/text";
 import type { ExtractLimits } from "@/lib/extract/types";
 import { withWorker, type ExtractWorker } from "@/lib/extract/worker";
@@ -27,8 +28,29 @@ export const MARKDOWN_OPTIONS: Partial<NodeHtmlMarkdownOptions> = {
 
 const Converted = z.object({ ok: z.literal(true), markdown: z.array(z.string()) });
 
-/** Converts in an existing worker session (DOCX already has one open for mammoth). */
-export async function htmlToMarkdown(worker: ExtractWorker, html: string): Promise<string> {
+/**
+ * Converts in an existing worker session (DOCX already has one open for
+ * mammoth), after checking the markup against its budget: the converter's
+ * time grows with nesting far faster than with size.
+ */
+export async function htmlToMarkdown(worker: ExtractWorker, html: string, budget: MarkupBudget): Promise<string> {
+  await checkMarkup(html, budget);
+  return translate(worker, html);
+}
+
+export async function convertHtml(html: string, limits: Pick<ExtractLimits, "timeoutMs" | "markup">): Promise<string> {
+  // Before a worker starts: a page over budget is refused in milliseconds.
+  await checkMarkup(html, limits.markup);
+  const damaged = () => failures.extractorUnavailable(new Error("HTML conversion worker died"));
+  return withWorker({ timeoutMs: limits.timeoutMs, damaged }, (worker) => translate(worker, html));
+}
+
+async function checkMarkup(html: string, budget: MarkupBudget): Promise<void> {
+  const excess = await htmlOverBudget(html, budget);
+  if (excess) throw failures.markupTooComplex(excess);
+}
+
+async function translate(worker: ExtractWorker, html: string): Promise<string> {
   // The converter would print an XML declaration (XHTML pages start with one) as text.
   const segments = splitHtml(normalizeNewlines(html).replace(/<\?xml[^>]*>/gi, ""));
   const reply = await worker.call({ op: "markdown", segments, options: MARKDOWN_OPTIONS }, Converted);
@@ -38,9 +60,4 @@ export async function htmlToMarkdown(worker: ExtractWorker, html: string): Promi
     .map((part) => normalizeNewlines(part).trim())
     .filter((part) => part !== "")
     .join("\n\n");
-}
-
-export function convertHtml(html: string, limits: Pick<ExtractLimits, "timeoutMs">): Promise<string> {
-  const damaged = () => failures.extractorUnavailable(new Error("HTML conversion worker died"));
-  return withWorker({ timeoutMs: limits.timeoutMs, damaged }, (worker) => htmlToMarkdown(worker, html));
 }

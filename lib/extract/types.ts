@@ -1,3 +1,5 @@
+import type { MarkupBudget } from "@/lib/extract/markup-budget";
+
 export type DocumentKind = "pdf" | "image" | "docx" | "html" | "markdown" | "text";
 
 /** The media type of each kind; an image's is its own (image/png, image/jpeg, image/tiff, image/webp). */
@@ -46,6 +48,8 @@ export interface Extracted {
 
 export interface ExtractLimits {
   maxUnpackedBytes: number;
+  /** HTML pages' and zip-based documents' XML parts' nesting depth and element count. */
+  markup: MarkupBudget;
   maxChars: number;
   maxPages: number;
   /** Pages read by OCR in one request. */

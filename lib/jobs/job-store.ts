@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { newCapabilityId } from "@/lib/capability-id";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { OUTPUT_FORMATS } from "@/lib/formats";
@@ -18,7 +18,7 @@ import { TIER_IDS, type TierId } from "@/lib/tiers";
  * next write fails and it stops.
  */
 
-export const newJobId = (tier: TierId) => `${tier}_${randomBytes(6).toString("hex")}`;
+export const newJobId = (tier: TierId) => newCapabilityId(tier);
 
 const JobInput = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("upload"), filename: z.string().optional(), contentType: z.string().optional() }),

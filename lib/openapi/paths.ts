@@ -116,7 +116,7 @@ export function paths(config: Config, apiBase: string, catalogue: ErrorCodeEntry
           200: { description: "The result with all its chunks.", ...json(StoredResultSchema) },
           ...errorResponses(catalogue, ["result", "store"]),
         },
-        "x-codeSamples": [curl(["curl", `${apiBase}/results/standard_3f9c0a1b2c3d`])],
+        "x-codeSamples": [curl(["curl", `${apiBase}/results/standard_3f9c0a1b2c3d4e5f60718293a4b5c6d7`])],
       },
     },
     "/job/{job_id}/status": {
@@ -130,7 +130,7 @@ export function paths(config: Config, apiBase: string, catalogue: ErrorCodeEntry
           200: { description: "The job.", ...json(JobStatusSchema) },
           ...errorResponses(catalogue, ["job", "store"]),
         },
-        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/status`])],
+        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d4e5f60718293a4b5c6d7/status`])],
       },
     },
     "/job/{job_id}/result": {
@@ -145,7 +145,7 @@ export function paths(config: Config, apiBase: string, catalogue: ErrorCodeEntry
           200: { description: "The result with all its chunks.", ...json(StoredResultSchema) },
           ...errorResponses(catalogue, ["job", "jobResult", "store"]),
         },
-        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d/result`])],
+        "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d4e5f60718293a4b5c6d7/result`])],
       },
     },
     ...(config.network === "solana-localnet"

@@ -4,10 +4,12 @@ import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
 import type { ExtractLimits } from "@/lib/extract/types";
 import { withWorker } from "@/lib/extract/worker";
+import { loadConfig } from "@/lib/config";
 
 /** Extraction's limits in the OCR tests: ten pages to OCR, as the service's default. */
 export const LIMITS: ExtractLimits = {
   maxUnpackedBytes: 20 * 1024 * 1024,
+  markup: loadConfig({}).limits.markup,
   maxChars: 1_000_000,
   maxPages: 1000,
   maxOcrPages: 10,
