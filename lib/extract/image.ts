@@ -26,14 +26,8 @@ export async function extractImage(
   limits: Pick<ExtractLimits, "maxPages" | "maxOcrPages" | "maxOcrPagesAsync" | "timeoutMs">,
   steps: ExtractSteps,
 ): Promise<PdfText> {
-  let header: Metadata;
-  try {
-    header = await sharp(bytes, HEADER_ONLY).metadata();
-  } catch {
-    throw failures.corruptedImage();
-  }
-  const pageCount = header.pages ?? 1;
-  if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
+  const header = await readHeader(bytes);
+  const pageCount = pagesOf(header, limits);
   if (pageCount > limits.maxOcrPages) throw failures.ocrTooManyPages(pageCount, limits);
 
   const density = header.density ?? DEFAULT_IMAGE_DPI;
@@ -46,12 +40,18 @@ export async function extractImage(
 
 /** An image's pages (a TIFF's or GIF's frames) from its header alone: what the free quota is checked against before OCR. */
 export async function countImagePages(bytes: Uint8Array, limits: Pick<ExtractLimits, "maxPages">): Promise<number> {
-  let header: Metadata;
+  return pagesOf(await readHeader(bytes), limits);
+}
+
+async function readHeader(bytes: Uint8Array): Promise<Metadata> {
   try {
-    header = await sharp(bytes, HEADER_ONLY).metadata();
+    return await sharp(bytes, HEADER_ONLY).metadata();
   } catch {
     throw failures.corruptedImage();
   }
+}
+
+function pagesOf(header: Metadata, limits: Pick<ExtractLimits, "maxPages">): number {
   const pageCount = header.pages ?? 1;
   if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
   return pageCount;
