@@ -43,6 +43,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { z } from "zod";
+import { faucet } from "../tests/helpers/chain";
 import { cpuSeconds, startBuiltServer } from "./built-server";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -324,17 +325,7 @@ async function underfundedPayer(base: string, rpcUrl: string, standinRoot: strin
   const { amount, payTo, asset } = offers[0]!.accepts[0]!;
   const price = BigInt(amount);
   const payer = await generateKeyPairSigner();
-  const funded = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "chunkwise_faucet",
-      params: [payer.address, { usdc: Number(price) }],
-    }),
-  });
-  z.object({ result: z.unknown() }).parse(await funded.json());
+  await faucet(rpcUrl, payer.address, { usdc: Number(price) });
   const client = new x402Client();
   client.register("solana:*", new ExactSvmScheme(payer, { rpcUrl }));
   // Three transfers of the whole balance, different by their Memo (each document's reference).

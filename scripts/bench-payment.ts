@@ -22,11 +22,11 @@ import {
   getBase58Decoder,
   type TransactionSigner,
 } from "@solana/kit";
-import { z } from "zod";
 import { createPaymentHeader } from "x402/client";
 import { createSigner } from "x402/types";
 import { loadConfig } from "@/lib/config";
 import { startLocalChain } from "@/localchain";
+import { faucet } from "../tests/helpers/chain";
 import { type ChunkRequest, runChunkRequest } from "@/lib/pipeline";
 import { createServices } from "@/lib/services";
 import { signUsdcTransfer } from "@/lib/payments/usdc-transfer";
@@ -81,17 +81,7 @@ async function main(): Promise<void> {
 
     const seed = randomBytes(32);
     const payer: TransactionSigner = await createKeyPairSignerFromPrivateKeyBytes(seed);
-    const funded = await fetch(chain.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "chunkwise_faucet",
-        params: [payer.address, { usdc: 100_000_000 }],
-      }),
-    });
-    z.object({ result: z.unknown() }).parse(await funded.json());
+    await faucet(chain.rpcUrl, payer.address, { usdc: 100_000_000 });
     const x402Signer = await createSigner(
       "solana-devnet",
       getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)])),

@@ -11,6 +11,7 @@ import { type LocalChain, startLocalChain } from "@/localchain";
 import { associatedTokenAccount, signUsdcTransfer } from "@/lib/payments/usdc-transfer";
 import { type Price, checkFunds, signPayment } from "@/web/payment/paid-request";
 import { PaymentChain, TRANSFER_FEE_LAMPORTS } from "@/web/payment/payment-chain";
+import { faucet as fundOnLocalChain } from "./helpers/chain";
 import { PaymentProblem, type PaymentProblemDetail } from "@/web/payment/payment-problem";
 import { formatBaseUnits, formatSol } from "@/web/format";
 import { type SignWithWallet, walletTransactionSigner } from "@/web/payment/wallet-signer";
@@ -34,15 +35,8 @@ afterAll(async () => {
   await chain?.close();
 });
 
-async function faucet(address: string, amounts: { lamports?: number; usdc?: number } = {}) {
-  const response = await fetch(chain.rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_faucet", params: [address, amounts] }),
-  });
-  const body = (await response.json()) as { error?: unknown };
-  expect(body.error).toBeUndefined();
-}
+const faucet = (address: string, amounts: { lamports?: number; usdc?: number } = {}) =>
+  fundOnLocalChain(chain.rpcUrl, address, amounts);
 
 const priceOf = (amount: bigint, reference?: string): Price => ({
   amountBaseUnits: amount,

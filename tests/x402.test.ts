@@ -54,6 +54,7 @@ import { offerV2 } from "@/lib/payments/x402-v2";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { faucet as fundOnLocalChain } from "./helpers/chain";
 import { startReferenceFacilitator } from "./helpers/facilitator";
 import { type RecordingProxy, startRecordingProxy } from "./helpers/rpc-proxy";
 import {
@@ -92,15 +93,7 @@ let price: bigint;
 
 // ---------------------------------------------------------------- helpers
 
-async function faucet(owner: Address): Promise<void> {
-  const response = await fetch(chain.rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_faucet", params: [owner] }),
-  });
-  const answer = (await response.json()) as { error?: unknown };
-  expect(answer.error).toBeUndefined();
-}
+const faucet = (owner: Address) => fundOnLocalChain(chain.rpcUrl, owner);
 
 const ata = async (owner: Address, mint: Address = usdc) =>
   (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];

@@ -20,6 +20,26 @@ import { associatedTokenAccount, signInstructions } from "@/lib/payments/usdc-tr
 /** Real transactions on the project's local chain, for tests that need payments of every kind. */
 export type Rpc = ReturnType<typeof createSolanaRpc>;
 
+/** Funds `owner` through the local chain's `chunkwise_faucet` RPC method (its defaults without `amounts`); throws on an RPC error. */
+export async function faucet(
+  rpcUrl: string,
+  owner: string,
+  amounts?: { lamports?: number; usdc?: number },
+): Promise<void> {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "chunkwise_faucet",
+      params: [owner, ...(amounts ? [amounts] : [])],
+    }),
+  });
+  const answer = (await response.json()) as { error?: unknown };
+  if (answer.error !== undefined) throw new Error(`chunkwise_faucet failed: ${JSON.stringify(answer.error)}`);
+}
+
 export async function sendInstructions(
   rpc: Rpc,
   payer: TransactionSigner,
