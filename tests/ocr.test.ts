@@ -531,4 +531,39 @@ describe("scan order", () => {
     ];
     expect(texts(tight)).toEqual(["Operator", "Tonne km", "Calls", "Kestrel", "100", "Heron", "200", "Marlow", "300"]);
   });
+
+  it("writes wrapped lines after their cells when every row wraps, its rows a little further apart than its lines", () => {
+    // Each row's date wraps: half the baselines are wrapped lines, 14 pt under their row; rows start 30 pt apart.
+    const rows = [
+      ["2017-", "08-20", "0", "18"],
+      ["2017-", "08-21", "1", "41"],
+      ["2017-", "08-22", "0", "30"],
+      ["2017-", "08-23", "1", "39"],
+    ];
+    const items = [
+      ...[at("Date", 50, 720), at("Puerto Rico", 150, 720), at("Florida", 250, 720)],
+      ...rows.flatMap(([first, wrap, a, b], r) => [
+        at(first!, 50, 700 - 30 * r),
+        at(a!, 150, 700 - 30 * r),
+        at(b!, 250, 700 - 30 * r),
+        at(wrap!, 50, 686 - 30 * r),
+      ]),
+    ];
+    expect(texts(items)).toEqual([
+      "Date",
+      "Puerto Rico",
+      "Florida",
+      ...rows.flatMap(([first, wrap, a, b]) => [first, wrap, a, b]),
+    ]);
+    // Rows set evenly, a line apart, some with an empty cell, stay rows.
+    const even = [
+      ...[at("Port", 50, 720), at("Calls", 150, 720), at("Berths", 250, 720)],
+      ...[at("Leith", 50, 706), at("12", 150, 706), at("4", 250, 706)],
+      at("Rosyth", 50, 692),
+      ...[at("Methil", 50, 678), at("3", 150, 678), at("1", 250, 678)],
+      at("Kirkcaldy", 50, 664),
+      ...[at("Granton", 50, 650), at("7", 150, 650), at("2", 250, 650)],
+    ];
+    expect(texts(even)).toEqual(even.map((item) => item.text));
+  });
 });
