@@ -37,7 +37,7 @@ const SAME_LINE_EM = 0.45;
 /** A cell of more words than this is taken for a line of prose. */
 const CELL_MAX_WORDS = 4;
 /** Rows of a table follow each other within this many sizes, baseline to baseline. */
-const ROW_GAP_EM = 3;
+export const ROW_GAP_EM = 3;
 /**
  * A cell's wrapped line lies at most this many sizes below the line before
  * it, and closer than WRAP_OF_PITCH of the table's usual distance between
@@ -54,7 +54,7 @@ const HALF_ROW_EM = 1.3;
  */
 const HUG_EM = 0.1;
 
-interface Band {
+export interface Band {
   y: number;
   size: number;
   /** Indices into the page's items, left to right. */
@@ -96,7 +96,7 @@ export function scanOrder(items: PlacedItem[]): ScanOrder {
   return { order, baselines };
 }
 
-function toBands(items: PlacedItem[], level: (i: number) => number): Band[] {
+export function toBands(items: PlacedItem[], level: (i: number) => number): Band[] {
   const sorted = items.map((_, i) => i).sort((a, b) => level(b) - level(a) || items[a]!.x - items[b]!.x);
   const bands: Band[] = [];
   for (const i of sorted) {
@@ -111,7 +111,7 @@ function toBands(items: PlacedItem[], level: (i: number) => number): Band[] {
 
 const words = (item: PlacedItem) => item.text.split(/\s+/).filter((w) => w !== "").length;
 const isCell = (item: PlacedItem) => words(item) <= CELL_MAX_WORDS;
-const isTabular = (band: Band, items: PlacedItem[]) =>
+export const isTabular = (band: Band, items: PlacedItem[]) =>
   band.items.length >= 2 && band.items.every((i) => isCell(items[i]!));
 
 function overlaps(a: PlacedItem, b: PlacedItem): boolean {
