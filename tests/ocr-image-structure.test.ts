@@ -144,28 +144,6 @@ describe("word runs at a drawn rule", () => {
     const close = [word("5/25/17", 100, 180), word("5/30/17", 192, 270)];
     expect(wordRuns(close, 30, undefined, [186]).map((r) => r.text)).toEqual(["5/25/17", "5/30/17"]);
   });
-
-  /** Words from x = 100, each 12 px a letter, the given gaps (px) between them. */
-  const line = (texts: string[], gaps: number[]) => {
-    let x = 100;
-    return texts.map((text, k) => {
-      const w = word(text, x, x + 12 * text.length);
-      x += 12 * text.length + (gaps[k] ?? 0);
-      return w;
-    });
-  };
-
-  it("keeps a justified line whole, its stretched spaces all one width, and parts a table's row at its wide gaps", () => {
-    // A narrow column's justified line: every space 36 px (1.2 em), within a pixel or two.
-    const prose = line(["Hicks", "of", "London,", "and", "the", "automatic"], [36, 35, 37, 36, 35]);
-    expect(wordRuns(prose, 30).map((r) => r.text)).toEqual(["Hicks of London, and the automatic"]);
-    // A row: word spaces inside cells, wider gaps between them.
-    const row = line(["Rope", "checked", "at", "each", "tide"], [40, 9, 40, 9]);
-    expect(wordRuns(row, 30).map((r) => r.text)).toEqual(["Rope", "checked at", "each tide"]);
-    // Figures in evenly spaced columns are cells, however even.
-    const figures = line(["2017", "2018", "2019", "2020"], [36, 36, 36]);
-    expect(wordRuns(figures, 30).map((r) => r.text)).toEqual(["2017", "2018", "2019", "2020"]);
-  });
 });
 
 describe("a scanned page's structure", () => {

@@ -50,8 +50,6 @@ const SEPARATOR_READINGS = /^[«•·]$/u;
 export function wordRuns(words: Word[], em: number, cellGapEm = CELL_GAP_EM, borders: number[] = []): WordRun[] {
   const kept = words.filter((w) => w.text.trim() !== "");
   if (kept.length === 0) return [];
-  // A justified line's stretched spaces are one line's, however wide: never cells.
-  if (justified(kept, em)) cellGapEm = Infinity;
   const bullet = listBullet(kept, em);
   const runs: { words: Word[]; texts: string[]; x0: number; plain: boolean }[] = [];
   let parted = true;
@@ -90,27 +88,6 @@ export function wordRuns(words: Word[], em: number, cellGapEm = CELL_GAP_EM, bor
     }))
     .filter((run) => run.text !== "");
 }
-
-/**
- * A justified line of prose in a narrow column: its spaces stretched to
- * fill it, wider than a cell's gap, but all of one width. A table's row
- * has a word space within a cell and wider gaps between cells; a line whose
- * every gap is the same and whose words are words (letters, not figures)
- * is prose, as in a text PDF (`pdf-layout/tables/fragments.ts`). Gaps are
- * between the words' ink, which starts and ends a pixel or two from the
- * glyphs' boxes: hence the spread allowed.
- */
-function justified(words: Word[], em: number): boolean {
-  if (words.length < JUSTIFIED_MIN_WORDS) return false;
-  const gaps = words.slice(1).map((w, k) => w.bbox.x0 - words[k]!.bbox.x1);
-  const wordy = words.filter((w) => /\p{L}{2}/u.test(w.text)).length >= JUSTIFIED_WORDY_SHARE * words.length;
-  return wordy && Math.max(...gaps) - Math.min(...gaps) <= JUSTIFIED_SPREAD_EM * em && Math.max(...gaps) <= 2 * em;
-}
-
-/** Four words or more (three equal gaps), most of them of letters, gaps within this share of an em of one another. */
-const JUSTIFIED_MIN_WORDS = 4;
-const JUSTIFIED_WORDY_SHARE = 0.75;
-const JUSTIFIED_SPREAD_EM = 0.15;
 
 /** Whether an upright rule at `x` runs through a word's box or by its edge. */
 const crosses = (word: Word, x: number) => x >= word.bbox.x0 - 1 && x <= word.bbox.x1 + 1;
