@@ -19,7 +19,9 @@ import type { MethodContext } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";
+import { type SplittableItem, splitAtColumns } from "@/lib/extract/ocr/column-splits";
 import { type PlacedItem, scanOrder } from "@/lib/extract/ocr/scan-order";
+import { layoutPages } from "@/lib/extract/pdf-layout";
 import { SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import { stepsHere } from "@/lib/extract/steps";
 import { withWorker } from "@/lib/extract/worker";
@@ -530,5 +532,100 @@ describe("scan order", () => {
       ]),
     ];
     expect(texts(tight)).toEqual(["Operator", "Tonne km", "Calls", "Kestrel", "100", "Heron", "200", "Marlow", "300"]);
+  });
+
+  it("writes wrapped lines after their cells when every row wraps, its rows a little further apart than its lines", () => {
+    // Each row's date wraps: half the baselines are wrapped lines, 14 pt under their row; rows start 30 pt apart.
+    const rows = [
+      ["2017-", "08-20", "0", "18"],
+      ["2017-", "08-21", "1", "41"],
+      ["2017-", "08-22", "0", "30"],
+      ["2017-", "08-23", "1", "39"],
+    ];
+    const items = [
+      ...[at("Date", 50, 720), at("Puerto Rico", 150, 720), at("Florida", 250, 720)],
+      ...rows.flatMap(([first, wrap, a, b], r) => [
+        at(first!, 50, 700 - 30 * r),
+        at(a!, 150, 700 - 30 * r),
+        at(b!, 250, 700 - 30 * r),
+        at(wrap!, 50, 686 - 30 * r),
+      ]),
+    ];
+    expect(texts(items)).toEqual([
+      "Date",
+      "Puerto Rico",
+      "Florida",
+      ...rows.flatMap(([first, wrap, a, b]) => [first, wrap, a, b]),
+    ]);
+    // Rows set evenly, a line apart, some with an empty cell, stay rows.
+    const even = [
+      ...[at("Port", 50, 720), at("Calls", 150, 720), at("Berths", 250, 720)],
+      ...[at("Leith", 50, 706), at("12", 150, 706), at("4", 250, 706)],
+      at("Rosyth", 50, 692),
+      ...[at("Methil", 50, 678), at("3", 150, 678), at("1", 250, 678)],
+      at("Kirkcaldy", 50, 664),
+      ...[at("Granton", 50, 650), at("7", 150, 650), at("2", 250, 650)],
+    ];
+    expect(texts(even)).toEqual(even.map((item) => item.text));
+  });
+});
+
+describe("columns set closer than a cell's gap on a scanned page", () => {
+  /** A run of 10-pt words from x, each word 5 pt a character wide, the given gaps (pt) between them. */
+  const run = (y: number, x: number, words: string[], gaps: number[] = []): SplittableItem => {
+    const parts: { text: string; x: number; width: number }[] = [];
+    let left = x;
+    words.forEach((text, k) => {
+      parts.push({ text, x: left, width: 5 * text.length });
+      left += 5 * text.length + (gaps[k] ?? 3);
+    });
+    const last = parts.at(-1)!;
+    return { text: words.join(" "), x, y, size: 10, width: last.x + last.width - x, parts };
+  };
+  /** Items as OCR hands them to layout recovery, in the order scan order gives. */
+  const markdown = (items: SplittableItem[]) => {
+    const { order, baselines } = scanOrder(items);
+    const placed = order.map((i) => ({ ...items[i]!, y: baselines.get(i) ?? items[i]!.y }));
+    const [page] = layoutPages([
+      {
+        box: [0, 0, 600, 800],
+        items: placed.map((item) => ({ ...item, font: "ocr", upright: true, confidence: 90 })),
+        monospaceFonts: [],
+      },
+    ]);
+    return page!.text;
+  };
+
+  it("parts a narrow first column from the next where the rows' words line up under a header of its own", () => {
+    // A row number 7 pt (0.7 em) from the name: one run, as Tesseract's words are cut into cells at an em.
+    const names = ["Michael", "James", "John", "Robert"];
+    const table = [
+      run(700, 70, ["FirstName"]),
+      run(700, 200, ["SMITH"]),
+      ...names.flatMap((name, r) => [
+        run(682 - 16 * r, 50, [String(70 - 9 * r), name], [7]),
+        run(682 - 16 * r, 200, [String(3000 + r)]),
+      ]),
+    ];
+    const split = splitAtColumns(table);
+    expect(split.map((item) => item.text)).toEqual([
+      "FirstName",
+      "SMITH",
+      ...names.flatMap((name, r) => [String(70 - 9 * r), name, String(3000 + r)]),
+    ]);
+    expect(markdown(split)).toContain("| 70 | Michael | 3000 |");
+  });
+
+  it("keeps cells whose words line up but whose column has no cell of its own, and prose", () => {
+    // "New York", "New Haven": the second words start at one x, but nothing else does: one column.
+    const cities = [run(700, 50, ["City"]), run(700, 200, ["Calls"])];
+    for (const [r, second] of ["York", "Haven", "Bedford"].entries()) {
+      cities.push(run(684 - 16 * r, 50, ["New", second]), run(684 - 16 * r, 200, [String(r + 1)]));
+    }
+    expect(splitAtColumns(cities)).toEqual(cities);
+    const prose = ["The harbour master sets the", "order of the day for all of", "the vessels and their crews"].map(
+      (line, r) => run(700 - 14 * r, 50, line.split(" ")),
+    );
+    expect(splitAtColumns(prose)).toEqual(prose);
   });
 });

@@ -2,7 +2,8 @@ import pLimit from "p-limit";
 import { type Bbox, type Block, createWorker, type Line, OEM, PSM, type Worker } from "tesseract.js";
 import type { PdfPageItems } from "@/lib/extract/pdf";
 import { languageFolder } from "./language-data";
-import { type PlacedItem, scanOrder } from "./scan-order";
+import { splitAtColumns, type SplittableItem } from "./column-splits";
+import { scanOrder } from "./scan-order";
 import { type Box, centredIn, tableAreas } from "./table-areas";
 import { bulletMarks, type LineBox } from "./image-marks";
 import { imageRules, otsu, type PixelBox } from "./image-rules";
@@ -116,7 +117,7 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
   const rules = grey ? imageRules(grey, page.dpi, threshold) : [];
   const lineBoxes: LineBox[] = [];
   const uprights = rules.filter((r) => r.y1 - r.y0 > r.x1 - r.x0);
-  const placed: (PlacedItem & { confidence: number; lineX: number; weight?: number })[] = [];
+  const placed: (SplittableItem & { confidence: number; lineX: number; weight?: number })[] = [];
   const slopes: number[] = [];
   let words = 0;
   let confidence = 0;
@@ -170,6 +171,9 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
         width: (run.x1 - run.x0) * points,
         confidence: run.confidence,
         ...weightOf(grey, run, line.bbox, size),
+        ...(run.parts
+          ? { parts: run.parts.map((w) => ({ text: w.text, x: w.x0 * points, width: (w.x1 - w.x0) * points })) }
+          : {}),
       });
     }
   }
@@ -177,8 +181,10 @@ export async function recognize(page: PageImage, languages: readonly string[]): 
   // line's own is rough): lines' heights compared across a skewed page, for finding a table's rows.
   const skew = slopes.length > 0 ? median(slopes) : 0;
   for (const item of placed) item.level = item.y + skew * item.lineX;
-  const { order, baselines } = scanOrder(placed);
-  const ordered = order.map((i) => ({ ...placed[i]!, y: baselines.get(i) ?? placed[i]!.y }));
+  // Columns set closer than a cell's gap parted by their alignment down the rows, before rows are found.
+  const cells = splitAtColumns(placed);
+  const { order, baselines } = scanOrder(cells);
+  const ordered = order.map((i) => ({ ...cells[i]!, y: baselines.get(i) ?? cells[i]!.y }));
   const bold = boldItems(ordered);
   const toPoints = (r: PixelBox) => [
     r.x0 * points,

@@ -37,7 +37,7 @@ const SAME_LINE_EM = 0.45;
 /** A cell of more words than this is taken for a line of prose. */
 const CELL_MAX_WORDS = 4;
 /** Rows of a table follow each other within this many sizes, baseline to baseline. */
-const ROW_GAP_EM = 3;
+export const ROW_GAP_EM = 3;
 /**
  * A cell's wrapped line lies at most this many sizes below the line before
  * it, and closer than WRAP_OF_PITCH of the table's usual distance between
@@ -47,8 +47,14 @@ const WRAP_GAP_EM = 1.5;
 const WRAP_OF_PITCH = 0.85;
 /** A cell centred over two rows sits at most this many sizes below the first row's baseline. */
 const HALF_ROW_EM = 1.3;
+/**
+ * A wrapped line lies at least this many sizes nearer the line above it than
+ * the next band: a table's rows are set apart by their padding on top of the
+ * line spacing (a line's baseline is read to a pixel, a fortieth of an em).
+ */
+const HUG_EM = 0.1;
 
-interface Band {
+export interface Band {
   y: number;
   size: number;
   /** Indices into the page's items, left to right. */
@@ -90,7 +96,7 @@ export function scanOrder(items: PlacedItem[]): ScanOrder {
   return { order, baselines };
 }
 
-function toBands(items: PlacedItem[], level: (i: number) => number): Band[] {
+export function toBands(items: PlacedItem[], level: (i: number) => number): Band[] {
   const sorted = items.map((_, i) => i).sort((a, b) => level(b) - level(a) || items[a]!.x - items[b]!.x);
   const bands: Band[] = [];
   for (const i of sorted) {
@@ -105,7 +111,7 @@ function toBands(items: PlacedItem[], level: (i: number) => number): Band[] {
 
 const words = (item: PlacedItem) => item.text.split(/\s+/).filter((w) => w !== "").length;
 const isCell = (item: PlacedItem) => words(item) <= CELL_MAX_WORDS;
-const isTabular = (band: Band, items: PlacedItem[]) =>
+export const isTabular = (band: Band, items: PlacedItem[]) =>
   band.items.length >= 2 && band.items.every((i) => isCell(items[i]!));
 
 function overlaps(a: PlacedItem, b: PlacedItem): boolean {
@@ -128,7 +134,7 @@ function tableRegions(bands: Band[], items: PlacedItem[]): Band[][] {
   const regions: Band[][] = [];
   let run: Band[] = [];
   const flush = () => {
-    while (run.length > 0 && !isTabular(run.at(-1)!, items)) run.pop();
+    while (run.length > 0 && !isTabular(run.at(-1)!, items) && !lastWrap(run, items)) run.pop();
     if (run.filter((b) => isTabular(b, items)).length >= 2) regions.push(run);
     run = [];
   };
@@ -154,6 +160,21 @@ function tableRegions(bands: Band[], items: PlacedItem[]): Band[][] {
   return regions;
 }
 
+/**
+ * Whether the run's last band, one short item, is the wrapped line of the
+ * last row's cell: a line's height under it, in a column where a row above
+ * wrapped too. Without the second, a caption or a paragraph set close under
+ * a table would join it.
+ */
+function lastWrap(run: Band[], items: PlacedItem[]): boolean {
+  const [before, last] = run.slice(-2);
+  if (!before || !last || last.items.length !== 1 || !isCell(items[last.items[0]!]!)) return false;
+  if (before.y - last.y > WRAP_GAP_EM * Math.max(before.size, last.size)) return false;
+  const item = items[last.items[0]!]!;
+  const wrapsHere = (band: Band) => !isTabular(band, items) && band.items.some((i) => overlaps(items[i]!, item));
+  return run.slice(0, -2).some(wrapsHere);
+}
+
 /** `above`'s one item, half a row above `band`, between its first and last item and over none of them. */
 function spanningHeader(above: Band, band: Band, items: PlacedItem[]): boolean {
   const item = items[above.items[0]!]!;
@@ -172,7 +193,8 @@ function spanningHeader(above: Band, band: Band, items: PlacedItem[]): boolean {
 function regionOrder(region: Band[], items: PlacedItem[]): number[] {
   const rows: { band: Band; lines: number[][] }[] = [];
   const pitch = median(region.slice(1).map((band, k) => region[k]!.y - band.y));
-  for (const band of region) {
+  const rowPitch = fullRowPitch(region);
+  region.forEach((band, k) => {
     const row = rows.at(-1);
     const gap = row ? row.band.y - band.y : Infinity;
     const size = Math.max(band.size, row?.band.size ?? 0);
@@ -181,19 +203,37 @@ function regionOrder(region: Band[], items: PlacedItem[]): number[] {
       // A cell centred over two rows: in the upper one, in its place from the left.
       row.band = { ...row.band, items: [...row.band.items, ...band.items].sort((a, b) => items[a]!.x - items[b]!.x) };
       row.lines = row.band.items.map((i) => row.lines.find((l) => l[0] === i) ?? [i]);
-      continue;
+      return;
     }
     const under = row ? continued(band, row.band, items) : undefined;
-    const wrapped = gap <= WRAP_GAP_EM * band.size && gap < WRAP_OF_PITCH * pitch;
+    const next = region[k + 1];
+    // A wrapped line hugs the line it continues: nearer to it than to the row after by a tenth of an em or more.
+    const hugs = next === undefined || band.y - next.y > gap + HUG_EM * size;
+    const wrapped =
+      gap <= WRAP_GAP_EM * band.size &&
+      (gap < WRAP_OF_PITCH * pitch || (rowPitch !== undefined && gap < WRAP_OF_PITCH * rowPitch && hugs));
     if (row && under && wrapped && band.items.length < row.band.items.length) {
-      under.forEach((above, k) => row.lines.find((l) => l.includes(above))!.push(band.items[k]!));
+      under.forEach((above, j) => row.lines.find((l) => l.includes(above))!.push(band.items[j]!));
       // The next wrapped line continues these.
       row.band = { ...band, items: row.band.items.map((i) => (under.includes(i) ? band.items[under.indexOf(i)]! : i)) };
-      continue;
+      return;
     }
     rows.push({ band, lines: band.items.map((i) => [i]) });
-  }
+  });
   return rows.flatMap((row) => row.lines.flat());
+}
+
+/**
+ * The usual distance from one full row (a band of as many items as any in
+ * the region) to the next, when two pairs or more tell it. Where every row's cell wraps, half
+ * the region's baselines are wrapped lines, and the median distance between
+ * baselines is a line's, not a row's: a full row to the next full row is.
+ */
+function fullRowPitch(region: Band[]): number | undefined {
+  const most = Math.max(...region.map((band) => band.items.length));
+  const full = region.filter((band) => band.items.length === most);
+  const distances = full.slice(1).map((band, k) => full[k]!.y - band.y);
+  return distances.length >= 2 ? median(distances) : undefined;
 }
 
 /** For each of `band`'s items the one item of `above` over it, all different; undefined when there is none such. */

@@ -18,6 +18,8 @@ export interface WordRun {
   /** Tesseract's mean confidence in the run's words, 0-100. */
   confidence: number;
   words: number;
+  /** Its words' texts and edges (pixels), when the text is just those words joined by spaces (no bullet, no separator restored). */
+  parts?: { text: string; x0: number; x1: number }[];
 }
 
 /**
@@ -49,7 +51,7 @@ export function wordRuns(words: Word[], em: number, cellGapEm = CELL_GAP_EM, bor
   const kept = words.filter((w) => w.text.trim() !== "");
   if (kept.length === 0) return [];
   const bullet = listBullet(kept, em);
-  const runs: { words: Word[]; texts: string[]; x0: number }[] = [];
+  const runs: { words: Word[]; texts: string[]; x0: number; plain: boolean }[] = [];
   let parted = true;
   kept.forEach((word, i) => {
     if (isBorder(kept, i, em) || (BORDER.test(word.text) && borders.some((x) => crosses(word, x)))) {
@@ -65,15 +67,19 @@ export function wordRuns(words: Word[], em: number, cellGapEm = CELL_GAP_EM, bor
       (word.bbox.x0 - previous.bbox.x1 > cellGapEm * em ||
         borders.some((x) => x >= previous.bbox.x1 - 1 && x <= word.bbox.x0 + 1));
     if (!last || parted || (wide && !(bullet !== undefined && last.words.length === 1 && previous === kept[0]))) {
-      runs.push({ words: [word], texts: text === "" ? [] : [text], x0: word.bbox.x0 });
+      runs.push({ words: [word], texts: text === "" ? [] : [text], x0: word.bbox.x0, plain: text === word.text });
     } else {
       last.words.push(word);
       if (text !== "") last.texts.push(text);
+      last.plain &&= text === word.text;
     }
     parted = false;
   });
   return runs
     .map((run) => ({
+      ...(run.plain && !(bullet !== undefined && run.words[0] === kept[0])
+        ? { parts: run.words.map((w) => ({ text: w.text, x0: w.bbox.x0, x1: w.bbox.x1 })) }
+        : {}),
       text: (bullet !== undefined && run.words[0] === kept[0] ? ["•", ...run.texts] : run.texts).join(" "),
       x0: run.x0,
       x1: run.words.at(-1)!.bbox.x1,

@@ -36,7 +36,8 @@ export function toFragments(items: PdfTextItem[], verticals: Rect[], monospace: 
       return;
     }
     const sameLine = open !== undefined && even.has(i) && even.has(open.items.at(-1)!);
-    if (open && (sameLine || continues(open, item, verticals))) {
+    const ocr = item.confidence !== undefined && items[open?.items.at(-1) ?? i]!.confidence !== undefined;
+    if (open && (sameLine || continues(open, item, verticals, ocr))) {
       const gap = item.x - open.right;
       const spaced = open.spaceDue || gap > 0.18 * item.size;
       open.text += (spaced && !/\s$/.test(open.text) && !/^\s/.test(text) ? " " : "") + text;
@@ -117,8 +118,11 @@ function justifiedItems(items: PdfTextItem[]): Set<number> {
   return even;
 }
 
-function continues(open: Fragment, item: PdfTextItem, verticals: Rect[]): boolean {
+function continues(open: Fragment, item: PdfTextItem, verticals: Rect[], ocr: boolean): boolean {
   if (Math.abs(item.y - open.y) > SAME_LINE_EM * Math.max(item.size, open.size)) return false;
+  // OCR's items are already cut into cells (`lib/extract/ocr/`: at wide gaps, drawn rules and columns' edges),
+  // from each word's box, which this cannot see: two of them are two cells.
+  if (ocr) return false;
   const gap = item.x - open.right;
   if (gap > CELL_GAP_EM * Math.max(item.size, open.size) || gap < -open.size) return false;
   // A rule drawn between them parts two cells however close they sit.
