@@ -80,7 +80,8 @@ export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
 /**
  * A page's first block goes on with the paragraph (or list item) the page
  * before ends with: that one stops mid-sentence, this one starts in lower
- * case at the same size, and neither is a heading.
+ * case (or in a capital after a full last line) at the same size, and
+ * neither is a heading.
  */
 function continuesParagraph(before: Block[], page: Block[], headings: HeadingLevels): boolean {
   const last = before.at(-1);
@@ -90,7 +91,14 @@ function continuesParagraph(before: Block[], page: Block[], headings: HeadingLev
   const end = last.lines.at(-1)!;
   const start = first.lines[0]!;
   const sameSize = Math.abs(start.size - end.size) <= Math.max(0.5, 0.08 * end.size);
-  return sameSize && !/[.:;!?]["'”’)\]]?$/u.test(end.text) && /^\p{Ll}/u.test(start.text);
+  if (!sameSize || /[.:;!?]["'”’)\]]?$/u.test(end.text)) return false;
+  // A name can go on at the next page's head ("Detroit Red" / "Wings"): then the last line must run to the paragraph's edge.
+  // "Full" as blocks.ts's endsParagraph has it: ragged-right lines fall short of the edge by less than this.
+  const full =
+    last.kind === "text" &&
+    last.lines.length >= 2 &&
+    end.right >= last.right - Math.max(3 * end.size, 0.15 * (last.right - last.left));
+  return /^\p{Ll}/u.test(start.text) || (full && /^\p{Lu}/u.test(start.text));
 }
 
 function noteBlock(note: Footnote): Block {
