@@ -258,7 +258,9 @@ function blockMarkdown(b: Block): string {
     case "paragraph": {
       if (!b.note) return b.text;
       const [head, tail] = noteSplit(b.text, b.note);
-      return `${head}${b.note.marker} ${tail}\n\n${b.note.marker} ${b.note.text}`;
+      // "* " would open a list: the note is escaped, as a Markdown writer (and the extraction) escapes it.
+      const opening = b.note.marker === "*" ? "\\*" : b.note.marker;
+      return `${head}${b.note.marker} ${tail}\n\n${opening} ${b.note.text}`;
     }
     case "list":
       return listMarkdown(b.style === "decimal", b.items).join("\n");

@@ -627,3 +627,55 @@ describe("tables", () => {
     expect(text).toBe("- The third route, the longest — and the last — closes in winter.");
   });
 });
+
+describe("footnotes", () => {
+  // A paragraph whose last line on page 1 stops mid-sentence and goes on at the head of page 2.
+  const broken = (note: PdfTextItem[], rules: PdfPageContent["rules"] = []) =>
+    layout([
+      {
+        ...page([
+          ...filler(760),
+          ...lines(100, ["The ferry crossed to the islands each", "morning while the crews"]),
+          ...note,
+        ]),
+        rules,
+      },
+      page(lines(780, ["loaded freight onto the decks.", "", "A new paragraph starts here on page two."])),
+    ]);
+
+  it("writes a footnote under a short rule after the paragraph the page breaks, which joins across the page", () => {
+    const out = broken([line("1 The inner basin, not the outer roads.", 60, { size: 8 })], [[72, 74, 160, 74.5]]);
+    expect(out[1]!.continuesParagraph).toBe(true);
+    expect(out[0]!.text.endsWith("morning while the crews")).toBe(true);
+    expect(out[1]!.text).toBe(
+      "loaded freight onto the decks.\n\n1 The inner basin, not the outer roads.\n\nA new paragraph starts here on page two.",
+    );
+    // The note's line still says it is printed on the page before.
+    const note = out[1]!.lines.find((l) => out[1]!.text.slice(l.start, l.end).startsWith("1 The inner"))!;
+    expect(note.pagesBack).toBe(1);
+  });
+
+  it("takes a footnote set apart by a wide gap and marked with a symbol, with its wrapped second line", () => {
+    const out = broken([
+      line("* The inner basin, not the outer", 50, { size: 8 }),
+      line("roads of the harbour.", 41, { size: 8 }),
+    ]);
+    expect(out[1]!.text).toContain("decks.\n\n\\* The inner basin, not the outer roads of the harbour.\n\nA new");
+  });
+
+  it("leaves small type in place when nothing sets it apart, or it starts without a marker", () => {
+    const close = broken([line("1 The inner basin, not the outer roads.", 80, { size: 8 })]);
+    expect(close[0]!.text).toContain("1 The inner basin");
+    const unmarked = broken([line("Photograph: the inner basin at dawn.", 50, { size: 8 })]);
+    expect(unmarked[0]!.text).toContain("Photograph: the inner basin");
+    expect(unmarked[1]!.text).toBe("loaded freight onto the decks.\n\nA new paragraph starts here on page two.");
+  });
+
+  it("does not run a paragraph on into the next page when it ends a sentence, or the next page starts a heading", () => {
+    const ended = layout([
+      page([...filler(760), ...lines(100, ["The ferry crossed to the islands each", "morning at dawn."])]),
+      page(lines(780, ["loaded freight onto the decks."])),
+    ]);
+    expect(ended[1]!.continuesParagraph).toBeUndefined();
+  });
+});
