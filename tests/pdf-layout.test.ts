@@ -679,3 +679,43 @@ describe("footnotes", () => {
     expect(ended[1]!.continuesParagraph).toBeUndefined();
   });
 });
+
+describe("sidebars", () => {
+  // A box drawn round the right-hand part of the page, from y 600 to 700.
+  const box: PdfPageContent["rules"] = [
+    [360, 600, 360.75, 700],
+    [522.25, 600, 523, 700],
+    [360, 699.25, 523, 700],
+    [360, 600, 523, 600.75],
+  ];
+  const aside = lines(
+    686,
+    ["Timetable note", "Ferries leave on the hour", "from the inner basin."],
+    { x: 366, size: 9 },
+    11,
+  );
+  const body = lines(720, [
+    "The ferry crossed to the islands each morning while",
+    "the crews loaded freight onto the decks and the",
+    "passengers waited along the quays under grey skies",
+    "as the tides turned and the gulls circled above the",
+    "old customs house near the market streets of the",
+    "harbour town, where the day began early.",
+  ]);
+
+  it("writes a boxed sidebar beside the body after the page's body, not before its first paragraph", () => {
+    // Written first, as Chromium writes a floated box.
+    const [text] = layout([{ ...page([...aside, ...body]), rules: box }]).map((p) => p.text);
+    expect(text).toBe(
+      "The ferry crossed to the islands each morning while the crews loaded freight onto the decks and the passengers waited along the quays under grey skies as the tides turned and the gulls circled above the old customs house near the market streets of the harbour town, where the day began early.\n\n" +
+        "Timetable note Ferries leave on the hour from the inner basin.",
+    );
+  });
+
+  it("leaves a box with nothing beside it where it is", () => {
+    const [text] = layout([
+      { ...page([...aside, ...lines(560, ["Below the box, the body goes on."])]), rules: box },
+    ]).map((p) => p.text);
+    expect(text).toMatch(/^Timetable note/);
+  });
+});

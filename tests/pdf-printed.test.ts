@@ -27,6 +27,7 @@ const context: MethodContext = {
 let browser: Browser;
 let doc: Extracted;
 let noted: Extracted;
+let sided: Extracted;
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -34,6 +35,8 @@ beforeAll(async () => {
   doc = await extract(await printPdf(browser, html), { filename: "review.pdf" }, LIMITS);
   const footnoted = readFileSync(path.join(process.cwd(), "tests/fixtures/footnote.html"), "utf8");
   noted = await extract(await printPdf(browser, footnoted), { filename: "ferry.pdf" }, LIMITS);
+  const sidebar = readFileSync(path.join(process.cwd(), "tests/fixtures/sidebar.html"), "utf8");
+  sided = await extract(await printPdf(browser, sidebar), { filename: "timetable.pdf" }, LIMITS);
 }, 120_000);
 
 afterAll(async () => {
@@ -184,5 +187,17 @@ describe("a footnote at the foot of a page whose last paragraph runs on to the n
 
   it("keeps the superscript marker inside its word's line, the word not split", () => {
     expect(noted.text).toContain("market streets1 along passengers");
+  });
+});
+
+describe("a boxed sidebar beside the body", () => {
+  it("is read after the page's body, whole, not before the title nor among the paragraphs", () => {
+    expect(sided.text).toMatch(/^# Ferry operations\n\nCrews and crossed between market/);
+    const sidebar = sided.text.indexOf("Timetable note\n\nHouse passengers near waited");
+    const lastBody = sided.text.indexOf("Islands loaded loaded while harbour");
+    expect(lastBody).toBeGreaterThan(0);
+    expect(sidebar).toBeGreaterThan(lastBody);
+    // The body's paragraphs, beside the box or not, are whole: four of them, then the sidebar's two blocks.
+    expect(sided.text.split("\n\n")).toHaveLength(1 + 4 + 2);
   });
 });

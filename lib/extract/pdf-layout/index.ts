@@ -12,7 +12,7 @@
  */
 import type { PageBox } from "@/lib/extract/types";
 import type { PageLayout, PdfPageContent } from "./types";
-import { type Block, pageBlocks } from "./blocks";
+import { type Block, pageBlocks, toBlocks } from "./blocks";
 import { bodyStyle, leadingBySize } from "./body-style";
 import { type Footnote, splitFootnotes } from "./footnotes";
 import { headingLevels, type HeadingLevels } from "./headings";
@@ -21,6 +21,7 @@ import { classify, joinWrappedHeadings, render, DocumentWords, type TableLayouts
 import { shownRows, spans } from "./render-table";
 import { adoptHeaders, findTables, leftOver, sameColumns, type Table } from "./tables";
 import { dropRunningLines } from "./running-lines";
+import { splitSidebars } from "./sidebars";
 
 export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem, Rect } from "./types";
 
@@ -35,14 +36,22 @@ export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
   const body = bodyStyle(lined.flat());
   const kept = dropRunningLines(lined, pages, body);
   const leading = leadingBySize(kept, body);
-  const split = kept.map((lines, i) => splitFootnotes(lines, pages[i]!.rules ?? [], body, leading));
+  const split = kept.map((lines, i) => {
+    const rules = pages[i]!.rules ?? [];
+    const { body: rest, sidebars } = splitSidebars(lines, rules);
+    return { sidebars, ...splitFootnotes(rest, rules, body, leading) };
+  });
   const blocks = split.map(({ body: lines }, i) => pageBlocks(lines, found[i]!.tables, leading, body));
   const headings = headingLevels(blocks.flat(), body);
   const words = new DocumentWords([...kept, ...found.flatMap((f) => f.tables.map((t) => t.lines))]);
   const tables = tableLayouts(blocks);
   const paragraphRunsOn = blocks.map((page, i) => i > 0 && continuesParagraph(blocks[i - 1]!, page, headings));
   const tableRunsOn = blocks.map((page) => page[0]?.kind === "table" && tables.get(page[0].table)!.parts.continuing);
-  const notes = split.map((s) => s.notes.map(noteBlock));
+  // What is read after a page's body: its sidebars, then its footnotes.
+  const notes = split.map((s) => [
+    ...s.sidebars.flatMap((lines) => toBlocks(lines, leading, body)),
+    ...s.notes.map(noteBlock),
+  ]);
   const ordered = withFootnotes(
     blocks,
     notes,
@@ -113,7 +122,7 @@ function noteBlock(note: Footnote): Block {
 }
 
 /**
- * Each page's blocks with footnotes placed: after the page's body, or, when
+ * Each page's blocks with its sidebars and footnotes (`notes`) placed: after the page's body, or, when
  * the page's last paragraph (or table) runs on to the next page, after its
  * end there, so that nothing comes between its parts. `page` is where a
  * block is printed.
