@@ -159,7 +159,7 @@ interface TableBlock {
 
 type Block =
   | { kind: "heading"; level: 1 | 2 | 3; text: string; runIn: boolean }
-  | { kind: "paragraph"; text: string; note?: Footnote }
+  | { kind: "paragraph"; text: string; note?: Footnote; sidebar?: Sidebar }
   | { kind: "list"; style: ListStyle; items: Item[] }
   | TableBlock;
 
@@ -177,6 +177,16 @@ interface Footnote {
   after: number;
   /** A short rule above the note, or only a gap. */
   ruled: boolean;
+}
+
+/**
+ * A boxed sidebar floated beside the document's last paragraph (so on its
+ * last page): a title line and a few sentences, in smaller sans-serif type.
+ * The truth reads it after the body of the page it stands on: at the end.
+ */
+interface Sidebar {
+  title: string;
+  text: string;
 }
 
 const esc = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -237,6 +247,8 @@ function blockHtml(b: Block): string {
     case "heading":
       return b.runIn ? `<p class="runin"><b>${esc(b.text)}</b></p>` : `<h${b.level}>${esc(b.text)}</h${b.level}>`;
     case "paragraph": {
+      if (b.sidebar)
+        return `<p><span class="sidebar"><span class="sb-title">${esc(b.sidebar.title)}</span><span class="sb-text">${esc(b.sidebar.text)}</span></span>${esc(b.text)}</p>`;
       if (!b.note) return `<p>${esc(b.text)}</p>`;
       const { marker, text, ruled } = b.note;
       const [head, tail] = noteSplit(b.text, b.note);
@@ -256,6 +268,7 @@ function blockMarkdown(b: Block): string {
     case "heading":
       return `${"#".repeat(b.level)} ${b.text}`;
     case "paragraph": {
+      if (b.sidebar) return `${b.text}\n\n${b.sidebar.title}\n\n${b.sidebar.text}`;
       if (!b.note) return b.text;
       const [head, tail] = noteSplit(b.text, b.note);
       // "* " would open a list: the note is escaped, as a Markdown writer (and the extraction) escapes it.
@@ -301,6 +314,9 @@ function page(title: string, blocks: Block[], look: Look): string {
     .footnote { float: left; clear: left; width: 100%; font-size: 0.8em; line-height: 1.3; padding-top: 1.6em; break-inside: avoid; text-align: left; }
     .footnote.ruled { padding-top: 0.6em; }
     .footnote.ruled::before { content: ""; display: block; width: 35%; border-top: 0.5pt solid #000; margin-bottom: 0.4em; }
+    .sidebar { float: right; width: 32%; margin: 0.3em 0 0.6em 1.2em; padding: 0.6em; border: 0.75pt solid #000; font-family: sans-serif; font-size: 0.85em; line-height: 1.3; text-align: left; }
+    .sb-title { display: block; font-weight: bold; margin-bottom: 0.4em; }
+    .sb-text { display: block; }
     .wide { column-span: all; margin: 0.6em 0 0.9em; }
     p.caption { font-size: 0.9em; margin: 0 0 0.3em; font-style: italic; }
     table { width: 100%; font-size: 0.88em; }
@@ -494,6 +510,14 @@ function compose(n: number, articles: Article[], tables: CsvTable[], seed: numbe
     )[0];
     if (target && after > 0 && source)
       target.note = { marker: random() < 0.75 ? "1" : "*", text: source, after, ruled: n % 2 === 0 };
+  }
+  // One-column newsletters get a boxed sidebar beside their last paragraph.
+  const last = blocks.at(-1);
+  if (look.columns === 1 && genre === "newsletter" && last?.kind === "paragraph") {
+    const text = sentences(prose.shift() ?? pick(random, paragraphs))
+      .slice(0, 2)
+      .join(" ");
+    if (text) last.sidebar = { title: pick(random, ["In brief", "At a glance", "Background"]), text };
   }
   const html = page(title, blocks, look);
   const markdown = blocks.map(blockMarkdown).join("\n\n") + "\n";
