@@ -37,6 +37,7 @@ export async function printAll(documents: LayoutDocument[]): Promise<Map<string,
     for (const doc of documents) {
       await page.setContent(doc.html, { waitUntil: "load" });
       await breakLongTables(page);
+      await footnotesToPageFoot(page);
       const small = "font-family: sans-serif; font-size: 8px; width: 100%; margin: 0 18mm; color: #333;";
       const pdf = await page.pdf({
         format: "A4",
@@ -75,6 +76,32 @@ async function breakLongTables(page: Page): Promise<void> {
         const want = height - h / 2;
         table.style.marginTop = `${Math.round((want - at + height) % height)}px`;
       }
+    }
+  }, AREA.height);
+}
+
+/**
+ * A paragraph with a footnote starts two lines above the foot of a page, less
+ * the note's height (space is added above it, as for long tables), so it
+ * runs on to the next page; the note, a float at the paragraph's top, is
+ * brought down to the page's foot by a spacer float above it, and the
+ * paragraph's lines go around it. Only spacing changes, never the text.
+ */
+async function footnotesToPageFoot(page: Page): Promise<void> {
+  await page.evaluate((area) => {
+    // Chromium shrinks a document wider than the page (a table with a long URL) to fit it: a page then holds more.
+    const height = area / Math.min(1, window.innerWidth / document.documentElement.scrollWidth);
+    // No helper functions in here: tsx's emitted names (__name) do not exist in the page.
+    for (const p of document.querySelectorAll<HTMLElement>("p.noted")) {
+      const spacer = p.querySelector<HTMLElement>(".fn-spacer")!;
+      const note = p.querySelector<HTMLElement>(".footnote")!;
+      const line = parseFloat(getComputedStyle(p).lineHeight) || 16;
+      const noteHeight = note.getBoundingClientRect().height;
+      const want = height - noteHeight - 2.5 * line;
+      const at = (p.getBoundingClientRect().top + window.scrollY) % height;
+      p.style.marginTop = `${Math.round((want - at + height) % height)}px`;
+      const start = (p.getBoundingClientRect().top + window.scrollY) % height;
+      spacer.style.height = `${Math.max(0, Math.floor(height - start - noteHeight - 2))}px`;
     }
   }, AREA.height);
 }

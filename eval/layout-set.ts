@@ -159,9 +159,35 @@ interface TableBlock {
 
 type Block =
   | { kind: "heading"; level: 1 | 2 | 3; text: string; runIn: boolean }
-  | { kind: "paragraph"; text: string }
+  | { kind: "paragraph"; text: string; note?: Footnote; sidebar?: Sidebar }
   | { kind: "list"; style: ListStyle; items: Item[] }
   | TableBlock;
+
+/**
+ * A footnote to a paragraph: its marker is printed as a superscript after the
+ * word `after` words in, and the note (marker, then text, in smaller type) at
+ * the foot of the page the paragraph breaks on (eval/layout-render.ts moves
+ * the paragraph there). The truth reads a note where it is printed, after the
+ * page's body text; the paragraph runs over the page end, so that is right
+ * after the paragraph; the marker stays in its word's place, as printed.
+ */
+interface Footnote {
+  marker: string;
+  text: string;
+  after: number;
+  /** A short rule above the note, or only a gap. */
+  ruled: boolean;
+}
+
+/**
+ * A boxed sidebar floated beside the document's last paragraph (so on its
+ * last page): a title line and a few sentences, in smaller sans-serif type.
+ * The truth reads it after the body of the page it stands on: at the end.
+ */
+interface Sidebar {
+  title: string;
+  text: string;
+}
 
 const esc = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
@@ -210,12 +236,26 @@ function tableMarkdown(t: TableBlock): string {
   return `${t.caption}\n\n<table>${head.join("")}${body.join("")}</table>`;
 }
 
+/** A noted paragraph's text before and after its marker. */
+function noteSplit(text: string, note: Footnote): [string, string] {
+  const words = text.split(" ");
+  return [words.slice(0, note.after).join(" "), words.slice(note.after).join(" ")];
+}
+
 function blockHtml(b: Block): string {
   switch (b.kind) {
     case "heading":
       return b.runIn ? `<p class="runin"><b>${esc(b.text)}</b></p>` : `<h${b.level}>${esc(b.text)}</h${b.level}>`;
-    case "paragraph":
-      return `<p>${esc(b.text)}</p>`;
+    case "paragraph": {
+      if (b.sidebar)
+        return `<p><span class="sidebar"><span class="sb-title">${esc(b.sidebar.title)}</span><span class="sb-text">${esc(b.sidebar.text)}</span></span>${esc(b.text)}</p>`;
+      if (!b.note) return `<p>${esc(b.text)}</p>`;
+      const { marker, text, ruled } = b.note;
+      const [head, tail] = noteSplit(b.text, b.note);
+      // Floats at the paragraph's top: a spacer sized at print time puts the note at the foot of the page.
+      const note = `<span class="fn-spacer"></span><span class="footnote${ruled ? " ruled" : ""}"><sup>${esc(marker)}</sup> ${esc(text)}</span>`;
+      return `<p class="noted">${note}${esc(head)}<sup>${esc(marker)}</sup> ${esc(tail)}</p>`;
+    }
     case "list":
       return listHtml(b.style, b.items);
     case "table":
@@ -227,8 +267,14 @@ function blockMarkdown(b: Block): string {
   switch (b.kind) {
     case "heading":
       return `${"#".repeat(b.level)} ${b.text}`;
-    case "paragraph":
-      return b.text;
+    case "paragraph": {
+      if (b.sidebar) return `${b.text}\n\n${b.sidebar.title}\n\n${b.sidebar.text}`;
+      if (!b.note) return b.text;
+      const [head, tail] = noteSplit(b.text, b.note);
+      // "* " would open a list: the note is escaped, as a Markdown writer (and the extraction) escapes it.
+      const opening = b.note.marker === "*" ? "\\*" : b.note.marker;
+      return `${head}${b.note.marker} ${tail}\n\n${opening} ${b.note.text}`;
+    }
     case "list":
       return listMarkdown(b.style === "decimal", b.items).join("\n");
     case "table":
@@ -264,6 +310,13 @@ function page(title: string, blocks: Block[], look: Look): string {
     ul, ol { margin: 0 0 0.6em; padding-left: 1.6em; }
     ul.typed { list-style: none; padding-left: 0.6em; }
     li { margin: 0.15em 0; }
+    .fn-spacer { float: left; width: 0; height: 0; }
+    .footnote { float: left; clear: left; width: 100%; font-size: 0.8em; line-height: 1.3; padding-top: 1.6em; break-inside: avoid; text-align: left; }
+    .footnote.ruled { padding-top: 0.6em; }
+    .footnote.ruled::before { content: ""; display: block; width: 35%; border-top: 0.5pt solid #000; margin-bottom: 0.4em; }
+    .sidebar { float: right; width: 32%; margin: 0.3em 0 0.6em 1.2em; padding: 0.6em; border: 0.75pt solid #000; font-family: sans-serif; font-size: 0.85em; line-height: 1.3; text-align: left; }
+    .sb-title { display: block; font-weight: bold; margin-bottom: 0.4em; }
+    .sb-text { display: block; }
     .wide { column-span: all; margin: 0.6em 0 0.9em; }
     p.caption { font-size: 0.9em; margin: 0 0 0.3em; font-style: italic; }
     table { width: 100%; font-size: 0.88em; }
@@ -435,6 +488,36 @@ function compose(n: number, articles: Article[], tables: CsvTable[], seed: numbe
       blocks.push(para(2));
       break;
     }
+  }
+  // One-column reports and articles get a footnote on a paragraph in the middle (the page's foot is found at print time).
+  // Not where a table holds a word too long for its column (a URL): Chromium then shrinks the document to fit the
+  // page, and where the page's foot falls cannot be told from the screen layout.
+  const unbreakable = blocks.some(
+    (b) => b.kind === "table" && [...b.body.flat(), ...b.head.flat().map((c) => c.text)].some((c) => /\S{31}/.test(c)),
+  );
+  if (look.columns === 1 && (genre === "report" || genre === "article") && !unbreakable) {
+    const paragraphs = blocks.filter((b): b is Extract<Block, { kind: "paragraph" }> => b.kind === "paragraph");
+    const target = paragraphs[Math.min(2, paragraphs.length - 1)];
+    const words = target?.text.split(" ") ?? [];
+    // After a word ending in a letter, near the start: the paragraph begins a line or two above the note.
+    const after = words.findIndex((w, k) => k >= 4 && /\p{L}$/u.test(w)) + 1;
+    const source = sentences(
+      prose.shift() ??
+        pick(
+          random,
+          paragraphs.map((p) => p.text),
+        ),
+    )[0];
+    if (target && after > 0 && source)
+      target.note = { marker: random() < 0.75 ? "1" : "*", text: source, after, ruled: n % 2 === 0 };
+  }
+  // One-column newsletters get a boxed sidebar beside their last paragraph.
+  const last = blocks.at(-1);
+  if (look.columns === 1 && genre === "newsletter" && last?.kind === "paragraph") {
+    const text = sentences(prose.shift() ?? pick(random, paragraphs))
+      .slice(0, 2)
+      .join(" ");
+    if (text) last.sidebar = { title: pick(random, ["In brief", "At a glance", "Background"]), text };
   }
   const html = page(title, blocks, look);
   const markdown = blocks.map(blockMarkdown).join("\n\n") + "\n";

@@ -627,3 +627,95 @@ describe("tables", () => {
     expect(text).toBe("- The third route, the longest — and the last — closes in winter.");
   });
 });
+
+describe("footnotes", () => {
+  // A paragraph whose last line on page 1 stops mid-sentence and goes on at the head of page 2.
+  const broken = (note: PdfTextItem[], rules: PdfPageContent["rules"] = []) =>
+    layout([
+      {
+        ...page([
+          ...filler(760),
+          ...lines(100, ["The ferry crossed to the islands each", "morning while the crews"]),
+          ...note,
+        ]),
+        rules,
+      },
+      page(lines(780, ["loaded freight onto the decks.", "", "A new paragraph starts here on page two."])),
+    ]);
+
+  it("writes a footnote under a short rule after the paragraph the page breaks, which joins across the page", () => {
+    const out = broken([line("1 The inner basin, not the outer roads.", 60, { size: 8 })], [[72, 74, 160, 74.5]]);
+    expect(out[1]!.continuesParagraph).toBe(true);
+    expect(out[0]!.text.endsWith("morning while the crews")).toBe(true);
+    expect(out[1]!.text).toBe(
+      "loaded freight onto the decks.\n\n1 The inner basin, not the outer roads.\n\nA new paragraph starts here on page two.",
+    );
+    // The note's line still says it is printed on the page before.
+    const note = out[1]!.lines.find((l) => out[1]!.text.slice(l.start, l.end).startsWith("1 The inner"))!;
+    expect(note.pagesBack).toBe(1);
+  });
+
+  it("takes a footnote set apart by a wide gap and marked with a symbol, with its wrapped second line", () => {
+    const out = broken([
+      line("* The inner basin, not the outer", 50, { size: 8 }),
+      line("roads of the harbour.", 41, { size: 8 }),
+    ]);
+    expect(out[1]!.text).toContain("decks.\n\n\\* The inner basin, not the outer roads of the harbour.\n\nA new");
+  });
+
+  it("leaves small type in place when nothing sets it apart, or it starts without a marker", () => {
+    const close = broken([line("1 The inner basin, not the outer roads.", 80, { size: 8 })]);
+    expect(close[0]!.text).toContain("1 The inner basin");
+    const unmarked = broken([line("Photograph: the inner basin at dawn.", 50, { size: 8 })]);
+    expect(unmarked[0]!.text).toContain("Photograph: the inner basin");
+    expect(unmarked[1]!.text).toBe("loaded freight onto the decks.\n\nA new paragraph starts here on page two.");
+  });
+
+  it("does not run a paragraph on into the next page when it ends a sentence, or the next page starts a heading", () => {
+    const ended = layout([
+      page([...filler(760), ...lines(100, ["The ferry crossed to the islands each", "morning at dawn."])]),
+      page(lines(780, ["loaded freight onto the decks."])),
+    ]);
+    expect(ended[1]!.continuesParagraph).toBeUndefined();
+  });
+});
+
+describe("sidebars", () => {
+  // A box drawn round the right-hand part of the page, from y 600 to 700.
+  const box: PdfPageContent["rules"] = [
+    [360, 600, 360.75, 700],
+    [522.25, 600, 523, 700],
+    [360, 699.25, 523, 700],
+    [360, 600, 523, 600.75],
+  ];
+  const aside = lines(
+    686,
+    ["Timetable note", "Ferries leave on the hour", "from the inner basin."],
+    { x: 366, size: 9 },
+    11,
+  );
+  const body = lines(720, [
+    "The ferry crossed to the islands each morning while",
+    "the crews loaded freight onto the decks and the",
+    "passengers waited along the quays under grey skies",
+    "as the tides turned and the gulls circled above the",
+    "old customs house near the market streets of the",
+    "harbour town, where the day began early.",
+  ]);
+
+  it("writes a boxed sidebar beside the body after the page's body, not before its first paragraph", () => {
+    // Written first, as Chromium writes a floated box.
+    const [text] = layout([{ ...page([...aside, ...body]), rules: box }]).map((p) => p.text);
+    expect(text).toBe(
+      "The ferry crossed to the islands each morning while the crews loaded freight onto the decks and the passengers waited along the quays under grey skies as the tides turned and the gulls circled above the old customs house near the market streets of the harbour town, where the day began early.\n\n" +
+        "Timetable note Ferries leave on the hour from the inner basin.",
+    );
+  });
+
+  it("leaves a box with nothing beside it where it is", () => {
+    const [text] = layout([
+      { ...page([...aside, ...lines(560, ["Below the box, the body goes on."])]), rules: box },
+    ]).map((p) => p.text);
+    expect(text).toMatch(/^Timetable note/);
+  });
+});

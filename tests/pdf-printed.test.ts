@@ -28,11 +28,17 @@ const context: MethodContext = {
 
 let browser: Browser;
 let doc: Extracted;
+let noted: Extracted;
+let sided: Extracted;
 
 beforeAll(async () => {
   browser = await launchChromium();
   const html = readFileSync(path.join(process.cwd(), "tests/fixtures/layout.html"), "utf8");
   doc = await extract(await printPdf(browser, html), { filename: "review.pdf" }, LIMITS);
+  const footnoted = readFileSync(path.join(process.cwd(), "tests/fixtures/footnote.html"), "utf8");
+  noted = await extract(await printPdf(browser, footnoted), { filename: "ferry.pdf" }, LIMITS);
+  const sidebar = readFileSync(path.join(process.cwd(), "tests/fixtures/sidebar.html"), "utf8");
+  sided = await extract(await printPdf(browser, sidebar), { filename: "timetable.pdf" }, LIMITS);
 }, 120_000);
 
 afterAll(async () => {
@@ -153,5 +159,47 @@ describe("a page printed by Chromium", () => {
     }
     const rows = pieces.flatMap((c) => c.text.split("\n").filter((l) => /^\| [A-Z][a-z]+ \| [\d,]/.test(l)));
     expect(new Set(rows).size).toBe(13);
+  });
+});
+
+describe("a footnote at the foot of a page whose last paragraph runs on to the next", () => {
+  it("reads the paragraph whole across the page break and the footnote after it, as its own paragraph", () => {
+    const start = noted.text.indexOf("Grey customs customs as tides");
+    const end = noted.text.indexOf("between tides turned old crews.", start);
+    expect(start).toBeGreaterThan(0);
+    expect(end).toBeGreaterThan(start);
+    // One paragraph: the page break inside it is a space, not a blank line nor a footnote.
+    expect(noted.text.slice(start, end)).not.toMatch(/\n|Harbour here/);
+    expect(noted.text.slice(start, end)).toContain("freight onto onto ferry. Old as the circled");
+    expect(noted.pages).toHaveLength(2);
+    const [first, second] = noted.pages!;
+    expect(first!.end).toBeGreaterThan(start);
+    expect(noted.text.slice(first!.end, second!.start)).toBe(" ");
+    expect(noted.text.slice(end)).toMatch(
+      /^between tides turned old crews\.\n\n1 Harbour here means the inner basin, not the outer roads\.\n\nWaited morning/,
+    );
+  });
+
+  it("keeps the footnote's line on the page it is printed on, at that page's foot", () => {
+    const at = noted.text.indexOf("1 Harbour here");
+    const line = noted.lines!.find((l) => l.start <= at && l.end > at)!;
+    expect(line.page).toBe(1);
+    expect(line.box[1]).toBeGreaterThan(0.8);
+  });
+
+  it("keeps the superscript marker inside its word's line, the word not split", () => {
+    expect(noted.text).toContain("market streets1 along passengers");
+  });
+});
+
+describe("a boxed sidebar beside the body", () => {
+  it("is read after the page's body, whole, not before the title nor among the paragraphs", () => {
+    expect(sided.text).toMatch(/^# Ferry operations\n\nCrews and crossed between market/);
+    const sidebar = sided.text.indexOf("Timetable note\n\nHouse passengers near waited");
+    const lastBody = sided.text.indexOf("Islands loaded loaded while harbour");
+    expect(lastBody).toBeGreaterThan(0);
+    expect(sidebar).toBeGreaterThan(lastBody);
+    // The body's paragraphs, beside the box or not, are whole: four of them, then the sidebar's two blocks.
+    expect(sided.text.split("\n\n")).toHaveLength(1 + 4 + 2);
   });
 });

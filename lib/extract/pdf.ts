@@ -194,16 +194,19 @@ function boxesOf(flat: Float64Array | undefined): Rect[] {
 
 /** Between a table's part on one page and its part on the next: one line break, so the Markdown table runs on. */
 const TABLE_PAGE_SEPARATOR = "\n";
+/** Between a paragraph's part on one page and its part on the next: a word space, so it reads as one paragraph. */
+const PARAGRAPH_PAGE_SEPARATOR = " ";
 
 /**
  * Joins page texts with PAGE_SEPARATOR (TABLE_PAGE_SEPARATOR where a table
- * runs on); page `n` covers exactly its own text, the separators belong to
+ * runs on, PARAGRAPH_PAGE_SEPARATOR where a paragraph does); page `n` covers exactly its own text, the separators belong to
  * no page nor line.
  */
 export function joinPages(layouts: PageLayout[]): { text: string; pages: PageRange[]; lines: SourceLine[] } {
   const pages: PageRange[] = [];
   const lines: SourceLine[] = [];
-  const separator = (page: PageLayout) => (page.continuesTable ? TABLE_PAGE_SEPARATOR : PAGE_SEPARATOR);
+  const separator = (page: PageLayout) =>
+    page.continuesTable ? TABLE_PAGE_SEPARATOR : page.continuesParagraph ? PARAGRAPH_PAGE_SEPARATOR : PAGE_SEPARATOR;
   let text = "";
   let offset = 0;
   layouts.forEach((layout, i) => {
@@ -214,7 +217,9 @@ export function joinPages(layouts: PageLayout[]): { text: string; pages: PageRan
     }
     text += pageText;
     pages.push({ number: i + 1, start: offset, end: offset + pageText.length });
-    for (const line of laid) lines.push({ ...line, start: offset + line.start, end: offset + line.end, page: i + 1 });
+    // A footnote held back until a paragraph running on from its page has ended keeps its own page.
+    for (const { pagesBack, ...line } of laid)
+      lines.push({ ...line, start: offset + line.start, end: offset + line.end, page: i + 1 - (pagesBack ?? 0) });
     offset += pageText.length;
   });
   return { text, pages, lines };

@@ -20,6 +20,7 @@ export type Block = { lines: Line[]; left: number; right: number } & (
   | { kind: "code" }
   | { kind: "contents" }
   | { kind: "table"; table: Table }
+  | { kind: "note"; marker: string }
 );
 
 export function addLine(block: Block, line: Line): void {

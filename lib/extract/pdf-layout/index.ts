@@ -12,14 +12,16 @@
  */
 import type { PageBox } from "@/lib/extract/types";
 import type { PageLayout, PdfPageContent } from "./types";
-import { type Block, pageBlocks } from "./blocks";
+import { type Block, pageBlocks, toBlocks } from "./blocks";
 import { bodyStyle, leadingBySize } from "./body-style";
-import { headingLevels } from "./headings";
+import { type Footnote, splitFootnotes } from "./footnotes";
+import { headingLevels, type HeadingLevels } from "./headings";
 import { attachBullets, type Line, toLines } from "./lines";
 import { classify, joinWrappedHeadings, render, DocumentWords, type TableLayouts } from "./render";
 import { shownRows, spans } from "./render-table";
 import { adoptHeaders, findTables, leftOver, sameColumns, type Table } from "./tables";
 import { dropRunningLines } from "./running-lines";
+import { splitSidebars } from "./sidebars";
 
 export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem, Rect } from "./types";
 
@@ -34,24 +36,113 @@ export function layoutPages(pages: PdfPageContent[]): PageLayout[] {
   const body = bodyStyle(lined.flat());
   const kept = dropRunningLines(lined, pages, body);
   const leading = leadingBySize(kept, body);
-  const blocks = kept.map((lines, i) => pageBlocks(lines, found[i]!.tables, leading, body));
+  const split = kept.map((lines, i) => {
+    const rules = pages[i]!.rules ?? [];
+    const { body: rest, sidebars } = splitSidebars(lines, rules);
+    return { sidebars, ...splitFootnotes(rest, rules, body, leading) };
+  });
+  const blocks = split.map(({ body: lines }, i) => pageBlocks(lines, found[i]!.tables, leading, body));
   const headings = headingLevels(blocks.flat(), body);
   const words = new DocumentWords([...kept, ...found.flatMap((f) => f.tables.map((t) => t.lines))]);
   const tables = tableLayouts(blocks);
-  return blocks.map((page, i) => {
-    const placed = joinWrappedHeadings(classify(page, headings), leading);
+  const paragraphRunsOn = blocks.map((page, i) => i > 0 && continuesParagraph(blocks[i - 1]!, page, headings));
+  const tableRunsOn = blocks.map((page) => page[0]?.kind === "table" && tables.get(page[0].table)!.parts.continuing);
+  // What is read after a page's body: its sidebars, then its footnotes.
+  const notes = split.map((s) => [
+    ...s.sidebars.flatMap((lines) => toBlocks(lines, leading, body)),
+    ...s.notes.map(noteBlock),
+  ]);
+  const ordered = withFootnotes(
+    blocks,
+    notes,
+    blocks.map((_, i) => paragraphRunsOn[i]! || tableRunsOn[i]!),
+  );
+  return ordered.map((entries, i) => {
+    const from = new Map<Line, number>();
+    for (const entry of entries) if (entry.page !== i) for (const line of entry.block.lines) from.set(line, entry.page);
+    const placed = joinWrappedHeadings(
+      classify(
+        entries.map((e) => e.block),
+        headings,
+      ),
+      leading,
+    );
     const { text, lines } = render(placed, words, leading, tables);
-    const first = page[0];
     return {
       text,
-      ...(first?.kind === "table" && tables.get(first.table)!.parts.continuing ? { continuesTable: true } : {}),
-      lines: lines.map(({ start, end, line }) => ({
-        start,
-        end,
-        box: pageBox(line, pages[i]!),
-        ...(line.confidence === undefined ? {} : { confidence: line.confidence }),
-      })),
+      ...(tableRunsOn[i] ? { continuesTable: true } : {}),
+      ...(paragraphRunsOn[i] ? { continuesParagraph: true } : {}),
+      lines: lines.map(({ start, end, line }) => {
+        const page = from.get(line) ?? i;
+        return {
+          start,
+          end,
+          box: pageBox(line, pages[page]!),
+          ...(line.confidence === undefined ? {} : { confidence: line.confidence }),
+          ...(page === i ? {} : { pagesBack: i - page }),
+        };
+      }),
     };
+  });
+}
+
+/**
+ * A page's first block goes on with the paragraph (or list item) the page
+ * before ends with: that one stops mid-sentence, this one starts in lower
+ * case (or in a capital after a full last line) at the same size, and
+ * neither is a heading.
+ */
+function continuesParagraph(before: Block[], page: Block[], headings: HeadingLevels): boolean {
+  const last = before.at(-1);
+  const first = page[0];
+  if (!last || !first || (last.kind !== "text" && last.kind !== "item") || first.kind !== "text") return false;
+  if (headings(last, first) !== undefined || headings(first, page[1]) !== undefined) return false;
+  const end = last.lines.at(-1)!;
+  const start = first.lines[0]!;
+  const sameSize = Math.abs(start.size - end.size) <= Math.max(0.5, 0.08 * end.size);
+  if (!sameSize || /[.:;!?]["'”’)\]]?$/u.test(end.text)) return false;
+  // A name can go on at the next page's head ("Detroit Red" / "Wings"): then the last line must run to the paragraph's edge.
+  // "Full" as blocks.ts's endsParagraph has it: ragged-right lines fall short of the edge by less than this.
+  const full =
+    last.kind === "text" &&
+    last.lines.length >= 2 &&
+    end.right >= last.right - Math.max(3 * end.size, 0.15 * (last.right - last.left));
+  return /^\p{Ll}/u.test(start.text) || (full && /^\p{Lu}/u.test(start.text));
+}
+
+function noteBlock(note: Footnote): Block {
+  const lines = note.lines;
+  return {
+    kind: "note",
+    marker: note.marker,
+    lines,
+    left: Math.min(...lines.map((l) => l.left)),
+    right: Math.max(...lines.map((l) => l.right)),
+  };
+}
+
+/**
+ * Each page's blocks with its sidebars and footnotes (`notes`) placed: after the page's body, or, when
+ * the page's last paragraph (or table) runs on to the next page, after its
+ * end there, so that nothing comes between its parts. `page` is where a
+ * block is printed.
+ */
+function withFootnotes(blocks: Block[][], notes: Block[][], runsOn: boolean[]): { block: Block; page: number }[][] {
+  let pending: { block: Block; page: number }[] = [];
+  return blocks.map((page, i) => {
+    const own = notes[i]!.map((block) => ({ block, page: i }));
+    const body = page.map((block) => ({ block, page: i }));
+    const nextRunsOn = runsOn[i + 1] === true;
+    // The part that finishes what the page before began comes before any note held back from there.
+    const head = runsOn[i] ? body.slice(0, 1) : [];
+    const rest = runsOn[i] ? body.slice(1) : body;
+    if (rest.length === 0 && nextRunsOn) {
+      pending = [...pending, ...own];
+      return head;
+    }
+    const out = [...head, ...pending, ...rest, ...(nextRunsOn ? [] : own)];
+    pending = nextRunsOn ? own : [];
+    return out;
   });
 }
 

@@ -43,6 +43,8 @@ export interface LaidLine {
   box: PageBox;
   /** Read by OCR: Tesseract's confidence in its words, 0-100. */
   confidence?: number;
+  /** A footnote written after a paragraph that ran on: it is printed this many pages before the page whose text holds it. */
+  pagesBack?: number;
 }
 
 export interface PageLayout {
@@ -50,6 +52,8 @@ export interface PageLayout {
   text: string;
   /** It starts by continuing a table the page before ends with: the two join with a line break, not a blank line. */
   continuesTable?: boolean;
+  /** It starts by going on with a paragraph the page before breaks off mid-sentence: the two join with a space. */
+  continuesParagraph?: boolean;
   /** The lines the text came from, in the text's order; running headers and footers dropped are not among them. */
   lines: LaidLine[];
 }
