@@ -43,6 +43,9 @@ async function startInstance(): Promise<BuiltServer> {
     // Twenty jobs at once ask for their 402s and post their payments on both instances at the same time: room for all
     // of them, so a slow machine answers them late rather than 503 busy (admission has tests of its own).
     CPU_QUEUE: "64",
+    // All twenty come from this one loopback client: its per-client limits (tested in admission.test.ts) make room.
+    CLIENT_MAX_CONCURRENT_REQUESTS: "64",
+    CLIENT_MAX_ACTIVE_JOBS: "64",
   });
 }
 

@@ -8,7 +8,9 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { startLocalChain } from "@/localchain";
 import { prose, upload } from "./helpers/api";
 import { freePort } from "./helpers/redis-server";
+import { startRecordingProxy } from "./helpers/rpc-proxy";
 import { renderPages } from "./helpers/scans";
+import { GENESIS_HASHES } from "@/lib/payments/chain-identity";
 
 /**
  * The built app (`npm run build`, which `npm test` runs first) served by
@@ -366,16 +368,19 @@ describe("start-up refusals", () => {
 
   it("refuses a payTo that has no USDC token account on its network", async () => {
     const chain = await startLocalChain({ port: 0 });
+    // The local chain announced as devnet (its genesis hash), so the start-up's genesis check passes and the payTo one is reached.
+    const devnet = await startRecordingProxy(chain.rpcUrl, { genesisHash: GENESIS_HASHES["solana-devnet"] });
     try {
       const stranger = await generateKeyPairSigner();
       const { code, output } = await startExpectingExit({
         SOLANA_NETWORK: "solana-devnet",
-        SOLANA_RPC_URL: chain.rpcUrl,
+        SOLANA_RPC_URL: devnet.url,
         PAY_TO_ADDRESS: stranger.address,
       });
       expect(code).toBe(1);
       expect(output).toContain(`PAY_TO_ADDRESS ${stranger.address} has no USDC token account`);
     } finally {
+      await devnet.close();
       await chain.close();
     }
   }, 40_000);

@@ -16,7 +16,11 @@ export interface RecordingProxy {
   close: () => Promise<void>;
 }
 
-export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
+/** `genesisHash`: what getGenesisHash answers, to announce the local chain as another network. */
+export async function startRecordingProxy(
+  target: string,
+  options: { genesisHash?: string } = {},
+): Promise<RecordingProxy> {
   const state = { methods: [] as string[], sends: "forward" as RecordingProxy["sends"] };
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -24,6 +28,11 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     const body = Buffer.concat(chunks).toString("utf8");
     const calls = [JSON.parse(body)].flat() as { id: unknown; method: string }[];
     state.methods.push(...calls.map((c) => c.method));
+    if (options.genesisHash !== undefined && calls.length === 1 && calls[0]?.method === "getGenesisHash") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: calls[0].id, result: options.genesisHash }));
+      return;
+    }
     if (state.sends !== "forward" && calls.length === 1 && calls[0]?.method === "sendTransaction") {
       const answer =
         state.sends === "drop"
