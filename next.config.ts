@@ -109,7 +109,7 @@ const nextConfig: NextConfig = {
     const list = (headers: Record<string, string>) => Object.entries(headers).map(([key, value]) => ({ key, value }));
     return [
       { source: "/:path*", headers: list(COMMON_SECURITY_HEADERS) },
-      ...["/api", "/api/:path*", "/.well-known/:path*", "/llms.txt"].map((source) => ({
+      ...["/api", "/api/:path*", "/.well-known/:path*", "/llms.txt", "/openapi.json"].map((source) => ({
         source,
         headers: list({ "Content-Security-Policy": API_CONTENT_SECURITY_POLICY }),
       })),

@@ -28,7 +28,8 @@ export const config = {
   matcher: [
     {
       // Pages only: not the API, the machine-readable files, Next's static assets or the icon.
-      source: "/((?!api/|api$|\\.well-known/|llms\\.txt|_next/static|_next/image|icon\\.svg|favicon\\.ico).*)",
+      source:
+        "/((?!api/|api$|\\.well-known/|llms\\.txt|openapi\\.json|_next/static|_next/image|icon\\.svg|favicon\\.ico).*)",
       // Prefetches are not rendered documents.
       missing: [
         { type: "header", key: "next-router-prefetch" },

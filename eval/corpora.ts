@@ -15,6 +15,13 @@ export interface QaDocument {
   corpus: string;
   extracted: Extracted;
   excerpts: Range[];
+  /** Each question with the excerpts that answer it (some of `excerpts`), for the retrieval measure. */
+  questions: Question[];
+}
+
+export interface Question {
+  question: string;
+  excerpts: Range[];
 }
 
 type Limits = Config["limits"];
@@ -77,17 +84,20 @@ export async function loadChromaDev(dir: string, limits: Limits): Promise<QaDocu
     const file = path.join(dir, `${corpus}.md`);
     if (!fs.existsSync(file)) throw new Error(`chroma-dev corpus missing: ${file}`);
     const extracted = await extractBytes(new Uint8Array(fs.readFileSync(file)), `${corpus}.md`, limits);
-    const excerpts: Range[] = [];
-    for (const row of rows.filter((r) => r.corpus_id === corpus)) {
-      for (const ref of row.references) {
-        const atOffset = extracted.text.slice(ref.start_index, ref.end_index) === ref.content;
-        const range = atOffset
-          ? { start: ref.start_index, end: ref.end_index }
-          : locateExcerpt(extracted.text, ref.content, ref.start_index);
-        excerpts.push(trimRange(extracted.text, range));
-      }
-    }
-    documents.push({ id: `chroma-dev/${corpus}`, corpus: `chroma ${corpus}`, extracted, excerpts });
+    const questions: Question[] = rows
+      .filter((r) => r.corpus_id === corpus)
+      .map((row) => ({
+        question: row.question,
+        excerpts: row.references.map((ref) => {
+          const atOffset = extracted.text.slice(ref.start_index, ref.end_index) === ref.content;
+          const range = atOffset
+            ? { start: ref.start_index, end: ref.end_index }
+            : locateExcerpt(extracted.text, ref.content, ref.start_index);
+          return trimRange(extracted.text, range);
+        }),
+      }));
+    const excerpts = questions.flatMap((q) => q.excerpts);
+    documents.push({ id: `chroma-dev/${corpus}`, corpus: `chroma ${corpus}`, extracted, excerpts, questions });
   }
   return documents;
 }

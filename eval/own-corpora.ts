@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Config } from "@/lib/config";
 import { AnnotationFile, type Annotations, type QaDocument, extractBytes, locateAnnotations } from "./corpora";
 import { renderPdf } from "./pdf-fixture";
+import type { Range } from "./metrics";
 import { type SourceDocument, chatConversations, markdownProse, plainProse, wikitextArticles } from "./segmentation";
 
 /**
@@ -28,6 +29,12 @@ function annotated(dir: string): Array<{ name: string; source: string; questions
     });
 }
 
+/** An annotation file's excerpts, and each question with its one excerpt. */
+const withQuestions = (excerpts: Range[], annotations: Annotations) => ({
+  excerpts,
+  questions: annotations.questions.map((q, i) => ({ question: q.question, excerpts: [excerpts[i]!] })),
+});
+
 export async function loadOwnCorpora(
   limits: Config["limits"],
   which: { markdown: boolean; pdf: boolean },
@@ -40,7 +47,7 @@ export async function loadOwnCorpora(
         id: `markdown/${name}`,
         corpus: "markdown",
         extracted,
-        excerpts: locateAnnotations(`markdown/${name}`, extracted, questions.questions),
+        ...withQuestions(locateAnnotations(`markdown/${name}`, extracted, questions.questions), questions),
       });
     }
   }
@@ -52,7 +59,7 @@ export async function loadOwnCorpora(
         id: `pdf/${name}`,
         corpus: "pdf",
         extracted,
-        excerpts: locateAnnotations(`pdf/${name}`, extracted, questions.questions),
+        ...withQuestions(locateAnnotations(`pdf/${name}`, extracted, questions.questions), questions),
       });
     }
   }

@@ -14,6 +14,7 @@ import { stepsHere } from "@/lib/extract/steps";
 import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import type { OutputFormat } from "@/lib/formats";
+import { documentTitle, pageUnit } from "@/lib/formats/embed-text";
 import type { TierId } from "@/lib/tiers";
 
 /**
@@ -136,6 +137,8 @@ export async function buildResult(
       tier,
       maxTokens: split.maxTokens,
       overlapTokens: split.overlapTokens,
+      title: documentTitle(doc.filename),
+      pageUnit: pageUnit(extracted.kind),
     },
   };
   let count: number;

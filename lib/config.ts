@@ -39,6 +39,11 @@ const EnvSchema = z.object({
     .url()
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  /** Published as the OpenAPI document's `info.contact.email`: registries (x402scan) verify an origin's owner by it. */
+  CONTACT_EMAIL: z
+    .email()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
 
   REDIS_URL: optionalString,
   UPSTASH_REDIS_REST_URL: optionalString,
@@ -160,6 +165,7 @@ const EnvSchema = z.object({
 
 export interface Config {
   publicBaseUrl?: string;
+  contactEmail?: string;
   store: { kind: "memory" } | { kind: "redis"; url: string } | { kind: "upstash"; url: string; token: string };
   network: Network;
   usdcMint: string;
@@ -378,6 +384,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   return {
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    contactEmail: e.CONTACT_EMAIL,
     store,
     network: e.SOLANA_NETWORK,
     usdcMint: e.USDC_MINT ?? (mainnet ? MAINNET_USDC_MINT : DEVNET_USDC_MINT),

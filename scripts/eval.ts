@@ -4,7 +4,7 @@
  * topic-segmentation set. Method and corpora: docs/eval.md.
  *
  *   npm run eval [-- --budgets 400,200,800] [--methods structure,langchain-recursive]
- *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout] [--chroma-dir DIR]
+ *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout,retrieval] [--chroma-dir DIR]
  *                [--tables-dir DIR] [--layout-out DIR] [--no-docs]
  *
  * A full default run rewrites the results section of docs/eval.md. The exit
@@ -22,6 +22,7 @@ import { loadChromaDev, missingChromaFiles, type QaDocument } from "@/eval/corpo
 import { evaluateMethod, segmentationScores } from "@/eval/evaluate";
 import { type Method, createMethods, createSemanticVariants, createTopicBaselines } from "@/eval/methods";
 import { layoutSection } from "@/eval/layout";
+import { retrievalScores, retrievalSection } from "@/eval/retrieval";
 import { chunkwiseEngine, opendataloaderEngine, pdf2mdEngine } from "@/eval/layout-engines";
 import { buildLayoutSet } from "@/eval/layout-set";
 import { ocrSection } from "@/eval/ocr";
@@ -42,7 +43,7 @@ const DEFAULT_TABLES_DIR = path.resolve(ROOT, "../shared/eval-data/tables-dev");
 const DOCS = path.join(ROOT, "docs", "eval.md");
 const MAIN_BUDGET = 400;
 const DEFAULT_BUDGETS = [MAIN_BUDGET, 200, 800];
-const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr", "layout"] as const;
+const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr", "layout", "retrieval"] as const;
 const RESULTS_START = "<!-- results:start -->";
 const RESULTS_END = "<!-- results:end -->";
 
@@ -107,11 +108,15 @@ async function main(): Promise<number> {
       })
     : allMethods;
 
+  // The retrieval measure asks the questions of the annotated corpora: it loads them without scoring chunk quality.
+  const qualityCorpora = corpora.some((c) => ["chroma", "markdown", "pdf", "segmentation"].includes(c));
+  const retrievalOnly = corpora.includes("retrieval") && !qualityCorpora;
   const documents: QaDocument[] = [];
-  if (corpora.includes("chroma") && chromaDir) documents.push(...(await loadChromaDev(chromaDir, config.limits)));
+  if ((corpora.includes("chroma") || retrievalOnly) && chromaDir)
+    documents.push(...(await loadChromaDev(chromaDir, config.limits)));
   const own = await loadOwnCorpora(config.limits, {
-    markdown: corpora.includes("markdown"),
-    pdf: corpora.includes("pdf"),
+    markdown: corpora.includes("markdown") || retrievalOnly,
+    pdf: corpora.includes("pdf") || retrievalOnly,
   });
   documents.push(...own);
   let samples: SegmentationSample[] = [];
@@ -130,7 +135,7 @@ async function main(): Promise<number> {
   const sections: string[] = [];
   let failed = false;
   // Budgets of chunk quality only when there is something to chunk (not for --corpora ocr,layout alone).
-  for (const budget of documents.length > 0 || samples.length > 0 ? budgets : []) {
+  for (const budget of qualityCorpora && (documents.length > 0 || samples.length > 0) ? budgets : []) {
     const rows: Row[] = [];
     for (const method of methods) {
       try {
@@ -207,6 +212,13 @@ async function main(): Promise<number> {
     maxOcrPages: 1000,
     timeoutMs: 600_000,
   };
+
+  if (corpora.includes("retrieval") && documents.length > 0) {
+    const scores = await retrievalScores(documents, ["free", "structure", "semantic"], MAIN_BUDGET, embedder);
+    const section = retrievalSection(scores, MAIN_BUDGET, embedder.id);
+    console.log(`\n${section}`);
+    sections.push(section);
+  }
 
   if (corpora.includes("ocr")) {
     const pool = new CpuPool({ threads: 2, queue: 16, taskTimeoutMs: 600_000, heapMb: 1024 });

@@ -76,16 +76,24 @@ describe("x-payment-info in the OpenAPI document", () => {
         const info = document.paths[path]!.post!["x-payment-info"];
         if (isPaid(TIERS[id]))
           expect(info).toMatchObject({
-            scheme: "exact",
-            network: DEVNET,
-            payTo: PAY_TO,
-            price: { [id]: { amount: String(TIERS[id].priceBaseUnits), currency: "USDC" } },
+            price: { mode: "fixed", currency: "USD", amount: (TIERS[id].priceBaseUnits / 1e6).toFixed(6) },
+            protocols: [{ x402: { scheme: "exact", network: DEVNET, payTo: PAY_TO } }],
+            tiers: { [id]: { amount: String(TIERS[id].priceBaseUnits), currency: "USDC" } },
           });
         else expect(info).toBeUndefined();
       }
-    for (const path of ["/chunk", "/mcp"])
-      expect(Object.keys(document.paths[path]!.post!["x-payment-info"].price).sort()).toEqual(
-        paid.map((t) => t.id).sort(),
-      );
+    // The URL endpoint serves every tier, the free one too; MCP's payment travels inside its calls.
+    const url = document.paths["/chunk"]!.post!;
+    expect(url["x-payment-info"].price).toEqual({
+      mode: "dynamic",
+      currency: "USD",
+      min: "0.000000",
+      max: (Math.max(...paid.map((t) => t.priceBaseUnits)) / 1e6).toFixed(6),
+    });
+    expect(Object.keys(url["x-payment-info"].tiers).sort()).toEqual(paid.map((t) => t.id).sort());
+    expect(document.paths["/mcp"]!.post!["x-payment-info"]).toBeUndefined();
+    expect(Object.keys(document.paths["/mcp"]!.post!["x-mcp-payment-info"].tiers).sort()).toEqual(
+      paid.map((t) => t.id).sort(),
+    );
   });
 });

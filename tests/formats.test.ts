@@ -106,14 +106,24 @@ function expectStoreRules(format: keyof typeof RULES, records: unknown[]) {
 }
 
 const idOf = (format: keyof typeof RULES, record: any): string => (format === "pinecone" ? record._id : record.id);
+/** The chunk to show: Pinecone's and Chroma's embedded field holds the text to embed, the chunk from `text_offset`. */
 const textOf = (format: keyof typeof RULES, record: any): string =>
+  format === "pinecone"
+    ? record.chunk_text.slice(record.text_offset)
+    : format === "chroma"
+      ? record.document.slice(record.metadata.text_offset)
+      : format === "weaviate"
+        ? record.properties.text
+        : record.payload.text;
+/** Where each store embeds from: what its client or vectorizer is pointed at. */
+const embeddedOf = (format: keyof typeof RULES, record: any): string =>
   format === "pinecone"
     ? record.chunk_text
     : format === "chroma"
       ? record.document
       : format === "weaviate"
-        ? record.properties.text
-        : record.payload.text;
+        ? record.properties.embed_text
+        : record.payload.embed_text;
 const fieldsOf = (format: keyof typeof RULES, record: any): Record<string, unknown> =>
   format === "pinecone"
     ? record
@@ -138,6 +148,7 @@ describe("vector-store records from real chunking results", () => {
         records.forEach((record, i) => {
           const fields = fieldsOf(format, record);
           expect(textOf(format, record)).toBe(chunks[i]!.text);
+          expect(embeddedOf(format, record)).toBe((chunks[i] as SourceChunk & { embed_text: string }).embed_text);
           expect(fields).toMatchObject({
             chunk_index: i,
             token_count: chunks[i]!.metadata.token_count,
@@ -321,7 +332,7 @@ describe("size limits", () => {
     const pinecone = formatChunks(enriched, "pinecone", ref);
     expectStoreRules("pinecone", pinecone);
     for (const [i, record] of pinecone.entries()) {
-      expect(record.chunk_text).toBe(chunks[i]!.text);
+      expect(textOf("pinecone", record)).toBe(chunks[i]!.text);
       expect(record.truncated_fields).toEqual(["headings", "summary", "entities"]);
       const headings = record.headings as string[];
       expect(headings.length).toBeGreaterThan(0);
@@ -335,7 +346,7 @@ describe("size limits", () => {
     const chroma = formatChunks(enriched, "chroma", ref);
     expectStoreRules("chroma", chroma);
     for (const [i, { document, metadata }] of chroma.entries()) {
-      expect(document).toBe(chunks[i]!.text);
+      expect(document.slice(Number(metadata.text_offset))).toBe(chunks[i]!.text);
       expect(metadata.truncated_fields).toBe("headings,summary,entities");
       expectCutOf(String(metadata.headings), hugeHeadings.join(" > "));
       expectCutOf(String(metadata.summary), hugeSummary);
@@ -378,10 +389,37 @@ describe("size limits", () => {
       ref,
     );
     expectStoreRules("pinecone", [record]);
-    expect(record!.chunk_text).toBe(chunks[0]!.text);
+    expect(textOf("pinecone", record)).toBe(chunks[0]!.text);
     const { _id, ...metadata } = record!;
     expect(jsonBytes(metadata)).toBeLessThanOrEqual(40_000);
     expect(record!.truncated_fields).toEqual(expect.arrayContaining(["headings", "summary", "entities"]));
+  });
+});
+
+describe("embed_text", () => {
+  type Raw = SourceChunk & { embed_text: string };
+  it("is the chunk after lines naming the document, its section path and its pages, on every tier", async () => {
+    const { records } = await chunkFixture("notes.md", { tier: "structure", maxTokens: 64, overlapTokens: 0 });
+    const chunks = records as Raw[];
+    const sectioned = chunks.filter((chunk) => chunk.metadata.headings?.length);
+    expect(sectioned.length).toBeGreaterThan(1);
+    for (const chunk of sectioned)
+      expect(chunk.embed_text).toBe(
+        `Document: notes\nSection: ${chunk.metadata.headings!.join(" > ")}\n\n${chunk.text}`,
+      );
+
+    const pdf = (await chunkFixture("multipage.pdf")).records as Raw[];
+    for (const chunk of pdf) {
+      const { page_start: first, page_end: last } = chunk.metadata;
+      const pages = first === last ? `${first}` : `${first}-${last}`;
+      expect(chunk.embed_text).toBe(`Document: multipage\nPage ${pages}\n\n${chunk.text}`);
+    }
+    expect(new Set(pdf.map((chunk) => chunk.metadata.page_start)).size).toBeGreaterThan(1);
+  });
+
+  it("says nothing of a document with no name, and is the text alone then", async () => {
+    const { records } = await chunkDocument(new TextEncoder().encode("One line.\n\nAnother line."), "document");
+    for (const chunk of records as Raw[]) expect(chunk.embed_text).toBe(chunk.text);
   });
 });
 

@@ -218,7 +218,6 @@ describe("the document", () => {
     expect(validator.validate(document).errors).toEqual([]);
     // The validator does refuse what OpenAPI forbids.
     const broken = structuredClone(document);
-    broken.components.securitySchemes.xPayment.in = "body";
     broken.paths["/chunk"].post.parameters = [{ name: "no_location" }];
     expect(validator.validate(broken).valid).toBe(false);
   });
@@ -278,7 +277,7 @@ describe("the document", () => {
     }
   });
 
-  it("lists every tier endpoint from the tier table, with X-PAYMENT on the paid ones and a job on the async one", async () => {
+  it("lists every tier endpoint from the tier table, with the payment headers on the paid ones and a job on the async one", async () => {
     const { document } = await served();
     const tierPaths = Object.keys(document.paths).filter((path) => /^\/chunk\/[^/]+$/.test(path));
     expect(tierPaths.sort()).toEqual(TIER_IDS.flatMap((id) => TIERS[id].endpoints).sort());
@@ -290,8 +289,11 @@ describe("the document", () => {
         expect(op.tags).toEqual([TAGS.chunking]);
         expect(Object.keys(op.requestBody.content)).toEqual(["multipart/form-data"]);
         expect(op.requestBody.content["multipart/form-data"].schema.required).toEqual(["file"]);
+        // Nothing needs a key (`security: []` everywhere); payment is declared by x-payment-info and the headers.
+        expect(op.security).toEqual([]);
+        const headers = (op.parameters ?? []).filter((p: Json) => p.in === "header").map((p: Json) => p.name);
         if (isPaid(tier)) {
-          expect(op.security).toEqual([{ xPayment: [] }, { paymentSignature: [] }]);
+          expect(headers).toEqual(["X-PAYMENT", "PAYMENT-SIGNATURE"]);
           expect(op.responses["402"]).toBeDefined();
           expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
             "too_many_unpaid_requests",
@@ -301,7 +303,7 @@ describe("the document", () => {
           ]);
           expect(op.description).toContain(`$${tier.priceBaseUnits / 1e6} USDC`);
         } else {
-          expect(op.security).toBeUndefined();
+          expect(headers).toEqual([]);
           expect(op.responses["402"]).toBeUndefined();
           expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
             "free_quota_exceeded",
@@ -316,19 +318,15 @@ describe("the document", () => {
       }
     }
     // The URL endpoint takes any tier, so payment is optional there.
-    expect(document.paths["/chunk"].post.security).toEqual([{}, { xPayment: [] }, { paymentSignature: [] }]);
-    expect(document.components.securitySchemes.xPayment).toMatchObject({
-      type: "apiKey",
-      in: "header",
-      name: "X-PAYMENT",
-    });
-    expect(document.components.securitySchemes.xPayment.description).toMatch(/signature/);
-    const secured = Object.values(document.paths)
+    const url = document.paths["/chunk"].post;
+    expect(url.security).toEqual([]);
+    expect(url.parameters.map((p: Json) => p.name)).toEqual(["X-PAYMENT", "PAYMENT-SIGNATURE"]);
+    expect(url.parameters[0].description).toMatch(/signature/);
+    expect(document.components.securitySchemes).toBeUndefined();
+    const unsecured = Object.values(document.paths)
       .flatMap((item) => Object.values(item as Json))
-      .filter((op) => (op as Json).security);
-    expect(secured).toHaveLength(
-      TIER_IDS.filter((id) => isPaid(TIERS[id])).flatMap((id) => TIERS[id].endpoints).length + 1,
-    );
+      .filter((op) => JSON.stringify((op as Json).security) !== "[]");
+    expect(unsecured).toEqual([]);
   });
 
   it("serves with the API base the request reached, and the faucet only in local mode", async () => {

@@ -92,14 +92,19 @@ function boxList(value: unknown): PageBox[] {
   });
 }
 
+const fromOffset = (text: string | undefined, offset: unknown) => (text ?? "").slice(num(offset) ?? 0);
+
 /** Where each format keeps the text, the id and the metadata fields. */
 function locate(record: unknown, format: OutputFormat): { id?: string; text: string; fields: Fields } {
   const r = isObject(record) ? record : {};
   switch (format) {
+    // Pinecone and Chroma embed the field holding the text, so it starts with embed_text's prefix: shown from `text_offset`.
     case "pinecone":
-      return { id: str(r._id), text: str(r.chunk_text) ?? "", fields: r };
-    case "chroma":
-      return { id: str(r.id), text: str(r.document) ?? "", fields: isObject(r.metadata) ? r.metadata : {} };
+      return { id: str(r._id), text: fromOffset(str(r.chunk_text), r.text_offset), fields: r };
+    case "chroma": {
+      const fields = isObject(r.metadata) ? r.metadata : {};
+      return { id: str(r.id), text: fromOffset(str(r.document), fields.text_offset), fields };
+    }
     case "weaviate":
       return {
         id: str(r.id),

@@ -91,8 +91,17 @@ export const ChunkMetadataSchema = z
   })
   .meta({ id: "ChunkMetadata" });
 
+const embedTextField = z.string().meta({
+  description:
+    "The text to embed: lines naming the document, the section path and the page (when known), a blank line, then the chunk's text. Embed this, show `text`.",
+});
+
 export const RawChunkSchema = z
-  .object({ text: z.string().meta({ description: "The chunk's text." }), metadata: ChunkMetadataSchema })
+  .object({
+    text: z.string().meta({ description: "The chunk's text." }),
+    embed_text: embedTextField,
+    metadata: ChunkMetadataSchema,
+  })
   .meta({ id: "Chunk", description: "A chunk in the `raw` output format (the default)." });
 
 /** The fields every vector-store record carries besides its text; further metadata follows each store's value rules. */
@@ -114,17 +123,28 @@ const recordUuid = z.uuid().meta({
   description: "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`.",
 });
 
-export const PineconeRecordSchema = z.looseObject({ _id: recordKey, chunk_text: z.string(), ...recordFields }).meta({
-  id: "PineconeRecord",
-  description:
-    '`output_format=pinecone`: a record for `index.upsertRecords()`. Also, when present: `page_start`, `page_end`, `boxes` (a JSON string of box objects), `ocr_confidence`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
+const textOffset = count.meta({
+  description: "Where the chunk's text starts in the embedded field: the text to show is that field from here on.",
 });
+
+export const PineconeRecordSchema = z
+  .looseObject({
+    _id: recordKey,
+    chunk_text: embedTextField,
+    text_offset: textOffset,
+    ...recordFields,
+  })
+  .meta({
+    id: "PineconeRecord",
+    description:
+      '`output_format=pinecone`: a record for `index.upsertRecords()` (map the index\'s embedded field to `chunk_text`). Also, when present: `page_start`, `page_end`, `boxes` (a JSON string of box objects), `ocr_confidence`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
+  });
 
 export const ChromaRecordSchema = z
   .object({
     id: recordKey,
-    document: z.string(),
-    metadata: z.looseObject(recordFields).meta({
+    document: embedTextField,
+    metadata: z.looseObject({ ...recordFields, text_offset: textOffset }).meta({
       description:
         'Scalars only: `headings` as one `"A > B"` string, `entities` and `boxes` as JSON strings, `truncated_fields` as `"a,b"`.',
     }),
@@ -137,7 +157,7 @@ export const ChromaRecordSchema = z
 export const WeaviateObjectSchema = z
   .object({
     id: recordUuid,
-    properties: z.looseObject({ text: z.string(), ...recordFields }).meta({
+    properties: z.looseObject({ text: z.string(), embed_text: embedTextField, ...recordFields }).meta({
       description:
         "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
     }),
@@ -150,7 +170,7 @@ export const WeaviateObjectSchema = z
 export const QdrantPointSchema = z
   .object({
     id: recordUuid,
-    payload: z.looseObject({ text: z.string(), ...recordFields }).meta({
+    payload: z.looseObject({ text: z.string(), embed_text: embedTextField, ...recordFields }).meta({
       description:
         "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
     }),

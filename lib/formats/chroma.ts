@@ -1,6 +1,7 @@
 import { type ChunkScalars, type DocumentRef, type Entity, type SourceChunk, chunkFields } from "./fields";
 import { fittingJson, truncateUtf8, utf8Bytes } from "./fit";
 import { recordKey } from "./ids";
+import { embedText } from "./embed-text";
 
 /**
  * Scalars only. The 3.x client also takes lists (`string[]`, …), but Chroma
@@ -9,8 +10,16 @@ import { recordKey } from "./ids";
  */
 export type ChromaValue = string | number | boolean;
 
-/** One record; spread a list of them into `collection.add({ ids, documents, metadatas })`. */
-export type ChromaRecord = { id: string; document: string; metadata: ChunkScalars & { [field: string]: ChromaValue } };
+/**
+ * One record; spread a list of them into `collection.add({ ids, documents, metadatas })`. `document` is what
+ * Chroma embeds, so it holds the text to embed (`embed_text`): the chunk's text is
+ * `document.slice(metadata.text_offset)`.
+ */
+export type ChromaRecord = {
+  id: string;
+  document: string;
+  metadata: ChunkScalars & { text_offset: number } & { [field: string]: ChromaValue };
+};
 
 /** Chroma Cloud's default quota on one metadata value; self-hosted Chroma has none, so meeting it costs nothing there. */
 export const CHROMA_VALUE_BYTES = 4096;
@@ -26,7 +35,12 @@ const HEADING_SEPARATOR = " > ";
  */
 export function chromaRecord(chunk: SourceChunk, doc: DocumentRef): ChromaRecord {
   const fields = chunkFields(chunk, doc);
-  const metadata: ChromaRecord["metadata"] = { ...fields.scalars, ...fields.pages };
+  const document = embedText(chunk, doc);
+  const metadata: ChromaRecord["metadata"] = {
+    ...fields.scalars,
+    text_offset: document.length - chunk.text.length,
+    ...fields.pages,
+  };
   const truncated: string[] = [];
   const fits = (json: string) => utf8Bytes(json) <= CHROMA_VALUE_BYTES;
   if (fields.ocrConfidence !== undefined) metadata.ocr_confidence = fields.ocrConfidence;
@@ -51,5 +65,5 @@ export function chromaRecord(chunk: SourceChunk, doc: DocumentRef): ChromaRecord
     if (kept < fields.entities.length) truncated.push("entities");
   }
   if (truncated.length) metadata.truncated_fields = truncated.join(",");
-  return { id: recordKey(doc, fields.scalars.chunk_index), document: chunk.text, metadata };
+  return { id: recordKey(doc, fields.scalars.chunk_index), document, metadata };
 }

@@ -9,6 +9,10 @@ export interface DocumentRef {
   tier: string;
   maxTokens: number;
   overlapTokens: number;
+  /** For `embed_text`'s prefix: the document's title, when it has one worth saying. */
+  title?: string;
+  /** For `embed_text`'s prefix: what `page_start` counts ("Page", "Slide", …). */
+  pageUnit?: string;
 }
 
 export type { ChunkBox } from "@/lib/chunking/types";

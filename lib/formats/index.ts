@@ -2,6 +2,7 @@ import { type ChromaRecord, chromaRecord } from "./chroma";
 import type { DocumentRef, SourceChunk } from "./fields";
 import { type PineconeRecord, pineconeRecord } from "./pinecone";
 import { type QdrantPoint, qdrantPoint } from "./qdrant";
+import { embedText } from "./embed-text";
 import { type WeaviateObject, weaviateObject } from "./weaviate";
 
 export type { ChromaRecord } from "./chroma";
@@ -15,9 +16,12 @@ import { OUTPUT_FORMATS } from "@/lib/api-schema";
 export { OUTPUT_FORMATS };
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
+/** A chunk in the `raw` format: its text, the text to embed, its metadata. */
+export type RawRecord = { text: string; embed_text: string; metadata: SourceChunk["metadata"] };
+
 /** What one chunk becomes in each format. */
 export interface FormattedRecord {
-  raw: SourceChunk;
+  raw: RawRecord;
   pinecone: PineconeRecord;
   weaviate: WeaviateObject;
   chroma: ChromaRecord;
@@ -32,7 +36,8 @@ export interface FormattedRecord {
  *
  * | field              | pinecone               | chroma                   | weaviate        | qdrant          |
  * |--------------------|------------------------|--------------------------|-----------------|-----------------|
- * | chunk text         | `chunk_text`           | `document`               | `text`          | `text`          |
+ * | text to embed      | `chunk_text`           | `document`               | `embed_text`    | `embed_text`    |
+ * | chunk text         | from `text_offset`     | from `text_offset`       | `text`          | `text`          |
  * | id                 | record key             | record key               | UUID v5 of key  | UUID v5 of key  |
  * | headings           | string[]               | "A > B" string           | text[]          | string[]        |
  * | summary            | string                 | string                   | text            | string          |
@@ -46,7 +51,7 @@ export interface FormattedRecord {
  * The record key and why it holds the chunking settings: see `./ids`.
  */
 const FORMATTERS: { [F in OutputFormat]: (chunk: SourceChunk, doc: DocumentRef) => FormattedRecord[F] } = {
-  raw: (chunk) => chunk,
+  raw: (chunk, doc) => ({ text: chunk.text, embed_text: embedText(chunk, doc), metadata: chunk.metadata }),
   pinecone: pineconeRecord,
   weaviate: weaviateObject,
   chroma: chromaRecord,

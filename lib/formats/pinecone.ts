@@ -1,12 +1,18 @@
 import { type ChunkScalars, type DocumentRef, type SourceChunk, chunkFields } from "./fields";
 import { fitJsonString, fitStrings, fittingJson, jsonBytes } from "./fit";
 import { recordKey } from "./ids";
+import { embedText } from "./embed-text";
 
 /** Pinecone's metadata value types: string, number, boolean, list of strings. No null, no nested objects. */
 export type PineconeValue = string | number | boolean | string[];
 
-/** An integrated-embedding record for `index.upsertRecords({ records })`; the index's field map must name `chunk_text`. */
-export type PineconeRecord = { _id: string; chunk_text: string } & ChunkScalars & { [field: string]: PineconeValue };
+/**
+ * An integrated-embedding record for `index.upsertRecords({ records })`; the index's field map must name
+ * `chunk_text`, which holds the text to embed (`embed_text`): the chunk's text is `chunk_text.slice(text_offset)`.
+ */
+export type PineconeRecord = { _id: string; chunk_text: string; text_offset: number } & ChunkScalars & {
+    [field: string]: PineconeValue;
+  };
 
 /** Pinecone's limit on one record's metadata (40 KB), counted here in UTF-8 bytes of JSON. */
 export const PINECONE_METADATA_BYTES = 40_000;
@@ -25,9 +31,12 @@ const TRUNCATION_NOTE_BYTES = 64;
  */
 export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRecord {
   const fields = chunkFields(chunk, doc);
+  const embedded = embedText(chunk, doc);
   const record: PineconeRecord = {
     _id: recordKey(doc, fields.scalars.chunk_index),
-    chunk_text: chunk.text,
+    chunk_text: embedded,
+    // The prefix and the text are one string, not two fields, so the text is not counted twice toward 40 KB.
+    text_offset: embedded.length - chunk.text.length,
     ...fields.scalars,
     ...fields.pages,
     ...(fields.ocrConfidence === undefined ? {} : { ocr_confidence: fields.ocrConfidence }),

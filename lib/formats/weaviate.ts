@@ -7,6 +7,7 @@ import {
   chunkFields,
 } from "./fields";
 import { recordUuid } from "./ids";
+import { embedText } from "./embed-text";
 
 /** Property values Weaviate's auto-schema types: text, number, boolean, text[] and nested object[]. Never null or an empty list, which auto-schema cannot type. */
 export type WeaviateValue = string | number | boolean | string[] | Entity[] | ChunkBox[];
@@ -18,13 +19,19 @@ export type WeaviateValue = string | number | boolean | string[] | Entity[] | Ch
  */
 export type WeaviateObject = {
   id: string;
-  properties: { text: string } & ChunkScalars & { [property: string]: WeaviateValue };
+  /** Vectorize `embed_text` (the collection's `sourceProperties`); `text` is the chunk to show. */
+  properties: { text: string; embed_text: string } & ChunkScalars & { [property: string]: WeaviateValue };
 };
 
 /** Weaviate takes lists and nested objects and has no small size limit: headings stay a text[], entities and boxes object[]s, nothing is cut. */
 export function weaviateObject(chunk: SourceChunk, doc: DocumentRef): WeaviateObject {
   const fields = chunkFields(chunk, doc);
-  const properties: WeaviateObject["properties"] = { text: chunk.text, ...fields.scalars, ...fields.pages };
+  const properties: WeaviateObject["properties"] = {
+    text: chunk.text,
+    embed_text: embedText(chunk, doc),
+    ...fields.scalars,
+    ...fields.pages,
+  };
   if (fields.headings) properties.headings = fields.headings;
   if (fields.summary) properties.summary = fields.summary;
   if (fields.entities) properties.entities = fields.entities.map(({ text, type }) => ({ text, type }));

@@ -7,9 +7,10 @@ import { readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
 import type { PaymentHeader } from "@/lib/payments/gate";
+import { isBodilessProbe, probeOffer } from "@/lib/payments/probe-offer";
 import { runChunkRequest } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";
-import { TIERS, TIER_IDS, type TierId } from "@/lib/tiers";
+import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 
 /** Request parsing for the chunking routes: HTTP in, one `runChunkRequest` call, HTTP out. */
 
@@ -51,8 +52,23 @@ function perClient(services: Services, request: Request, work: (client: string) 
   );
 }
 
-export function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
+/** A discovery crawler's bodiless, unpaid POST to a paid route: its 402 offer, before any body rule refuses it. */
+async function refuseProbe(
+  services: Services,
+  request: Request,
+  tiers: Tier[],
+  resourcePath: string,
+  kind: "form-data" | "json",
+) {
+  const [first, ...others] = tiers.filter(isPaid);
+  if (!first || paymentHeader(request.headers) || !isBodilessProbe(request.headers)) return;
+  const resource = `${apiBase(request, services.config)}${resourcePath}`;
+  throw probeOffer(services.config, [first, ...others], resource, kind, await services.payments.feePayer());
+}
+
+export async function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
   const tier = tierForEndpoint(endpoint);
+  await refuseProbe(services, request, [TIERS[tier]], `/chunk/${endpoint}`, "form-data");
   return perClient(services, request, (client) => chunkUpload(services, request, endpoint, tier, client));
 }
 
@@ -81,7 +97,14 @@ async function chunkUpload(
   return json(body, { headers });
 }
 
-export function handleUrl(services: Services, request: Request): Promise<Response> {
+export async function handleUrl(services: Services, request: Request): Promise<Response> {
+  await refuseProbe(
+    services,
+    request,
+    TIER_IDS.map((id) => TIERS[id]),
+    "/chunk",
+    "json",
+  );
   return perClient(services, request, (client) => chunkUrl(services, request, client));
 }
 

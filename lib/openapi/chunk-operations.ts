@@ -18,7 +18,7 @@ import { TIERS, TIER_IDS, type Tier, isPaid, priceUsd } from "@/lib/tiers";
 import {
   rateLimitHeaders,
   paymentResponseHeader,
-  paidSecurity,
+  paymentHeaders,
   json,
   optionsAsEnforced,
   curl,
@@ -66,7 +66,8 @@ export function uploadOperation(
       .join("\n\n"),
     "x-chunkwise-tier": tier.id,
     ...(paid ? { "x-payment-info": paymentInfo(config, [tier]) } : {}),
-    ...(paid ? { security: paidSecurity } : {}),
+    security: [],
+    ...(paid ? { requestParams: { header: z.object(paymentHeaders) } } : {}),
     requestBody: {
       required: true,
       content: { "multipart/form-data": { schema: UploadRequestSchema.extend(optionsAsEnforced(config.chunking)) } },
@@ -94,20 +95,39 @@ export function uploadOperation(
 }
 
 /**
- * `x-payment-info` of a paid operation, as agent catalogues read it: the
- * x402 `exact` offer of each tier it serves (the 402 adds the per-request
- * reference and the fee payer).
+ * `x-payment-info` of a paid operation in the shape x402scan and agentcash discovery read (their
+ * specification, `@agentcash/discovery`): a `fixed` price in USD for one tier, a `dynamic` range for an
+ * operation that serves several (from 0 where the free tier is one of them), and the protocol with our
+ * offer's terms. `tiers` gives each tier's price in USDC base units, what the 402 asks for; the 402 adds the
+ * per-request reference and the fee payer.
  */
-export function paymentInfo(config: Config, tiers: Tier[]) {
+export function paymentInfo(config: Config, tiers: Tier[], servesFree = false) {
   const [first] = tiers.map((tier) => paymentOption(config, tier, undefined));
+  const usd = tiers.map((tier) => tier.priceBaseUnits / 1e6);
+  const decimal = (amount: number) => amount.toFixed(6);
   return {
-    scheme: "exact",
-    protocols: ["x402"],
-    network: first!.network,
-    network_v1: first!.network_v1,
-    asset: first!.asset,
-    payTo: first!.payTo,
-    price: Object.fromEntries(
+    price:
+      tiers.length === 1 && !servesFree
+        ? { mode: "fixed", currency: "USD", amount: decimal(usd[0]!) }
+        : {
+            mode: "dynamic",
+            currency: "USD",
+            min: decimal(servesFree ? 0 : Math.min(...usd)),
+            max: decimal(Math.max(...usd)),
+          },
+    protocols: [
+      {
+        x402: {
+          versions: [1, 2],
+          scheme: "exact",
+          network: first!.network,
+          network_v1: first!.network_v1,
+          asset: first!.asset,
+          payTo: first!.payTo,
+        },
+      },
+    ],
+    tiers: Object.fromEntries(
       tiers.map((tier) => [tier.id, { amount: String(tier.priceBaseUnits), usd: priceUsd(tier), currency: "USDC" }]),
     ),
   };
@@ -118,7 +138,7 @@ export const paidTierList = () => TIER_IDS.map((id) => TIERS[id]).filter(isPaid)
 export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]): ZodOpenApiOperationObject {
   return {
     operationId: "chunkUrl",
-    "x-payment-info": paymentInfo(config, paidTierList()),
+    "x-payment-info": paymentInfo(config, paidTierList(), true),
     tags: [TAGS.chunking],
     summary: "Chunk a document at a URL (any tier)",
     description: [
@@ -126,7 +146,8 @@ export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCo
         `${config.urlFetch.maxRedirects} redirects) and chunks it with \`tier\`. The free tier needs no payment; the paid ones answer 402 first, like the upload endpoints.`,
       "The agent flow: send the request without payment, read the 402 body, transfer `maxAmountRequired` USDC to `payTo` with `extra.reference` in a Memo, repeat the same request with `X-PAYMENT: <signature>`, and GET `download_url` when the result was stored.",
     ].join("\n\n"),
-    security: [{}, ...paidSecurity],
+    security: [],
+    requestParams: { header: z.object(paymentHeaders) },
     requestBody: { required: true, ...json(UrlChunkRequestSchema.extend(optionsAsEnforced(config.chunking))) },
     responses: {
       200: {

@@ -30,6 +30,12 @@ function buildDocument(config: Config, apiBase: string): OpenApiDocument {
         summary: packageJson.description,
         description:
           "Splits documents (PDF, scanned PDF, image, DOCX, HTML, Markdown, text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in `o200k_base` tokens. The paid tiers settle per request in USDC on Solana through HTTP 402: ask, read the 402's payment requirements, pay, repeat with `X-PAYMENT`. Every error but 402 has the body `{success: false, error, code, message}`; branch on `code`.",
+        "x-guidance": guidance(config, apiBase),
+        contact: {
+          name: "Chunkwise",
+          url: `${origin}/docs`,
+          ...(config.contactEmail ? { email: config.contactEmail } : {}),
+        },
       },
       servers: [{ url: apiBase, description: `This server (${config.network})` }],
       externalDocs: { description: "The reference with examples", url: `${origin}/docs` },
@@ -46,24 +52,6 @@ function buildDocument(config: Config, apiBase: string): OpenApiDocument {
           : []),
       ],
       paths: paths(config, apiBase, catalogue),
-      components: {
-        securitySchemes: {
-          xPayment: {
-            type: "apiKey",
-            in: "header",
-            name: "X-PAYMENT",
-            description:
-              "Proof of payment for a paid tier, made before the request. Either the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo instruction so it can pay for that request only), or an x402 v1 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options; the same payment with the same request returns the same result again.",
-          },
-          paymentSignature: {
-            type: "apiKey",
-            in: "header",
-            name: "PAYMENT-SIGNATURE",
-            description:
-              "An x402 v2 `exact` payment payload (base64 JSON, as `@x402/fetch` 2.x sends it) accepting the offer of the 402's `PAYMENT-REQUIRED` header; answered with `PAYMENT-RESPONSE`. The transfer is settled after the work succeeds: work that fails costs nothing.",
-          },
-        },
-      },
       "x-error-codes": catalogue.map(({ status, code, when }) => ({ status, error: STATUS_NAMES[status], code, when })),
     },
     {
@@ -74,6 +62,17 @@ function buildDocument(config: Config, apiBase: string): OpenApiDocument {
       },
     },
   );
+}
+
+/** Short instructions for an agent deciding how to call and pay, as x402scan and agentcash discovery read them. */
+function guidance(config: Config, apiBase: string): string {
+  return [
+    `Chunk a document: POST it as multipart \`file\` to ${apiBase}/chunk/{tier}, or POST JSON {url, tier} to ${apiBase}/chunk.`,
+    `\`free\` needs no payment (${config.freePagesPerDay} pages a day per client); \`structure\`, \`semantic\`, \`ai\` and \`ai-pro\` answer 402 first.`,
+    "Pay the 402 with an x402 client (v2: PAYMENT-SIGNATURE; v1: X-PAYMENT), or transfer the USDC with the offer's extra.reference in a Memo and send X-PAYMENT: <signature>; then repeat the same request: a payment binds to one document, tier and options, and the same payment with the same request returns the same answer.",
+    "ai-pro (and async=true) answers with a job: poll its status_url, then GET download_url.",
+    `Over MCP: ${apiBase}/mcp, tool chunk_document (payment in _meta["x402/payment"]). More: ${apiBase.replace(/\/api$/, "")}/llms.txt.`,
+  ].join(" ");
 }
 
 const cache = new WeakMap<Config, Map<string, OpenApiDocument>>();

@@ -22,7 +22,18 @@ import { TIERS, TIER_IDS } from "@/lib/tiers";
 import { uploadOperation, paymentInfo, paidTierList, urlOperation } from "./chunk-operations";
 import { TAGS, curl, errorResponses, json, rateLimitHeaders } from "./responses";
 
+/**
+ * Every operation declares its `security`: `[]` on all of them, since nothing needs a key and payment is declared
+ * apart, by `x-payment-info`. Crawlers probe operations with no declaration to classify them.
+ */
 export function paths(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]): ZodOpenApiPathsObject {
+  const all = operations(config, apiBase, catalogue);
+  for (const item of Object.values(all))
+    for (const operation of Object.values(item as Record<string, ZodOpenApiOperationObject>)) operation.security ??= [];
+  return all;
+}
+
+function operations(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]): ZodOpenApiPathsObject {
   const get = (operation: Omit<ZodOpenApiOperationObject, "x-codeSamples">, path: string) => ({
     get: { ...operation, "x-codeSamples": [curl(["curl", `${apiBase}${path}`])] },
   });
@@ -63,7 +74,9 @@ export function paths(config: Config, apiBase: string, catalogue: ErrorCodeEntry
     "/mcp": {
       post: {
         operationId: "mcp",
-        "x-payment-info": paymentInfo(config, paidTierList()),
+        // Not `x-payment-info`: the HTTP request itself is never a 402 (payment travels inside the JSON-RPC call,
+        // x402's MCP transport), so a crawler probing for one would mark the route broken.
+        "x-mcp-payment-info": paymentInfo(config, paidTierList(), true),
         tags: [TAGS.service],
         summary: "MCP server (Streamable HTTP)",
         description:

@@ -33,8 +33,21 @@ export const paymentResponseHeader = {
       "x402 v2 payments (in `PAYMENT-SIGNATURE`) only: base64 JSON `{success, transaction, network, payer}`, the network as CAIP-2.",
   }),
 };
-/** Either header pays: the spec's signature or an x402 v1 payload in X-PAYMENT, an x402 v2 payload in PAYMENT-SIGNATURE. */
-export const paidSecurity: Record<string, string[]>[] = [{ xPayment: [] }, { paymentSignature: [] }];
+/**
+ * How a paid operation is paid: either header, sent again with the same request after the 402. They are header
+ * parameters, not `security`, because payment is not authentication: discovery crawlers (x402scan, agentcash)
+ * read `security: []` plus `x-payment-info` as "paid, no key", and a security scheme as "needs an API key".
+ */
+export const paymentHeaders = {
+  "X-PAYMENT": z.string().optional().meta({
+    description:
+      "Proof of payment made after the 402: the base58 signature of a confirmed USDC transfer of `maxAmountRequired` to `payTo` (the spec's way; put the 402's `extra.reference` in a Memo), or an x402 v1 `exact` payload (base64 JSON, as `x402-fetch` sends it; answered with `X-PAYMENT-RESPONSE`). One payment pays for one request: one document or URL, one tier, one set of options.",
+  }),
+  "PAYMENT-SIGNATURE": z.string().optional().meta({
+    description:
+      "An x402 v2 `exact` payment payload (base64 JSON, as `@x402/fetch` 2.x sends it) accepting the offer of the 402's `PAYMENT-REQUIRED` header; answered with `PAYMENT-RESPONSE`. Settled after the work succeeds.",
+  }),
+};
 
 /** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
 export function errorResponses(catalogue: ErrorCodeEntry[], scopes: readonly Scope[]): ZodOpenApiResponsesObject {

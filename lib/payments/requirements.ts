@@ -48,9 +48,11 @@ export function paymentRequiredError(
   config: Pick<Config, "network">,
   kind: ResourceKind,
   reason: Refusal,
+  /** Other offers the client may take instead (the URL endpoint's other tiers). */
+  alternatives: PaymentRequirement[] = [],
 ): ApiError {
   const message = requirement.extra.reference ? `${reason.message} ${MEMO_ADVICE}` : reason.message;
-  const v2 = paymentRequiredV2(requirement, config.network, kind, message);
+  const v2 = paymentRequiredV2([requirement, ...alternatives], config.network, kind, message);
   return new ApiError(reason.code, message, {
     headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(v2) },
     body: {
@@ -59,7 +61,7 @@ export function paymentRequiredError(
       message,
       paymentRequirements: requirement,
       x402Version: 1,
-      accepts: [{ ...requirement, network: x402Network(config.network) }],
+      accepts: [requirement, ...alternatives].map((offer) => ({ ...offer, network: x402Network(config.network) })),
     },
   });
 }

@@ -88,7 +88,7 @@ function declareBazaar(kind: ResourceKind): Record<string, unknown> {
 }
 
 export function paymentRequiredV2(
-  requirement: PaymentRequirement,
+  [requirement, ...alternatives]: [PaymentRequirement, ...PaymentRequirement[]],
   network: Network,
   kind: ResourceKind,
   error: string,
@@ -97,7 +97,7 @@ export function paymentRequiredV2(
     x402Version: 2,
     error,
     resource: { url: requirement.resource, description: requirement.description, mimeType: requirement.mimeType },
-    accepts: [offerV2(requirement, network)],
+    accepts: [requirement, ...alternatives].map((offer) => offerV2(offer, network)),
     extensions: bazaar(kind),
   };
 }

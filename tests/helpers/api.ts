@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import * as root from "@/app/api/route";
 import * as health from "@/app/api/health/route";
 import * as chunkUrl from "@/app/api/chunk/route";
@@ -9,6 +11,8 @@ import * as jobStatus from "@/app/api/job/[id]/status/route";
 import * as jobResult from "@/app/api/job/[id]/result/route";
 import * as mcp from "@/app/api/mcp/route";
 import * as quota from "@/app/api/quota/route";
+import * as openApi from "@/app/api/openapi.json/route";
+import * as rootOpenApi from "@/app/openapi.json/route";
 import { expect } from "vitest";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
@@ -32,20 +36,27 @@ export async function call(
     // Node's fetch types want this for streamed bodies.
     ...(init.body ? { duplex: "half" } : {}),
   });
-  const route = resolve(path);
-  const handler = (route.module as unknown as Record<string, Handler | undefined>)[method];
-  if (!handler) return new Response(null, { status: 405 });
+  return dispatch(request);
+}
+
+/** The App Router handler of the request's path and method, called as Next.js calls it. */
+export function dispatch(request: Request): Promise<Response> {
+  const route = resolve(new URL(request.url).pathname);
+  const handler = (route.module as unknown as Record<string, Handler | undefined>)[request.method];
+  if (!handler) return Promise.resolve(new Response(null, { status: 405 }));
   return handler(request, { params: Promise.resolve(route.params) });
 }
 
 function resolve(path: string): { module: object; params: Record<string, string> } {
   const segments = new URL(path, ORIGIN).pathname.split("/").filter(Boolean);
   const [api, first, second, ...rest] = segments;
+  if (api === "openapi.json" && !first) return { module: rootOpenApi, params: {} };
   if (api !== "api") throw new Error(`not an API path: ${path}`);
   if (!first) return { module: root, params: {} };
   if (first === "health" && !second) return { module: health, params: {} };
   if (first === "mcp" && !second) return { module: mcp, params: {} };
   if (first === "quota" && !second) return { module: quota, params: {} };
+  if (first === "openapi.json" && !second) return { module: openApi, params: {} };
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
@@ -152,4 +163,33 @@ export async function funded(signer?: TransactionSigner): Promise<TransactionSig
   });
   if (response.status !== 200) throw new Error(`faucet answered ${response.status}: ${await response.text()}`);
   return signer;
+}
+
+/**
+ * The route handlers on a real loopback port, as a crawler or client reaches them: each request dispatched with
+ * the URL it came to, so the answers name this server.
+ */
+export async function serveApi(): Promise<{ base: string; close: () => Promise<void> }> {
+  const server = createServer(async (incoming, outgoing) => {
+    const parts: Buffer[] = [];
+    for await (const part of incoming) parts.push(part as Buffer);
+    const headers = Object.entries(incoming.headers).filter(
+      (entry): entry is [string, string] =>
+        typeof entry[1] === "string" && !["content-length", "connection", "transfer-encoding"].includes(entry[0]),
+    );
+    const body = parts.length ? Buffer.concat(parts) : undefined;
+    const answer = await dispatch(
+      new Request(`http://${incoming.headers.host}${incoming.url}`, {
+        method: incoming.method,
+        headers: [...headers, [PEER_HEADER, "198.51.100.7"]],
+        body,
+      }),
+    );
+    outgoing.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
