@@ -508,9 +508,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 function jobSettings(e: z.infer<typeof EnvSchema>): Config["jobs"] {
   if (e.FUNCTION_LIMIT_MS !== undefined && (e.NODE_ENV ?? process.env.NODE_ENV) === "production")
-    throw new ConfigError("FUNCTION_LIMIT_MS is a test mode (it kills slices on purpose) and is refused in production.");
+    throw new ConfigError(
+      "FUNCTION_LIMIT_MS is a test mode (it kills slices on purpose) and is refused in production.",
+    );
   if (e.FUNCTION_LIMIT_MS !== undefined && e.JOB_SLICE_MS >= e.FUNCTION_LIMIT_MS)
-    throw new ConfigError(`JOB_SLICE_MS (${e.JOB_SLICE_MS}) must be shorter than FUNCTION_LIMIT_MS (${e.FUNCTION_LIMIT_MS}).`);
+    throw new ConfigError(
+      `JOB_SLICE_MS (${e.JOB_SLICE_MS}) must be shorter than FUNCTION_LIMIT_MS (${e.FUNCTION_LIMIT_MS}).`,
+    );
   const base = {
     leaseMs: e.JOB_LEASE_MS,
     maxAttempts: e.JOB_MAX_ATTEMPTS,
@@ -523,7 +527,9 @@ function jobSettings(e: z.infer<typeof EnvSchema>): Config["jobs"] {
       "QSTASH_TOKEN needs QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY: deliveries are verified with them.",
     );
   if (!e.PUBLIC_BASE_URL)
-    throw new ConfigError("QSTASH_TOKEN needs PUBLIC_BASE_URL: QStash delivers each slice to PUBLIC_BASE_URL/api/jobs/step.");
+    throw new ConfigError(
+      "QSTASH_TOKEN needs PUBLIC_BASE_URL: QStash delivers each slice to PUBLIC_BASE_URL/api/jobs/step.",
+    );
   return {
     ...base,
     engine: {

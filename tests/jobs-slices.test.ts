@@ -41,12 +41,10 @@ const LONG_TEXT = new TextEncoder().encode(
     { length: 200 },
     (_, page) =>
       `Section ${page + 1}\n\n` +
-      Array.from(
-        { length: 6 },
-        (_, p) =>
-          `Paragraph ${p + 1} of section ${page + 1} describes the harbour's ledger, its tides and the ships that came in on day ${page * 6 + p}. `.repeat(
-            4,
-          ),
+      Array.from({ length: 6 }, (_, p) =>
+        `Paragraph ${p + 1} of section ${page + 1} describes the harbour's ledger, its tides and the ships that came in on day ${page * 6 + p}. `.repeat(
+          4,
+        ),
       ).join("\n\n"),
   ).join("\n\n"),
 );
@@ -197,7 +195,9 @@ describe("through QStash (its stand-in): signed, duplicated and dropped deliveri
           s,
           new Request(`${base}${request.url}`, {
             method: "POST",
-            headers: Object.entries(request.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v] as [string, string]] : [])),
+            headers: Object.entries(request.headers).flatMap(([k, v]) =>
+              typeof v === "string" ? [[k, v] as [string, string]] : [],
+            ),
             body: Buffer.concat(parts),
           }),
         ).catch((error: { status?: number }) => new Response(null, { status: error.status ?? 500 }));
@@ -246,7 +246,11 @@ describe("through QStash (its stand-in): signed, duplicated and dropped deliveri
   it("refuses a delivery without a signature (401) or signed with another key (403), running nothing", async () => {
     const body = JSON.stringify({ kind: "job-slice", job_id: "ai-pro_00000000000000000000000000000000", cursor: 0 });
     const post = (headers: Record<string, string>) =>
-      fetch(`${base}/api/jobs/step`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+      fetch(`${base}/api/jobs/step`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", ...headers },
+      });
     expect((await post({})).status).toBe(401);
     const forged = qstash.sign(`${base}/api/jobs/step`, body, "sig_not-the-servers-key");
     expect((await post({ "upstash-signature": forged })).status).toBe(403);

@@ -61,7 +61,9 @@ export async function publishSlice(services: Pick<Services, "engine">, record: J
       { kind: "job-slice", job_id: record.job_id, cursor: record.cursor },
       { deduplicationId: `${record.job_id}-${record.cursor}` },
     )
-    .catch((error: unknown) => console.error(`Publishing slice ${record.cursor} of job ${record.job_id} failed`, error));
+    .catch((error: unknown) =>
+      console.error(`Publishing slice ${record.cursor} of job ${record.job_id} failed`, error),
+    );
 }
 
 /**

@@ -51,7 +51,13 @@ export async function startQStashStandin(): Promise<QStashStandin> {
   const token = `standin-${randomUUID()}`;
   const currentSigningKey = `sig_${randomUUID()}`;
   const nextSigningKey = `sig_${randomUUID()}`;
-  let behaviour: Behaviour = { duplicates: 0, dropNext: 0, delayMs: 0, retryBackoffMs: 200, deliveryTimeoutMs: 600_000 };
+  let behaviour: Behaviour = {
+    duplicates: 0,
+    dropNext: 0,
+    delayMs: 0,
+    retryBackoffMs: 200,
+    deliveryTimeoutMs: 600_000,
+  };
   const deliveries: Array<{ messageId: string; body: string; attempt: number; status: number }> = [];
   const published: Array<{ messageId: string; deduplicationId?: string; deduplicated: boolean; body: string }> = [];
   const dedup = new Map<string, string>();
