@@ -33,7 +33,7 @@ if (!Number.isInteger(pages) || pages < 1 || !Number.isInteger(sliceMs) || slice
 const structured = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/structured.pdf")));
 const one = await PDFDocument.load(await pdfOfPages(structured, [{ page: 1, as: "scan" }]));
 const many = await PDFDocument.create();
-for (let i = 0; i < pages; i++) many.addPage((await many.copyPages(one, [0]))[0]!);
+for (let i = 0; i < pages; i++) many.addPage((await many.copyPages(one, [0]))[0]);
 const scan = await many.save();
 
 const redis = await startRedisServer();

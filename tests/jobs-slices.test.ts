@@ -114,7 +114,7 @@ beforeAll(async () => {
   const structured = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/structured.pdf")));
   const one = await PDFDocument.load(await pdfOfPages(structured, [{ page: 1, as: "scan" }]));
   const many = await PDFDocument.create();
-  for (let i = 0; i < SCAN_PAGES; i++) many.addPage((await many.copyPages(one, [0]))[0]!);
+  for (let i = 0; i < SCAN_PAGES; i++) many.addPage((await many.copyPages(one, [0]))[0]);
   scan = await many.save();
 
   model.control({ delayMs: 150 });
