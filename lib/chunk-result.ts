@@ -10,7 +10,7 @@ import type { Config } from "@/lib/config";
 import { type CpuRunner, chunkOnCpu, inThisThread, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { ApiError } from "@/lib/errors";
 import { extract } from "@/lib/extract";
-import { stepsHere } from "@/lib/extract/steps";
+import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
 import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import type { OutputFormat } from "@/lib/formats";
@@ -79,13 +79,14 @@ export function loaded(
 
 /**
  * `cpu`: where a PDF's layout and OCR run (the service's pool); this thread without it. `job`: an async job's
- * extraction, with a job's OCR page and time limits, telling `onPageRead` of each page OCR reads.
+ * extraction, with a job's OCR page and time limits, telling `onPageRead` of each page OCR reads, its pages kept
+ * in (and taken from) `pages`, timed by its slice's clock.
  */
 export function extractDocument(
   doc: Loaded,
   config: Pick<Config, "limits" | "ocr">,
   cpu?: CpuRunner,
-  job?: { onPageRead: (done: number, total: number) => void },
+  job?: Pick<ExtractSteps, "pages" | "slice"> & { onPageRead: (done: number, total: number) => void },
 ): Promise<Extracted> {
   const { limits, ocr } = config;
   const steps = cpu ? extractStepsOnCpu(cpu, ocr.languages) : stepsHere(ocr.languages);
@@ -101,7 +102,7 @@ export function extractDocument(
       timeoutMs: job ? limits.jobExtractTimeoutMs : limits.extractTimeoutMs,
       ...(job ? {} : { maxOcrPagesAsync: ocr.jobMaxPages }),
     },
-    job ? { ...steps, onPageRead: job.onPageRead } : steps,
+    job ? { ...steps, ...job } : steps,
     doc.detected,
   );
 }

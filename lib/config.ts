@@ -157,6 +157,21 @@ const EnvSchema = z.object({
   AI_MAX_INFLIGHT: int(1, 4096).default(32),
   JOB_LEASE_MS: int(1000, 600_000).default(30_000),
   JOB_MAX_ATTEMPTS: int(1, 10).default(3),
+  /** One slice of a job's work: well inside the host's function limit (Vercel: 300 s), so a slice always ends in time. */
+  JOB_SLICE_MS: int(1000, 3_600_000).default(120_000),
+  /** TEST MODE ONLY (refused with NODE_ENV=production): a slice still running this long is killed, as a host would. */
+  FUNCTION_LIMIT_MS: int(1000, 3_600_000).optional(),
+  NODE_ENV: optionalString,
+  /** Upstash QStash drives the slices when set (with both signing keys and PUBLIC_BASE_URL); in-process otherwise. */
+  QSTASH_TOKEN: optionalString,
+  QSTASH_URL: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  QSTASH_CURRENT_SIGNING_KEY: optionalString,
+  QSTASH_NEXT_SIGNING_KEY: optionalString,
+  /** QStash's further deliveries of a slice its function failed or never answered (backoff between them is QStash's). */
+  QSTASH_RETRIES: int(0, 10).default(3),
 
   RESULT_TTL_SECONDS: int(1, 7 * 24 * 3600).default(3600),
   DEFAULT_MAX_TOKENS: int(32, 8192).default(512),
@@ -282,6 +297,22 @@ export interface Config {
     leaseMs: number;
     /** Workers a job may have; a job whose workers keep dying fails after this many. */
     maxAttempts: number;
+    /** A slice's deadline: no page or model call is started that would not end before it. */
+    sliceMs: number;
+    /** Test mode: a slice running this long is killed (its writes refused, its answer a 504). */
+    functionLimitMs?: number;
+    /** What drives the slices: QStash deliveries to PUBLIC_BASE_URL/api/jobs/step, or this process. */
+    engine:
+      | { kind: "in-process" }
+      | {
+          kind: "qstash";
+          token: string;
+          baseUrl?: string;
+          currentSigningKey: string;
+          nextSigningKey: string;
+          stepUrl: string;
+          retries: number;
+        };
   };
 }
 
@@ -381,6 +412,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
 
   const rpcUrl = e.SOLANA_RPC_URL ?? DEFAULT_RPC_URLS[e.SOLANA_NETWORK](e.LOCAL_CHAIN_PORT);
+  const jobs = jobSettings(e);
 
   return {
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
@@ -477,6 +509,44 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       badReplyRetries: e.AI_BAD_REPLY_RETRIES,
       maxInflight: e.AI_MAX_INFLIGHT,
     },
-    jobs: { leaseMs: e.JOB_LEASE_MS, maxAttempts: e.JOB_MAX_ATTEMPTS },
+    jobs,
+  };
+}
+
+function jobSettings(e: z.infer<typeof EnvSchema>): Config["jobs"] {
+  if (e.FUNCTION_LIMIT_MS !== undefined && (e.NODE_ENV ?? process.env.NODE_ENV) === "production")
+    throw new ConfigError(
+      "FUNCTION_LIMIT_MS is a test mode (it kills slices on purpose) and is refused in production.",
+    );
+  if (e.FUNCTION_LIMIT_MS !== undefined && e.JOB_SLICE_MS >= e.FUNCTION_LIMIT_MS)
+    throw new ConfigError(
+      `JOB_SLICE_MS (${e.JOB_SLICE_MS}) must be shorter than FUNCTION_LIMIT_MS (${e.FUNCTION_LIMIT_MS}).`,
+    );
+  const base = {
+    leaseMs: e.JOB_LEASE_MS,
+    maxAttempts: e.JOB_MAX_ATTEMPTS,
+    sliceMs: e.JOB_SLICE_MS,
+    ...(e.FUNCTION_LIMIT_MS === undefined ? {} : { functionLimitMs: e.FUNCTION_LIMIT_MS }),
+  };
+  if (!e.QSTASH_TOKEN) return { ...base, engine: { kind: "in-process" } };
+  if (!e.QSTASH_CURRENT_SIGNING_KEY || !e.QSTASH_NEXT_SIGNING_KEY)
+    throw new ConfigError(
+      "QSTASH_TOKEN needs QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY: deliveries are verified with them.",
+    );
+  if (!e.PUBLIC_BASE_URL)
+    throw new ConfigError(
+      "QSTASH_TOKEN needs PUBLIC_BASE_URL: QStash delivers each slice to PUBLIC_BASE_URL/api/jobs/step.",
+    );
+  return {
+    ...base,
+    engine: {
+      kind: "qstash",
+      token: e.QSTASH_TOKEN,
+      ...(e.QSTASH_URL ? { baseUrl: e.QSTASH_URL.replace(/\/+$/, "") } : {}),
+      currentSigningKey: e.QSTASH_CURRENT_SIGNING_KEY,
+      nextSigningKey: e.QSTASH_NEXT_SIGNING_KEY,
+      stepUrl: `${e.PUBLIC_BASE_URL.replace(/\/+$/, "")}/api/jobs/step`,
+      retries: e.QSTASH_RETRIES,
+    },
   };
 }

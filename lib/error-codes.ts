@@ -14,7 +14,9 @@ import { lifetimeText, megabytes } from "@/lib/wording";
 
 export const STATUS_NAMES = {
   400: "Bad Request",
+  401: "Unauthorized",
   402: "Payment Required",
+  403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
   408: "Request Timeout",
@@ -165,6 +167,16 @@ export const ERROR_CODES = {
     status: 402,
     scopes: ["x402"],
     when: "This server takes only transaction signatures, not x402 payloads.",
+  },
+  signature_missing: {
+    status: 401,
+    scopes: [],
+    when: "`/api/jobs/step`: a delivery without QStash's `Upstash-Signature` header (only QStash calls it).",
+  },
+  signature_invalid: {
+    status: 403,
+    scopes: [],
+    when: "`/api/jobs/step`: a delivery whose `Upstash-Signature` does not verify with this server's signing keys.",
   },
   expired_or_unknown: {
     status: 404,

@@ -10,6 +10,7 @@ import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import { type ChainRpc, createChainRpc } from "@/lib/payments/chain-rpc";
 import { PaymentGate } from "@/lib/payments/gate";
+import { createEngine, type Engine } from "@/lib/jobs/engine";
 import { JobStore } from "@/lib/jobs/job-store";
 import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
@@ -45,6 +46,8 @@ export interface Services {
    * taken over by a later poll.
    */
   schedule: (work: () => Promise<void>) => void;
+  /** What drives a job's slices: QStash when configured, else this process (through `schedule`). */
+  engine: Engine;
 }
 
 export function createServices(
@@ -55,7 +58,8 @@ export function createServices(
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
   // One line for all model calls of these services, chat and embeddings, beside each request's own concurrency.
   const modelCalls = pLimit(config.ai.maxInflight);
-  return {
+  const schedule = overrides.schedule ?? ((work) => waitUntil(work()));
+  const services: Services = {
     config,
     store,
     quota: new FreeQuota(store, config.freePagesPerDay),
@@ -69,9 +73,14 @@ export function createServices(
     models: createModelClients(config.ai, modelCalls),
     jobs: new JobStore(store),
     cpu: overrides.cpu ?? sharedPool(config.cpu),
-    schedule: overrides.schedule ?? ((work) => waitUntil(work())),
+    schedule,
+    engine: createEngine(config.jobs, schedule, async () => {
+      const { runStep } = await import("@/lib/jobs/steps");
+      return (step) => runStep(services, step);
+    }),
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
   };
+  return services;
 }
 
 // On globalThis because Next.js may instantiate this module once per route bundle;

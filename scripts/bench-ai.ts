@@ -34,7 +34,8 @@ import { z } from "zod";
 import { mulberry32 } from "../tests/helpers/random";
 import { startRedisServer } from "../tests/helpers/redis-server";
 import { type Config, loadConfig } from "@/lib/config";
-import { startJob, jobStatus } from "@/lib/jobs/runner";
+import { startJob } from "@/lib/jobs/runner";
+import { jobStatus } from "@/lib/jobs/status";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { type Services, createServices } from "@/lib/services";
 

@@ -1,6 +1,7 @@
 import { recognize, type OcrPage, type PageImage } from "@/lib/extract/ocr/recognize";
 import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
 import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
+import type { SliceClock } from "@/lib/jobs/slice-clock";
 
 /**
  * The CPU-heavy steps of extraction, given to it so that the service runs
@@ -13,6 +14,16 @@ export interface ExtractSteps {
   ocr: (page: PageImage) => Promise<OcrPage>;
   /** Told as each page is read by OCR, `done` of `total`: an async job's progress. */
   onPageRead?: (done: number, total: number) => void;
+  /** An async job's pages read before (by an earlier slice): taken from here, never rendered or read again. */
+  pages?: PageMemo;
+  /** An async job's slice: each page is read as one of its units, and no page is started that would not fit. */
+  slice?: SliceClock;
+}
+
+/** OCR'd pages by their place `k` among the document's pages that OCR reads (the same for the same bytes). */
+export interface PageMemo {
+  get: (k: number) => Promise<OcrPage | null>;
+  put: (k: number, page: OcrPage) => Promise<void>;
 }
 
 /** The steps in this thread; OCR in `languages` (Tesseract's codes, installed from npm). */

@@ -12,7 +12,9 @@ import { TIER_IDS, type TierId } from "@/lib/tiers";
  * key beside it; both expire with the job.
  *
  * The record carries its lease: the worker that holds it (`lease_owner`)
- * until `lease_until`, renewed while it works. Every write is a
+ * until `lease_until`, renewed while it works, and its cursor: the slice it
+ * is at (lib/jobs/slices.ts). What its slices made (OCR'd pages, model
+ * answers) is kept beside it (lib/jobs/job-memo.ts). Every write is a
  * compare-and-set against the record as the writer last saw it, so a worker
  * whose lease lapsed and was taken over can no longer write anything: its
  * next write fails and it stops.
@@ -36,6 +38,12 @@ export const JobRecord = z.object({
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   /** Workers the job has had; a job whose workers keep dying fails after the configured number. */
   attempts: z.number().int().min(1),
+  /**
+   * The slice the job waits for or runs: moved on (by the slice that ends, or a poll taking the job over) only
+   * after that slice's output is stored. A delivery of another cursor is stale and does nothing.
+   */
+  cursor: z.number().int().min(0).default(0),
+  /** The worker running the current slice; "" while the slice waits for its delivery. */
   lease_owner: z.string(),
   /** Epoch milliseconds. */
   lease_until: z.number(),

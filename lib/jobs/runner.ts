@@ -1,16 +1,24 @@
 /**
  * The life of an async job (ai-pro's, or any tier's asked with `async=true`):
- * accepted, worked on under a lease, `completed` or `failed`; visible
- * through its status and result.
+ * accepted, worked on in slices, `completed` or `failed`; visible through its
+ * status and result (lib/jobs/status.ts).
  *
- * The worker renews its lease while it works (a third of the lease at a
- * time) and writes progress as model calls finish. A worker that dies stops
- * renewing; the next status poll after the lease lapses takes the job over
- * (a compare-and-set, so one poller wins) and starts it again. A job whose
- * workers keep dying fails after `maxAttempts`. A failed job releases its
- * payment, so the client can retry with the same X-PAYMENT; a free job's
- * pages, taken when it was accepted, are given back only when the service
- * failed it (not for the client's damaged document).
+ * A job's work is a sequence of slices, each a step the engine delivers
+ * (lib/jobs/engine.ts: QStash, or this process) for the job's cursor. A slice
+ * claims the job (a compare-and-set on its record, which holds the lease),
+ * then does the work from the start, taking what earlier slices stored
+ * (lib/jobs/job-memo.ts: OCR'd pages, model answers) instead of doing it
+ * again, and starts no page or model call that would not end before its
+ * deadline (`JOB_SLICE_MS`, lib/jobs/slice-clock.ts). When its time is up it
+ * moves the cursor on and publishes the next slice; a worker that dies loses
+ * only what its slice had not stored. A stale or duplicate delivery finds the
+ * cursor moved, or the slice claimed, and does nothing.
+ *
+ * The worker renews its lease while it works; a poll after it lapses takes
+ * the job over (lib/jobs/status.ts). A job whose workers keep dying fails
+ * after `maxAttempts`. A failed job releases its payment, so the client can
+ * retry with the same X-PAYMENT; a free job's pages, taken when it was
+ * accepted, are given back only when the service failed it.
  *
  * A job holds its client's place among its active jobs (lib/client-slots.ts)
  * from acceptance to its end, and extracts in the jobs' share of the CPU
@@ -19,7 +27,7 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
 import { isAiTier } from "@/lib/ai/model-client";
-import type { JobAccepted, JobStatus } from "@/lib/api-schema";
+import type { JobAccepted } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/ai/model-boundaries";
@@ -31,7 +39,11 @@ import { type TakenPages, pagesGoBack } from "@/lib/quota";
 import type { Services } from "@/lib/services";
 import { JobHandle } from "@/lib/jobs/job-handle";
 import { TIERS, type TierId } from "@/lib/tiers";
+import type { StepOutcome } from "./engine";
+import { JobMemo } from "./job-memo";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
+import { SliceClock, SliceEnd } from "./slice-clock";
+import { abandon, freeSlot, giveBack, publishSlice, statusUrl } from "./status";
 
 export interface NewJob {
   tier: TierId;
@@ -52,7 +64,6 @@ export interface NewJob {
 /** Records the job and schedules its work; what `POST /chunk/ai-pro` (or any tier with `async=true`) answers. */
 export async function startJob(services: Services, job: NewJob): Promise<JobAccepted> {
   const now = Date.now();
-  const owner = randomUUID();
   const { input } = job;
   const record: JobRecord = {
     job_id: newJobId(job.tier),
@@ -62,7 +73,9 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + services.config.resultTtlSeconds * 1000).toISOString(),
     attempts: 1,
-    lease_owner: owner,
+    cursor: 0,
+    // Waiting for its first slice's delivery: a poll after the lease lapses publishes it again.
+    lease_owner: "",
     lease_until: now + services.config.jobs.leaseMs,
     work: {
       tier: job.tier,
@@ -77,133 +90,91 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     ...(job.freePages ? { free_pages: { pages: job.freePages.pages, taken_at: job.freePages.takenAt } } : {}),
     ...(job.slot ? { client_slot: job.slot } : {}),
   };
-  const version = await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
-  services.schedule(() => runJob(services, version));
+  await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
+  await publishSlice(services, record);
   return { success: true, async: true, job_id: record.job_id, status: "processing", status_url: statusUrl(record) };
-}
-
-const statusUrl = (record: JobRecord) => `${record.work.api_base}/job/${record.job_id}/status`;
-
-/** The job as `GET /job/{id}/status` shows it; a job whose worker's lease lapsed is taken over first. */
-export async function jobStatus(services: Services, id: string): Promise<JobStatus> {
-  let version = await services.jobs.get(id);
-  if (!version) throw jobExpired(id);
-  if (version.record.status === "processing" && version.record.lease_until < Date.now())
-    version = await takeOver(services, version);
-  return statusBody(version.record);
-}
-
-/** The full result of a completed job, as its JSON. */
-export async function jobResult(services: Pick<Services, "jobs" | "results">, id: string): Promise<string> {
-  const version = await services.jobs.get(id);
-  if (!version) throw jobExpired(id);
-  const { record } = version;
-  if (record.status === "processing")
-    throw new ApiError(
-      "job_not_finished",
-      `Job ${id} is still processing (${record.progress}%: ${record.message}). Poll ${statusUrl(record)} every second or two.`,
-      { headers: { "Retry-After": "2" } },
-    );
-  if (record.status === "failed")
-    throw new ApiError("job_failed", `Job ${id} failed: ${record.error?.message ?? "unknown error"}`);
-  return services.results.load(record.result_id!);
-}
-
-function statusBody(record: JobRecord): JobStatus {
-  const body: JobStatus = {
-    success: true,
-    job_id: record.job_id,
-    status: record.status,
-    progress: record.progress,
-    message: record.message,
-    created_at: record.created_at,
-    expires_at: record.expires_at,
-  };
-  if (record.result_id) {
-    body.result_id = record.result_id;
-    body.download_url = `${record.work.api_base}/results/${record.result_id}`;
-  }
-  if (record.error) body.error = record.error;
-  return body;
-}
-
-/** A new worker for a job whose lease lapsed; returns the job as it now stands (someone else's takeover, if they won). */
-async function takeOver(services: Services, version: JobVersion): Promise<JobVersion> {
-  const { record } = version;
-  const now = Date.now();
-  if (record.attempts >= services.config.jobs.maxAttempts) {
-    const failed = await services.jobs.replace(version, {
-      ...record,
-      status: "failed",
-      message: "Failed",
-      error: {
-        code: "job_abandoned" satisfies ErrorCode,
-        message: `its worker stopped ${record.attempts} times without finishing; submit it again${record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}`,
-      },
-    });
-    // Its workers died: the service's failure, so its pages go back too.
-    if (failed) await giveBack(services, failed.record, { pagesBack: true });
-    return failed ?? (await services.jobs.get(record.job_id)) ?? version;
-  }
-  const taken = await services.jobs.replace(version, {
-    ...record,
-    attempts: record.attempts + 1,
-    lease_owner: randomUUID(),
-    lease_until: now + services.config.jobs.leaseMs,
-    message: "Restarting after its worker stopped",
-  });
-  if (!taken) return (await services.jobs.get(record.job_id)) ?? version;
-  services.schedule(() => runJob(services, taken));
-  return taken;
-}
-
-/**
- * What a failed job gives back: its payment released for a retry; its free pages when the service failed it
- * (`pagesBack`); its client's place.
- */
-async function giveBack(
-  services: Pick<Services, "payments" | "quota" | "clientJobs">,
-  record: JobRecord,
-  failure: { pagesBack: boolean },
-): Promise<void> {
-  const { payment, payment_request: request, client } = record.work;
-  if (payment.transaction && request)
-    await services.payments
-      .releasePayment(payment.transaction, request)
-      .catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
-  await freeSlot(services, record);
-  if (client && record.free_pages && failure.pagesBack)
-    await services.quota
-      .refund(client, record.free_pages.pages, record.free_pages.taken_at)
-      .catch((error: unknown) =>
-        console.error(`Returning the free pages of failed job ${record.job_id} failed`, error),
-      );
-}
-
-async function freeSlot(services: Pick<Services, "clientJobs">, record: JobRecord): Promise<void> {
-  if (record.client_slot)
-    await services.clientJobs
-      .release(record.client_slot)
-      .catch((error: unknown) => console.error(`Freeing the client place of job ${record.job_id} failed`, error));
 }
 
 /** Text one enrichment call takes (about 4 characters a token), for the estimate of calls before the chunks exist. */
 const CHARS_PER_ENRICHMENT_CALL = DEFAULT_BATCHES.maxTokens * 4;
 
-/** Runs the job to `completed` or `failed`. Never throws: it runs after the response, where nobody would catch it. */
-export async function runJob(services: Services, version: JobVersion): Promise<void> {
+/**
+ * One slice of a job, delivered for `step.cursor`: stale (the cursor moved on, or the job ended) or busy (another
+ * worker holds this slice, its lease alive) it does nothing; otherwise it claims the slice and runs it.
+ */
+export async function runSlice(services: Services, step: { job_id: string; cursor: number }): Promise<StepOutcome> {
+  const version = await services.jobs.get(step.job_id);
+  if (!version) return "stale";
+  const { record } = version;
+  if (record.status !== "processing" || record.cursor !== step.cursor) return "stale";
+  const now = Date.now();
+  const lapsed = record.lease_until < now;
+  const held = record.lease_owner !== "";
+  if (held && !lapsed) return "busy";
+  // Claimed before, its lease lapsed: that worker died (or was cut off) in this slice.
+  if (held && record.attempts >= services.config.jobs.maxAttempts) {
+    await abandon(services, version);
+    return "done";
+  }
+  const claimed = await services.jobs.replace(version, {
+    ...record,
+    attempts: held ? record.attempts + 1 : record.attempts,
+    lease_owner: randomUUID(),
+    lease_until: now + services.config.jobs.leaseMs,
+    ...(held ? { message: "Resuming after its worker stopped" } : {}),
+  });
+  if (!claimed) return "busy";
+  return runClaimed(services, claimed);
+}
+
+/**
+ * Runs a claimed slice to its end: the job `completed` or `failed`, or its cursor moved and the next slice
+ * published. Never throws: it runs after the response, where nobody would catch it. In the test mode
+ * `FUNCTION_LIMIT_MS`, a slice still running at that limit is killed as a host would: it answers `killed` at once
+ * and nothing it does afterwards is written.
+ */
+async function runClaimed(services: Services, version: JobVersion): Promise<StepOutcome> {
+  const { jobs } = services.config;
   const handle = new JobHandle(services, version);
+  const kill = new AbortController();
+  const clock = new SliceClock(performance.now() + jobs.sliceMs, kill.signal);
+  const memo = new JobMemo(services.store, version.record.job_id, Date.parse(version.record.expires_at), kill.signal);
   const heartbeat = setInterval(
     () => {
       void handle.renew().catch(() => undefined);
       const slot = handle.record.client_slot;
       if (slot) void services.clientJobs.renew(slot).catch(() => undefined);
     },
-    Math.max(250, services.config.jobs.leaseMs / 3),
+    Math.max(250, jobs.leaseMs / 3),
   );
+  let limit: ReturnType<typeof setTimeout> | undefined;
+  const killed = new Promise<StepOutcome>((resolve) => {
+    if (jobs.functionLimitMs === undefined) return;
+    limit = setTimeout(() => {
+      kill.abort();
+      handle.lost.abort();
+      clearInterval(heartbeat);
+      resolve("killed");
+    }, jobs.functionLimitMs);
+  });
   try {
-    const { chunksJson, ...result } = await work(services, handle);
+    return await Promise.race([finishSlice(services, handle, clock, memo), killed]);
+  } finally {
+    clearInterval(heartbeat);
+    clearTimeout(limit);
+  }
+}
+
+async function finishSlice(
+  services: Services,
+  handle: JobHandle,
+  clock: SliceClock,
+  memo: JobMemo,
+): Promise<StepOutcome> {
+  try {
+    const { chunksJson, ...result } = await work(services, handle, clock, memo);
     const resultId = newResultId(TIERS[handle.record.work.tier].resultPrefix);
+    if (handle.lost.signal.aborted) return "stale";
     await services.results.save(
       resultId,
       resultJson({ ...result, job_id: handle.record.job_id, result_id: resultId }, chunksJson),
@@ -217,8 +188,10 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
       result_id: resultId,
     }));
     if (completed) await freeSlot(services, handle.record);
+    return "done";
   } catch (error) {
-    if (handle.lost.signal.aborted) return;
+    if (handle.lost.signal.aborted) return "stale";
+    if (error instanceof SliceEnd) return nextSlice(services, handle, clock);
     const failure: { code: ErrorCode; message: string } =
       error instanceof ApiError
         ? { code: error.code, message: error.message }
@@ -229,16 +202,36 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
     if (!(error instanceof ApiError)) console.error(`Job ${handle.record.job_id} failed:`, error);
     // Given back before the job shows `failed`, since a client that sees it may retry with the same payment at once;
     // the renewal first makes sure the job is still this worker's, for a whole lease, and no other worker's to finish.
-    if (!(await handle.renew().catch(() => false))) return;
+    if (!(await handle.renew().catch(() => false))) return "stale";
     await giveBack(services, handle.record, { pagesBack: pagesGoBack(error) });
     await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
-  } finally {
-    clearInterval(heartbeat);
+    return "done";
   }
 }
 
+/** The slice's time is up: once what it started is stored, the cursor moves on and the next slice is published. */
+async function nextSlice(services: Services, handle: JobHandle, clock: SliceClock): Promise<StepOutcome> {
+  await clock.drain();
+  const moved = await handle
+    .write((r) => ({
+      ...r,
+      cursor: r.cursor + 1,
+      lease_owner: "",
+      lease_until: Date.now() + services.config.jobs.leaseMs,
+    }))
+    .catch(() => false);
+  if (!moved) return "stale";
+  await publishSlice(services, handle.record);
+  return "done";
+}
+
 /** Extract (OCR included), take the free pages, find boundaries, chunk, enrich: the result without the ids. */
-async function work(services: Services, handle: JobHandle): Promise<Record<string, unknown> & { chunksJson: string }> {
+async function work(
+  services: Services,
+  handle: JobHandle,
+  clock: SliceClock,
+  memo: JobMemo,
+): Promise<Record<string, unknown> & { chunksJson: string }> {
   const { record } = handle;
   const { input, options, tier } = record.work;
   handle.progress(0, "Extracting text");
@@ -260,6 +253,8 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
         ocrShare = isAiTier(tier) ? 0.5 : 0.9;
         handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
       },
+      pages: memo.pages,
+      slice: clock,
     }),
   );
   if (tier === "free") await settleFreePages(services, handle, extracted.pageCount);
@@ -292,7 +287,11 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
   };
   const result = await buildResult(doc, extracted, tier, options, {
     embedder: services.embedder,
-    models: services.models,
+    // Each answer stored as it comes: a later slice asks the model only what no slice asked before.
+    models: {
+      ai: services.models.ai && memo.model(services.models.ai, clock),
+      aiPro: services.models.aiPro && memo.model(services.models.aiPro, clock),
+    },
     modelConcurrency: tier === "ai-pro" ? services.config.ai.proConcurrency : services.config.ai.concurrency,
     progress,
     signal: handle.lost.signal,

@@ -11,7 +11,7 @@ import { type ChunkDocumentArgs, ChunkDocumentArgsSchema, JobIdSchema } from "@/
 import { tooManyRequests } from "@/lib/client-slots";
 import { STATUS_NAMES } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
-import { jobResult, jobStatus } from "@/lib/jobs/runner";
+import { jobResult, jobStatus } from "@/lib/jobs/status";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";

@@ -1,4 +1,4 @@
-import { jobResult } from "@/lib/jobs/runner";
+import { jobResult } from "@/lib/jobs/status";
 import { handle, jsonText, preflight } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";
 

@@ -1,4 +1,4 @@
-import { jobStatus } from "@/lib/jobs/runner";
+import { jobStatus } from "@/lib/jobs/status";
 import { handle, json, preflight } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";
 

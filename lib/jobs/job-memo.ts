@@ -1,0 +1,68 @@
+import { createHash } from "node:crypto";
+import { deserialize, serialize } from "node:v8";
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { ModelClient } from "@/lib/ai/model-client";
+import type { Task } from "@/lib/ai/prompts";
+import type { PageMemo } from "@/lib/extract/steps";
+import type { OcrPage } from "@/lib/extract/ocr/recognize";
+import type { Store } from "@/lib/store/types";
+import type { SliceClock } from "./slice-clock";
+
+/**
+ * A job's expensive outputs kept in the store under its own keys, expiring with it, so a slice (or a worker taking
+ * the job over) never does them again: each page read by OCR (its text items, boxes and confidences) and each model
+ * answer. One key a page and one a call keep every request small (a dense page is tens of kB gzipped; Upstash's
+ * free plan takes 1 MB a request).
+ *
+ * Values are Node's structured-clone serialisation (it keeps OCR's typed arrays), gzipped, in base64: the store
+ * takes strings. A value that cannot be read back (another Node version's) is a miss and is done again.
+ */
+export class JobMemo {
+  constructor(
+    private readonly store: Store,
+    private readonly jobId: string,
+    /** When the job expires (epoch ms): its keys go with it. */
+    private readonly expiresAt: number,
+    /** A killed slice writes nothing more. */
+    private readonly killed: AbortSignal,
+  ) {}
+
+  readonly pages: PageMemo = {
+    get: (k) => this.#get<OcrPage>(`jobpage:${this.jobId}:${k}`),
+    put: (k, page) => this.#put(`jobpage:${this.jobId}:${k}`, page),
+  };
+
+  /** `model` answering from the memo, and storing each new answer before it is used; calls timed by `clock`. */
+  model(model: ModelClient, clock: SliceClock): ModelClient {
+    return {
+      model: model.model,
+      ask: async <T>(task: Task<T>, message: string, signal?: AbortSignal): Promise<T> => {
+        const key = `jobcall:${this.jobId}:${createHash("sha256").update(`${model.model}\n${task.name}\n${message}`).digest("base64url")}`;
+        const stored = await this.#get<T>(key);
+        if (stored !== null) return stored;
+        return clock.unit(async () => {
+          const answer = await model.ask(task, message, signal);
+          await this.#put(key, answer);
+          return answer;
+        });
+      },
+    };
+  }
+
+  async #get<T>(key: string): Promise<T | null> {
+    const stored = await this.store.get(key);
+    if (stored === null) return null;
+    try {
+      return deserialize(gunzipSync(Buffer.from(stored, "base64"))) as T;
+    } catch {
+      return null;
+    }
+  }
+
+  async #put(key: string, value: unknown): Promise<void> {
+    if (this.killed.aborted) return;
+    const ttlMs = this.expiresAt - Date.now();
+    if (ttlMs <= 0) return;
+    await this.store.set(key, gzipSync(serialize(value)).toString("base64"), { ttlMs });
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * A scanned job in slices beside the same job in one piece (npm run bench; alone: tsx scripts/bench-jobs.ts).
+ *
+ * An N-page scan (page 1 of tests/fixtures/structured.pdf made an image, repeated) runs as a `structure` job on a
+ * real redis-server, in process: once with slices cut every `--slice-ms` (JOB_SLICE_MS; 60 s by default), once
+ * with one slice longer than the job. Reported: each run's total time, its slices, and the pages OCR'd per page
+ * of the document (target exactly 1.0: no page read twice), and the sliced run's time against the whole one's
+ * (target within 10%).
+ *
+ *   tsx scripts/bench-jobs.ts [--pages 300] [--slice-ms 60000]
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { PDFDocument } from "pdf-lib";
+import { loadConfig } from "@/lib/config";
+import { CpuPool, type CpuRunner } from "@/lib/cpu/pool";
+import { startJob } from "@/lib/jobs/runner";
+import { jobStatus } from "@/lib/jobs/status";
+import { createServices } from "@/lib/services";
+import { RedisStore } from "@/lib/store";
+import { startRedisServer } from "../tests/helpers/redis-server";
+import { pdfOfPages } from "../tests/helpers/scans";
+
+const { values } = parseArgs({
+  options: { pages: { type: "string", default: "300" }, "slice-ms": { type: "string", default: "60000" } },
+});
+const pages = Number(values.pages);
+const sliceMs = Number(values["slice-ms"]);
+if (!Number.isInteger(pages) || pages < 1 || !Number.isInteger(sliceMs) || sliceMs < 1000)
+  throw new Error("--pages N (at least 1) --slice-ms MS (at least 1000)");
+
+const structured = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/structured.pdf")));
+const one = await PDFDocument.load(await pdfOfPages(structured, [{ page: 1, as: "scan" }]));
+const many = await PDFDocument.create();
+for (let i = 0; i < pages; i++) many.addPage((await many.copyPages(one, [0]))[0]);
+const scan = await many.save();
+
+const redis = await startRedisServer();
+const store = new RedisStore({ url: redis.url });
+const pool = new CpuPool(loadConfig({}).cpu);
+let ocrCalls = 0;
+const forJobs = pool.forJobs;
+const counting: CpuRunner = {
+  run: (task, options) => {
+    if (task.op === "ocr") ocrCalls++;
+    return forJobs.run(task, options);
+  },
+};
+Object.defineProperty(pool, "forJobs", { value: counting });
+
+async function run(slice: number) {
+  const config = loadConfig({ REDIS_URL: redis.url, JOB_SLICE_MS: String(slice), OCR_JOB_MAX_PAGES: String(pages) });
+  const services = createServices(config, { store, cpu: pool, schedule: (work) => void work() });
+  ocrCalls = 0;
+  const started = performance.now();
+  const { job_id: id } = await startJob(services, {
+    tier: "structure",
+    input: { kind: "upload", bytes: scan, filename: "scan.pdf" },
+    options: { maxTokens: 512, overlapTokens: 0, outputFormat: "raw" },
+    apiBase: "http://bench.local/api",
+    payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
+  });
+  for (;;) {
+    const status = await jobStatus(services, id);
+    if (status.status === "failed") throw new Error(`job failed: ${JSON.stringify(status.error)}`);
+    if (status.status === "completed") break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const record = (await services.jobs.get(id))!.record;
+  return { seconds, slices: record.cursor + 1, ocrPerPage: ocrCalls / pages };
+}
+
+try {
+  console.log(
+    `# A ${pages}-page scanned job: slices of ${sliceMs / 1000} s beside one piece (${loadConfig({}).cpu.jobThreads} job CPU threads)\n`,
+  );
+  const sliced = await run(sliceMs);
+  const whole = await run(24 * 3600 * 1000);
+  console.log("| run | total | slices | pages OCR'd per page |");
+  console.log("| --- | ---: | ---: | ---: |");
+  console.log(
+    `| sliced every ${sliceMs / 1000} s | ${sliced.seconds.toFixed(1)} s | ${sliced.slices} | ${sliced.ocrPerPage.toFixed(2)} |`,
+  );
+  console.log(`| one piece | ${whole.seconds.toFixed(1)} s | ${whole.slices} | ${whole.ocrPerPage.toFixed(2)} |`);
+  const ratio = sliced.seconds / whole.seconds;
+  console.log(
+    `\nSliced / whole: ${ratio.toFixed(3)} (target at most 1.10); pages OCR'd per page ${sliced.ocrPerPage.toFixed(2)} (target 1.00).`,
+  );
+} finally {
+  await pool.close();
+  await store.close();
+  await redis.stop();
+}
