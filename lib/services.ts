@@ -15,6 +15,9 @@ import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
+import { type WebhookEndpoint, createWebhookEndpoint } from "@/lib/webhooks/endpoint";
+import { InProcessWebhookScheduler, type WebhookDelivery, type WebhookScheduler } from "@/lib/webhooks/scheduler";
+import { Webhooks } from "@/lib/webhooks/webhooks";
 
 /**
  * The side effects of the service, chosen once at start-up from the config.
@@ -45,13 +48,23 @@ export interface Services {
    * taken over by a later poll.
    */
   schedule: (work: () => Promise<void>) => void;
+  /** Jobs' signed webhooks: their URL checked at acceptance, their tries scheduled when the job ends. */
+  webhooks: Webhooks;
 }
 
-export function createServices(
-  config: Config,
-  overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu">> = {},
-): Services {
+/** What tests may replace: the receiver's address rules (through `webhookEndpoint`) and when tries run. */
+export interface ServiceOverrides extends Partial<
+  Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu">
+> {
+  webhookEndpoint?: WebhookEndpoint;
+  /** Given the function that makes one try; by default timers in this process. */
+  webhookScheduler?: (deliver: (delivery: WebhookDelivery) => Promise<void>) => WebhookScheduler;
+}
+
+export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
   const store = overrides.store ?? createStore(config.store);
+  const schedule = overrides.schedule ?? ((work: () => Promise<void>) => waitUntil(work()));
+  const jobs = new JobStore(store);
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
   // One line for all model calls of these services, chat and embeddings, beside each request's own concurrency.
   const modelCalls = pLimit(config.ai.maxInflight);
@@ -67,11 +80,37 @@ export function createServices(
     chain,
     payments: new PaymentGate(config, store, chain),
     models: createModelClients(config.ai, modelCalls),
-    jobs: new JobStore(store),
+    jobs,
     cpu: overrides.cpu ?? sharedPool(config.cpu),
-    schedule: overrides.schedule ?? ((work) => waitUntil(work())),
+    schedule,
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
+    webhooks: createWebhooks(config, jobs, schedule, overrides),
   };
+}
+
+function createWebhooks(
+  config: Config,
+  jobs: JobStore,
+  schedule: Services["schedule"],
+  overrides: ServiceOverrides,
+): Webhooks {
+  // The scheduler runs the tries of the Webhooks it serves, so `deliver` reaches it once both exist.
+  const holder: { webhooks?: Webhooks } = {};
+  const deliver = (delivery: WebhookDelivery) => holder.webhooks!.deliver(delivery);
+  const scheduler =
+    overrides.webhookScheduler?.(deliver) ??
+    new InProcessWebhookScheduler({ deliver, schedule, maxPending: config.webhooks.maxPending });
+  const webhooks = new Webhooks({
+    config,
+    jobs,
+    scheduler,
+    // The document URLs' address rules (URL_FETCH_ALLOW_PRIVATE included), with the webhook's own deadline.
+    endpoint:
+      overrides.webhookEndpoint ??
+      createWebhookEndpoint({ policy: config.urlFetch, timeoutMs: config.webhooks.timeoutMs }),
+  });
+  holder.webhooks = webhooks;
+  return webhooks;
 }
 
 // On globalThis because Next.js may instantiate this module once per route bundle;

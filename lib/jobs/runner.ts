@@ -31,6 +31,7 @@ import { type TakenPages, pagesGoBack } from "@/lib/quota";
 import type { Services } from "@/lib/services";
 import { JobHandle } from "@/lib/jobs/job-handle";
 import { TIERS, type TierId } from "@/lib/tiers";
+import { type JobWebhook, webhookStatus } from "@/lib/webhooks/job-webhook";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
 
 export interface NewJob {
@@ -47,6 +48,8 @@ export interface NewJob {
   freePages?: TakenPages;
   /** The client's place among its active jobs, taken before the job was paid for or its pages taken. */
   slot?: HeldSlot;
+  /** Asked with `webhook_url` (lib/webhooks/): POSTed to when the job ends; its secret is answered once, here. */
+  webhook?: JobWebhook;
 }
 
 /** Records the job and schedules its work; what `POST /chunk/ai-pro` (or any tier with `async=true`) answers. */
@@ -76,10 +79,18 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     },
     ...(job.freePages ? { free_pages: { pages: job.freePages.pages, taken_at: job.freePages.takenAt } } : {}),
     ...(job.slot ? { client_slot: job.slot } : {}),
+    ...(job.webhook ? { webhook: job.webhook } : {}),
   };
   const version = await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
   services.schedule(() => runJob(services, version));
-  return { success: true, async: true, job_id: record.job_id, status: "processing", status_url: statusUrl(record) };
+  return {
+    success: true,
+    async: true,
+    job_id: record.job_id,
+    status: "processing",
+    status_url: statusUrl(record),
+    ...(job.webhook ? { webhook_secret: job.webhook.secret } : {}),
+  };
 }
 
 const statusUrl = (record: JobRecord) => `${record.work.api_base}/job/${record.job_id}/status`;
@@ -124,6 +135,7 @@ function statusBody(record: JobRecord): JobStatus {
     body.download_url = `${record.work.api_base}/results/${record.result_id}`;
   }
   if (record.error) body.error = record.error;
+  if (record.webhook) body.webhook = webhookStatus(record.webhook);
   return body;
 }
 
@@ -143,6 +155,7 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
     });
     // Its workers died: the service's failure, so its pages go back too.
     if (failed) await giveBack(services, failed.record, { pagesBack: true });
+    if (failed) services.webhooks.jobEnded(failed.record, statusBody(failed.record));
     return failed ?? (await services.jobs.get(record.job_id)) ?? version;
   }
   const taken = await services.jobs.replace(version, {
@@ -217,6 +230,7 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
       result_id: resultId,
     }));
     if (completed) await freeSlot(services, handle.record);
+    if (completed) services.webhooks.jobEnded(handle.record, statusBody(handle.record));
   } catch (error) {
     if (handle.lost.signal.aborted) return;
     const failure: { code: ErrorCode; message: string } =
@@ -231,7 +245,10 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
     // the renewal first makes sure the job is still this worker's, for a whole lease, and no other worker's to finish.
     if (!(await handle.renew().catch(() => false))) return;
     await giveBack(services, handle.record, { pagesBack: pagesGoBack(error) });
-    await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
+    const failed = await handle
+      .write((r) => ({ ...r, status: "failed", message: "Failed", error: failure }))
+      .catch(() => false);
+    if (failed) services.webhooks.jobEnded(handle.record, statusBody(handle.record));
   } finally {
     clearInterval(heartbeat);
   }
