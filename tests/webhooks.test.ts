@@ -10,7 +10,7 @@ import { newJobId } from "@/lib/jobs/job-store";
 import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { createWebhookEndpoint } from "@/lib/webhooks/endpoint";
-import { newJobWebhook } from "@/lib/webhooks/job-webhook";
+import { type JobWebhook, newJobWebhook } from "@/lib/webhooks/job-webhook";
 import { InProcessWebhookScheduler } from "@/lib/webhooks/scheduler";
 import { ORIGIN, call, prose, upload } from "./helpers/api";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
@@ -299,6 +299,67 @@ describe("a job's webhook", () => {
     expect(job.webhook_secret).toMatch(/^whsec_/);
     secretFor(path).resolve(job.webhook_secret);
     expect((await webhookSettled(job.job_id)).webhook).toMatchObject({ state: "delivered", last_status: 204 });
+  });
+});
+
+describe("tries delivered by an engine", () => {
+  /** A job record as a test writes it: ended (or not), with a webhook to `path`. */
+  async function jobWith(
+    services: Services,
+    path: string,
+    status: "processing" | "completed",
+    webhook: Partial<JobWebhook> = {},
+  ) {
+    const now = Date.now();
+    const jobId = newJobId("free");
+    const hook = { ...newJobWebhook(`${hooks}${path}`, 5), ...webhook };
+    secretFor(path).resolve(hook.secret);
+    await services.jobs.create({
+      job_id: jobId,
+      status,
+      progress: status === "completed" ? 100 : 10,
+      message: status === "completed" ? "Completed" : "Extracting text",
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + 3_600_000).toISOString(),
+      attempts: 1,
+      lease_owner: "a worker",
+      lease_until: now + 60_000,
+      work: {
+        tier: "free",
+        input: { kind: "url", url: `${hooks}/doc.txt` },
+        options: { maxTokens: 512, overlapTokens: 64, outputFormat: "raw" },
+        api_base: `${ORIGIN}/api`,
+        payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
+      },
+      webhook: hook,
+    });
+    return { jobId, delivery: { job_id: jobId, attempt: 1, payload: JSON.stringify({ job_id: jobId }) } };
+  }
+
+  it("make a try delivered twice once, none for a job still processing, and again a try whose maker died", async () => {
+    const services = useServices({ WEBHOOK_TIMEOUT_MS: "1000" });
+    const tries = (path: string) => received.filter((r) => r.path === path).length;
+
+    const twice = await jobWith(services, "/verify/twice", "completed");
+    await Promise.all([services.webhooks.deliver(twice.delivery), services.webhooks.deliver(twice.delivery)]);
+    await services.webhooks.deliver(twice.delivery);
+    expect(tries("/verify/twice")).toBe(1);
+    expect((await status(twice.jobId)).webhook).toMatchObject({ state: "delivered", attempts: 1 });
+
+    const running = await jobWith(services, "/verify/running", "processing");
+    const before = (await services.jobs.get(running.jobId))!.raw;
+    await services.webhooks.deliver(running.delivery);
+    expect(tries("/verify/running")).toBe(0);
+    expect((await services.jobs.get(running.jobId))!.raw).toBe(before);
+
+    // Claimed 3 s ago (past twice the 1 s deadline) and never finished: the engine's redelivery makes it.
+    const died = await jobWith(services, "/verify/died", "completed", {
+      attempts: 1,
+      attempt_started_at: Date.now() - 3000,
+    });
+    await services.webhooks.deliver(died.delivery);
+    expect(tries("/verify/died")).toBe(1);
+    expect((await status(died.jobId)).webhook).toMatchObject({ state: "delivered", attempts: 1 });
   });
 });
 

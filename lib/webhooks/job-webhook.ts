@@ -21,6 +21,8 @@ export const JobWebhookSchema = z.object({
   last_status: z.number().int().optional(),
   /** Why the last try failed, when it did: `timeout`, `http_status`, `redirect`, `url_forbidden`, ... */
   last_error: z.string().optional(),
+  /** Epoch milliseconds the try under way was claimed, until its outcome is written. */
+  attempt_started_at: z.number().optional(),
   /** Epoch milliseconds of the next try, while one is scheduled. */
   next_attempt_at: z.number().optional(),
 });

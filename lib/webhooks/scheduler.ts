@@ -1,17 +1,23 @@
+import { z } from "zod";
+
 /**
  * When a job's webhook is tried: the first try as soon as the job ends, each retry after its backoff. Behind this
  * interface so the engine that drives jobs can carry the retries (a QStash message with a delay, deduplicated by
  * `deliveryKey`); the in-process scheduler here is the embedded default.
  */
 
-/** One try of a job's webhook: all a scheduler carries. The secret and URL stay in the job record. */
-export interface WebhookDelivery {
-  job_id: string;
+/**
+ * One try of a job's webhook: all a scheduler carries (an engine's message body, parsed with this schema where it
+ * is received). The secret and URL stay in the job record.
+ */
+export const WebhookDeliverySchema = z.object({
+  job_id: z.string().max(200),
   /** 1 for the first try. */
-  attempt: number;
+  attempt: z.number().int().min(1).max(100),
   /** The exact JSON that is signed and sent: the job's status body when it ended. */
-  payload: string;
-}
+  payload: z.string().max(64 * 1024),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
 export interface WebhookScheduler {
   /** Runs the try after `delayMs`; false when it could not be scheduled (a bound reached, the engine refused it). */

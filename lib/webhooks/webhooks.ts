@@ -58,13 +58,14 @@ export class Webhooks {
 
   /** One try; a duplicate, stale or unneeded try does nothing. What an engine's delivery of a try runs. */
   async deliver(delivery: WebhookDelivery): Promise<void> {
+    const startedAt = Date.now();
     const claimed = await this.#update(delivery.job_id, (webhook, record) =>
       // A job still processing belongs to its worker, whose next write a write here would make fail.
       record.status !== "processing" &&
       webhook.state === "pending" &&
-      webhook.attempts === delivery.attempt - 1 &&
-      delivery.attempt <= webhook.max_attempts
-        ? { ...webhook, attempts: delivery.attempt, next_attempt_at: undefined }
+      delivery.attempt <= webhook.max_attempts &&
+      (webhook.attempts === delivery.attempt - 1 || this.#abandoned(webhook, delivery, startedAt))
+        ? { ...webhook, attempts: delivery.attempt, next_attempt_at: undefined, attempt_started_at: startedAt }
         : null,
     );
     if (!claimed?.webhook) return;
@@ -82,10 +83,11 @@ export class Webhooks {
     const retryAt = Date.now() + delayMs;
     const retries = !outcome.ok && delivery.attempt < maxAttempts && retryAt < Date.parse(claimed.expires_at);
     await this.#update(delivery.job_id, (webhook) =>
-      webhook.attempts !== delivery.attempt
+      webhook.attempts !== delivery.attempt || webhook.attempt_started_at !== startedAt
         ? null
         : {
             ...webhook,
+            attempt_started_at: undefined,
             state: outcome.ok ? "delivered" : retries ? "pending" : "exhausted",
             ...(outcome.status === undefined ? {} : { last_status: outcome.status }),
             last_error: outcome.ok ? undefined : outcome.reason,
@@ -95,6 +97,18 @@ export class Webhooks {
     if (!retries) return;
     const next = { ...delivery, attempt: delivery.attempt + 1 };
     if (!(await this.deps.scheduler.later(next, delayMs))) await this.#notScheduled(next);
+  }
+
+  /**
+   * This very try, claimed by a maker that never wrote its outcome (its process or function died) and long past
+   * its deadline: an engine delivering the try again makes it again, where a plain duplicate does nothing.
+   */
+  #abandoned(webhook: JobWebhook, delivery: WebhookDelivery, now: number): boolean {
+    return (
+      webhook.attempts === delivery.attempt &&
+      webhook.attempt_started_at !== undefined &&
+      now - webhook.attempt_started_at > 2 * this.deps.config.webhooks.timeoutMs
+    );
   }
 
   /** A try the scheduler refused: the webhook gives up, and says why. */
