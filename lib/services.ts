@@ -58,7 +58,7 @@ export interface ServiceOverrides extends Partial<
 > {
   webhookEndpoint?: WebhookEndpoint;
   /** Given the function that makes one try; by default timers in this process. */
-  webhookScheduler?: (deliver: (delivery: WebhookDelivery) => Promise<void>) => WebhookScheduler;
+  webhookScheduler?: (deliver: (delivery: WebhookDelivery) => Promise<unknown>) => WebhookScheduler;
 }
 
 export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {

@@ -38,7 +38,7 @@ export class InProcessWebhookScheduler implements WebhookScheduler {
 
   constructor(
     private readonly options: {
-      deliver: (delivery: WebhookDelivery) => Promise<void>;
+      deliver: (delivery: WebhookDelivery) => Promise<unknown>;
       /** Runs work beyond the response (`Services.schedule`: `waitUntil` on Vercel). */
       schedule: (work: () => Promise<void>) => void;
       maxPending: number;
@@ -52,6 +52,7 @@ export class InProcessWebhookScheduler implements WebhookScheduler {
       this.options.schedule(() =>
         this.options
           .deliver(delivery)
+          .then(() => undefined)
           .catch((error: unknown) => console.error(`A webhook try of job ${delivery.job_id} failed`, error))
           .finally(() => this.#done()),
       );

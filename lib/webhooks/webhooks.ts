@@ -56,8 +56,13 @@ export class Webhooks {
       .catch((error: unknown) => console.error(`Scheduling the webhook of job ${record.job_id} failed`, error));
   }
 
-  /** One try; a duplicate, stale or unneeded try does nothing. What an engine's delivery of a try runs. */
-  async deliver(delivery: WebhookDelivery): Promise<void> {
+  /**
+   * One try; a duplicate, stale or unneeded try does nothing. What an engine's delivery of a try runs: `made`
+   * (whatever the receiver answered: the outcome is in the record, the next try scheduled), `skipped` (nothing
+   * to do), or `in_progress` (this try is being made elsewhere and may yet be abandoned: an engine should deliver
+   * it again later, e.g. answer 503 to QStash).
+   */
+  async deliver(delivery: WebhookDelivery): Promise<"made" | "skipped" | "in_progress"> {
     const startedAt = Date.now();
     const claimed = await this.#update(delivery.job_id, (webhook, record) =>
       // A job still processing belongs to its worker, whose next write a write here would make fail.
@@ -68,7 +73,7 @@ export class Webhooks {
         ? { ...webhook, attempts: delivery.attempt, next_attempt_at: undefined, attempt_started_at: startedAt }
         : null,
     );
-    if (!claimed?.webhook) return;
+    if (!claimed?.webhook) return (await this.#inProgress(delivery)) ? "in_progress" : "skipped";
     const { url, secret, max_attempts: maxAttempts } = claimed.webhook;
 
     const id = webhookId(delivery.job_id);
@@ -94,9 +99,17 @@ export class Webhooks {
             next_attempt_at: retries ? retryAt : undefined,
           },
     );
-    if (!retries) return;
+    if (!retries) return "made";
     const next = { ...delivery, attempt: delivery.attempt + 1 };
     if (!(await this.deps.scheduler.later(next, delayMs))) await this.#notScheduled(next);
+    return "made";
+  }
+
+  async #inProgress(delivery: WebhookDelivery): Promise<boolean> {
+    const webhook = (await this.deps.jobs.get(delivery.job_id))?.record.webhook;
+    return (
+      webhook?.state === "pending" && webhook.attempts === delivery.attempt && webhook.attempt_started_at !== undefined
+    );
   }
 
   /**
