@@ -125,6 +125,15 @@ const EnvSchema = z.object({
   URL_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000),
   URL_FETCH_ALLOW_PRIVATE: bool.default(false),
 
+  /** Tries of a job's webhook, the first included; each within the job's lifetime (RESULT_TTL_SECONDS). */
+  WEBHOOK_MAX_ATTEMPTS: int(1, 20).default(5),
+  /** One try, from resolving the host to the answer's status line; a receiver cannot hold the service longer. */
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  /** The wait before the second try; each later wait is five times the one before (5 s, 25 s, ~2 min, ~10 min). */
+  WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(5_000),
+  /** Tries waiting or running in one process (the in-process scheduler's timers): past that, a try is not scheduled. */
+  WEBHOOK_MAX_PENDING: int(1, 1_000_000).default(1_000),
+
   TRUST_PROXY_HEADERS: bool.optional(),
   /** Trusted proxies in front of the service: the client is the address the outermost of them saw, this many values from the right. */
   TRUSTED_PROXY_HOPS: int(1, 16).default(1),
@@ -255,6 +264,15 @@ export interface Config {
     graceMs: number;
   };
   urlFetch: { timeoutMs: number; maxBytes: number; allowPrivate: boolean; maxRedirects: number };
+  /** A job's webhook (lib/webhooks/): its URL passes `urlFetch`'s address rules, at acceptance and at each try. */
+  webhooks: {
+    maxAttempts: number;
+    timeoutMs: number;
+    /** The wait before the second try; each later one is `RETRY_GROWTH` times longer. */
+    retryBaseMs: number;
+    /** Tries one process holds at once (waiting or running), in the in-process scheduler. */
+    maxPending: number;
+  };
   trustProxyHeaders: boolean;
   /** Where a trusted proxy puts the client's address, and how many trusted proxies stand in front (believed only with `trustProxyHeaders`). */
   clientIp: { header: (typeof CLIENT_IP_HEADERS)[number]; hops: number };
@@ -472,6 +490,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBytes: e.MAX_UPLOAD_BYTES,
       allowPrivate: e.URL_FETCH_ALLOW_PRIVATE,
       maxRedirects: 5,
+    },
+    webhooks: {
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      maxPending: e.WEBHOOK_MAX_PENDING,
     },
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? Boolean(e.VERCEL),
     // Vercel overwrites X-Forwarded-For with the address its edge saw and sets x-vercel-forwarded-for alike; the latter survives a proxy put in front of Vercel.

@@ -84,7 +84,12 @@ export const ERROR_CODES = {
   invalid_options: {
     status: 400,
     scopes: ["options"],
-    when: "`max_tokens`, `overlap_tokens` or `output_format` out of range.",
+    when: "`max_tokens`, `overlap_tokens` or `output_format` out of range, or `webhook_url` on a request that is not a job.",
+  },
+  webhook_url_refused: {
+    status: 400,
+    scopes: ["options"],
+    when: "`webhook_url` is not an http or https URL, or its host does not resolve or resolves to a non-public address.",
   },
   invalid_request: { status: 400, scopes: ["json"], when: "The JSON body does not match the schema." },
   invalid_json: { status: 400, scopes: ["json"], when: "The body is not valid JSON." },

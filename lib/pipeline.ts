@@ -25,6 +25,8 @@ import type { ResourceKind } from "@/lib/payments/x402-v2";
 import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
+import { ApiError } from "@/lib/errors";
+import type { JobWebhook } from "@/lib/webhooks/job-webhook";
 
 /**
  * The one path every chunking request takes: input → quota or payment gate → extract → chunk → format →
@@ -63,6 +65,8 @@ interface Checked extends ChunkRequest {
   detected?: Detected;
   /** The upload's SHA-256, hex: the payment binding and the document id. */
   sha256?: string;
+  /** A job asked with `webhook_url`: its URL checked, its secret made. */
+  webhook?: JobWebhook;
 }
 
 /** The document, loaded and extracted; the extraction takes a main-thread turn of its own. */
@@ -80,7 +84,7 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   const options = resolveOptions(request.options, services.config.chunking);
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (isAiTier(tier.id)) requireModel(services.models, tier.id);
-  const checked: Checked = { ...request };
+  const checked: Checked = { ...request, webhook: await acceptWebhook(services, tier, request) };
   if (request.input.kind === "upload") {
     // Decoding and hashing an upload read all of it: on a main-thread turn of their own, like the extraction.
     await mainThreadTurn();
@@ -116,6 +120,7 @@ async function runFree(
           client: request.client,
           freePages: reservation,
           slot,
+          webhook: request.webhook,
         });
         return { body, headers: rateLimitHeaders(reservation) };
       } catch (error) {
@@ -186,6 +191,26 @@ async function load(services: Pick<Services, "fetchUrl">, request: Checked): Pro
   return input.kind === "upload" ? loaded(input, request) : loaded(await services.fetchUrl(input.url));
 }
 
+/**
+ * A request's `webhook_url`, checked before any payment or page is taken. Refused on a synchronous request rather
+ * than making it a job: the client chose an answer with the chunks in it, and a job is another answer (and
+ * another purchase); its webhook would only repeat what the response already said.
+ */
+async function acceptWebhook(
+  services: Pick<Services, "webhooks">,
+  tier: Tier,
+  request: ChunkRequest,
+): Promise<JobWebhook | undefined> {
+  const url = request.options.webhook_url;
+  if (url === undefined) return undefined;
+  if (!runsAsJob(tier, request))
+    throw new ApiError(
+      "invalid_options",
+      `webhook_url is for jobs: the ${tier.id} tier answers this request with its chunks. Add async=true to run it as a job whose end is POSTed to webhook_url.`,
+    );
+  return services.webhooks.accept(url);
+}
+
 /** ai-pro always runs as a job; any tier does when asked with `async=true`. */
 const runsAsJob = (tier: Tier, request: ChunkRequest) => tier.mode === "async" || request.options.async === true;
 
@@ -240,6 +265,7 @@ async function runPaid(
           payment: paymentOf(settled),
           paymentRequest: requestKey,
           slot,
+          webhook: request.webhook,
         });
         const response = { body, headers: settled.headers };
         await claim.complete(response);

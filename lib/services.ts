@@ -16,6 +16,10 @@ import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
+import { type WebhookEndpoint, createWebhookEndpoint } from "@/lib/webhooks/endpoint";
+import { InProcessWebhookScheduler, type WebhookDelivery, type WebhookScheduler } from "@/lib/webhooks/scheduler";
+import { Webhooks } from "@/lib/webhooks/webhooks";
+import { EngineWebhookScheduler } from "@/lib/webhooks/engine-scheduler";
 
 /**
  * The side effects of the service, chosen once at start-up from the config.
@@ -48,17 +52,30 @@ export interface Services {
   schedule: (work: () => Promise<void>) => void;
   /** What drives a job's slices: QStash when configured, else this process (through `schedule`). */
   engine: Engine;
+  /** Jobs' signed webhooks: their URL checked at acceptance, their tries scheduled when the job ends. */
+  webhooks: Webhooks;
 }
 
-export function createServices(
-  config: Config,
-  overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu">> = {},
-): Services {
+/** What tests may replace: the receiver's address rules (through `webhookEndpoint`) and when tries run. */
+export interface ServiceOverrides extends Partial<
+  Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu">
+> {
+  webhookEndpoint?: WebhookEndpoint;
+  /** Given the function that makes one try; by default timers in this process. */
+  webhookScheduler?: (deliver: (delivery: WebhookDelivery) => Promise<unknown>) => WebhookScheduler;
+}
+
+export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
   const store = overrides.store ?? createStore(config.store);
+  const schedule = overrides.schedule ?? ((work: () => Promise<void>) => waitUntil(work()));
+  const jobs = new JobStore(store);
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
   // One line for all model calls of these services, chat and embeddings, beside each request's own concurrency.
   const modelCalls = pLimit(config.ai.maxInflight);
-  const schedule = overrides.schedule ?? ((work) => waitUntil(work()));
+  const engine = createEngine(config.jobs, schedule, async () => {
+    const { runStep } = await import("@/lib/jobs/steps");
+    return (step) => runStep(services, step);
+  });
   const services: Services = {
     config,
     store,
@@ -71,16 +88,43 @@ export function createServices(
     chain,
     payments: new PaymentGate(config, store, chain),
     models: createModelClients(config.ai, modelCalls),
-    jobs: new JobStore(store),
+    jobs,
     cpu: overrides.cpu ?? sharedPool(config.cpu),
     schedule,
-    engine: createEngine(config.jobs, schedule, async () => {
-      const { runStep } = await import("@/lib/jobs/steps");
-      return (step) => runStep(services, step);
-    }),
+    engine,
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),
+    webhooks: createWebhooks(config, jobs, schedule, engine, overrides),
   };
   return services;
+}
+
+function createWebhooks(
+  config: Config,
+  jobs: JobStore,
+  schedule: Services["schedule"],
+  engine: Engine,
+  overrides: ServiceOverrides,
+): Webhooks {
+  // The scheduler runs the tries of the Webhooks it serves, so `deliver` reaches it once both exist.
+  const holder: { webhooks?: Webhooks } = {};
+  const deliver = (delivery: WebhookDelivery) => holder.webhooks!.deliver(delivery);
+  // On QStash the retries ride the engine, durable across functions; in process, bounded timers.
+  const scheduler =
+    overrides.webhookScheduler?.(deliver) ??
+    (engine.kind === "qstash"
+      ? new EngineWebhookScheduler(engine)
+      : new InProcessWebhookScheduler({ deliver, schedule, maxPending: config.webhooks.maxPending }));
+  const webhooks = new Webhooks({
+    config,
+    jobs,
+    scheduler,
+    // The document URLs' address rules (URL_FETCH_ALLOW_PRIVATE included), with the webhook's own deadline.
+    endpoint:
+      overrides.webhookEndpoint ??
+      createWebhookEndpoint({ policy: config.urlFetch, timeoutMs: config.webhooks.timeoutMs }),
+  });
+  holder.webhooks = webhooks;
+  return webhooks;
 }
 
 // On globalThis because Next.js may instantiate this module once per route bundle;

@@ -30,6 +30,11 @@ export const ChunkOptionsSchema = z.object({
       description:
         "`true`: run as a job, on any tier (ai-pro always is one). The answer is at once `{job_id, status_url}`; poll the status (progress page by page while OCR reads a scan), then fetch the result. For scans with more pages than a synchronous request reads by OCR.",
     }),
+  webhook_url: z.string().min(1).max(2048).optional().meta({
+    description:
+      "Jobs only (ai-pro, or `async=true`; refused on a synchronous request): an `http` or `https` URL on a public address that gets the job's status body by POST when it completes or fails, signed per Standard Webhooks with the `webhook_secret` of the answer. Retried with backoff until it answers 2xx.",
+    example: "https://example.com/hooks/chunkwise",
+  }),
 });
 export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 

@@ -98,8 +98,34 @@ export const JobAcceptedSchema = z
     job_id: JobIdSchema,
     status: z.literal("processing"),
     status_url: z.url().meta({ description: "Poll it every second or two: `{base_url}/job/{job_id}/status`." }),
+    webhook_secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=]+$/)
+      .optional()
+      .meta({
+        description:
+          "With `webhook_url`: this job's secret for verifying its webhook (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). Shown only here: keep it.",
+        example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      }),
   })
   .meta({ id: "JobAccepted", description: "ai-pro: the job was created; it runs after this answer." });
+
+export const JobWebhookStatusSchema = z
+  .object({
+    state: z.enum(["pending", "delivered", "exhausted"]).meta({
+      description:
+        "`pending` until the job ends and while a retry is due; `delivered` once the receiver answered 2xx; `exhausted` when every try failed (or none was left within the job's lifetime).",
+    }),
+    attempts: count.meta({ description: "Tries made so far; every try carries the same `webhook-id`." }),
+    max_attempts: z.number().int().min(1),
+    last_status: z.number().int().optional().meta({ description: "The receiver's HTTP status on its last answer." }),
+    last_error: z.string().optional().meta({
+      description:
+        "Why the last try failed: `timeout`, `http_status` (not 2xx), `redirect` (never followed), `url_forbidden` (the host now resolves to a non-public address), `url_unresolvable`, `connection_failed`, `not_scheduled`.",
+    }),
+    next_attempt_at: z.iso.datetime().optional().meta({ description: "When the next try is due, while one is." }),
+  })
+  .meta({ id: "JobWebhookStatus", description: "A job asked with `webhook_url`: how its delivery went." });
 
 export const JobStatusSchema = z
   .object({
@@ -125,6 +151,7 @@ export const JobStatusSchema = z
     error: z.object({ code: z.string(), message: z.string() }).optional().meta({
       description: "When failed. The payment was released: submit the request again with the same `X-PAYMENT`.",
     }),
+    webhook: JobWebhookStatusSchema.optional(),
   })
   .meta({ id: "JobStatus" });
 
@@ -146,4 +173,5 @@ export type StoredResultSummaryBody = z.infer<typeof StoredResultSummarySchema>;
 export type StoredResultBody = z.infer<typeof StoredResultSchema>;
 export type JobAccepted = z.infer<typeof JobAcceptedSchema>;
 export type JobStatus = z.infer<typeof JobStatusSchema>;
+export type JobWebhookStatus = z.infer<typeof JobWebhookStatusSchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;

@@ -26,15 +26,19 @@ export interface ResolvedAddress {
 /** Resolves a host name to every address it has; tests inject a fake so no real DNS is involved. */
 export type LookupHost = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
-export interface FetchDocumentOptions {
-  timeoutMs: number;
-  maxBytes: number;
+/** Which addresses a client's URL may reach: document URLs and webhook URLs share it. */
+export interface AddressPolicy {
   /** Tests only (URL_FETCH_ALLOW_PRIVATE): skips the address policy entirely. */
   allowPrivate: boolean;
-  maxRedirects: number;
   /** Replaces `isPublicAddress`, so tests can treat some loopback addresses as public and others as not. */
   isAllowedAddress?: (ip: string) => boolean;
   lookup?: LookupHost;
+}
+
+export interface FetchDocumentOptions extends AddressPolicy {
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
 }
 
 export interface FetchedDocument {
@@ -80,10 +84,21 @@ export function isPublicAddress(ip: string): boolean {
   return addr.range() === "unicast" && addr.match(IPV6_GLOBAL_UNICAST, 3);
 }
 
-export async function fetchDocument(url: string, options: FetchDocumentOptions): Promise<FetchedDocument> {
-  const policy = options.allowPrivate ? () => true : (options.isAllowedAddress ?? isPublicAddress);
-  const resolve = options.lookup ?? systemLookup;
+/**
+ * The addresses of `url`'s host, every one allowed by `policy` (else `url_forbidden`, or `url_unresolvable`):
+ * what a pinned agent (`createPinnedAgent`) may then connect to for that host.
+ */
+export async function resolveAllowed(url: URL, policy: AddressPolicy, signal: AbortSignal): Promise<readonly string[]> {
+  const allowed = policy.allowPrivate ? () => true : (policy.isAllowedAddress ?? isPublicAddress);
+  const host = bareHostname(url);
+  const addresses = await abortable(resolveHost(host, policy.lookup ?? systemLookup), signal);
+  // The address stays out of the message: echoing it would turn this API into an internal-DNS oracle.
+  if (addresses.some((ip) => !allowed(ip)))
+    throw new ApiError("url_forbidden", `The URL's host ${host} is not a public address.`);
+  return addresses;
+}
 
+export async function fetchDocument(url: string, options: FetchDocumentOptions): Promise<FetchedDocument> {
   const controller = new AbortController();
   const timeoutError = new ApiError("url_timeout", `Fetching the URL took longer than ${options.timeoutMs} ms.`);
   const timer = setTimeout(() => controller.abort(timeoutError), options.timeoutMs);
@@ -98,12 +113,7 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
     for (let hop = 0; ; hop++) {
       const host = bareHostname(current);
       checked.delete(host);
-      const addresses = await abortable(resolveHost(host, resolve), signal);
-      if (addresses.some((ip) => !policy(ip))) {
-        // The address stays out of the message: echoing it would turn this API into an internal-DNS oracle.
-        throw new ApiError("url_forbidden", `The URL's host ${host} is not a public address.`);
-      }
-      checked.set(host, addresses);
+      checked.set(host, await resolveAllowed(current, options, signal));
 
       const res = await request(current, {
         method: "GET",
@@ -154,7 +164,7 @@ export async function fetchDocument(url: string, options: FetchDocumentOptions):
   }
 }
 
-function parseFetchUrl(raw: string, base?: URL): URL {
+export function parseFetchUrl(raw: string, base?: URL): URL {
   let parsed: URL;
   try {
     parsed = new URL(raw, base);
@@ -170,7 +180,7 @@ function parseFetchUrl(raw: string, base?: URL): URL {
 }
 
 /** The host as undici hands it to the connector: brackets stripped from IPv6 literals. */
-function bareHostname(url: URL): string {
+export function bareHostname(url: URL): string {
   const h = url.hostname;
   return h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h;
 }
@@ -196,7 +206,7 @@ const systemLookup: LookupHost = (hostname) => dnsLookup(hostname, { all: true, 
  * set. The connector refuses any host without a checked entry, so even an
  * undici code path we did not anticipate cannot open an unchecked socket.
  */
-function createPinnedAgent(checked: ReadonlyMap<string, readonly string[]>): Agent {
+export function createPinnedAgent(checked: ReadonlyMap<string, readonly string[]>): Agent {
   const pinnedLookup = (
     hostname: string,
     opts: LookupOptions,
@@ -271,7 +281,7 @@ type ResponseBody = Dispatcher.ResponseData["body"];
  * undici turns a plain destroy() of an unfinished body into an "aborted"
  * error event; nobody is left to listen, and unheard it would crash the process.
  */
-function discard(body: ResponseBody): void {
+export function discard(body: ResponseBody): void {
   body.on("error", () => undefined);
   body.destroy();
 }

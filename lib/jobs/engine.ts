@@ -1,10 +1,11 @@
 import { Client } from "@upstash/qstash";
 import { z } from "zod";
 import type { Config } from "@/lib/config";
+import { WebhookDeliverySchema } from "@/lib/webhooks/scheduler";
 
 /**
- * What drives work that outlives a response, one step at a time: an async job's slices (and, later, webhook
- * deliveries). Two engines, chosen from the config:
+ * What drives work that outlives a response, one step at a time: an async job's slices and its webhook's tries.
+ * Two engines, chosen from the config:
  * - QStash: each step is a message published to `PUBLIC_BASE_URL/api/jobs/step`, delivered signed, retried with
  *   backoff by QStash when the function fails or is cut off, deduplicated by its id (a job's id and cursor);
  * - in-process (the embedded default): the step runs in this process, detached from the request, after the ones
@@ -12,9 +13,10 @@ import type { Config } from "@/lib/config";
  * A step delivered twice does nothing twice: its handler checks the cursor in the store (lib/jobs/slices.ts).
  */
 
-/** One step of work; its handlers are in lib/jobs/steps.ts. Webhook deliveries will add their kind here. */
+/** One step of work; its handlers are in lib/jobs/steps.ts. */
 export const Step = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("job-slice"), job_id: z.string().max(100), cursor: z.number().int().min(0) }),
+  z.object({ kind: z.literal("webhook"), delivery: WebhookDeliverySchema }),
 ]);
 export type Step = z.infer<typeof Step>;
 

@@ -5,6 +5,7 @@ import { OUTPUT_FORMATS } from "@/lib/formats";
 import type { Store } from "@/lib/store/types";
 import { JOB_ID_PATTERN } from "@/lib/api-schema";
 import { TIER_IDS, type TierId } from "@/lib/tiers";
+import { JobWebhookSchema } from "@/lib/webhooks/job-webhook";
 
 /**
  * Async jobs in the store, so any instance can poll, continue or finish a
@@ -72,6 +73,8 @@ export const JobRecord = z.object({
   free_pages: z.object({ pages: z.number().int().nonnegative(), taken_at: z.number() }).optional(),
   /** The client's place among its active jobs (lib/client-slots.ts), renewed with the lease, freed when the job ends. */
   client_slot: z.object({ key: z.string(), token: z.string() }).optional(),
+  /** Asked with `webhook_url`: where the job's end is POSTed, its signing secret, how the tries went (lib/webhooks/). */
+  webhook: JobWebhookSchema.optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 

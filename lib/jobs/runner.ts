@@ -43,7 +43,8 @@ import type { StepOutcome } from "./engine";
 import { JobMemo } from "./job-memo";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
 import { SliceClock, SliceEnd } from "./slice-clock";
-import { abandon, freeSlot, giveBack, publishSlice, statusUrl } from "./status";
+import { abandon, freeSlot, giveBack, publishSlice, statusBody, statusUrl } from "./status";
+import type { JobWebhook } from "@/lib/webhooks/job-webhook";
 
 export interface NewJob {
   tier: TierId;
@@ -59,6 +60,8 @@ export interface NewJob {
   freePages?: TakenPages;
   /** The client's place among its active jobs, taken before the job was paid for or its pages taken. */
   slot?: HeldSlot;
+  /** Asked with `webhook_url` (lib/webhooks/): POSTed to when the job ends; its secret is answered once, here. */
+  webhook?: JobWebhook;
 }
 
 /** Records the job and schedules its work; what `POST /chunk/ai-pro` (or any tier with `async=true`) answers. */
@@ -89,10 +92,18 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     },
     ...(job.freePages ? { free_pages: { pages: job.freePages.pages, taken_at: job.freePages.takenAt } } : {}),
     ...(job.slot ? { client_slot: job.slot } : {}),
+    ...(job.webhook ? { webhook: job.webhook } : {}),
   };
   await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
   await publishSlice(services, record);
-  return { success: true, async: true, job_id: record.job_id, status: "processing", status_url: statusUrl(record) };
+  return {
+    success: true,
+    async: true,
+    job_id: record.job_id,
+    status: "processing",
+    status_url: statusUrl(record),
+    ...(job.webhook ? { webhook_secret: job.webhook.secret } : {}),
+  };
 }
 
 /** Text one enrichment call takes (about 4 characters a token), for the estimate of calls before the chunks exist. */
@@ -188,6 +199,7 @@ async function finishSlice(
       result_id: resultId,
     }));
     if (completed) await freeSlot(services, handle.record);
+    if (completed) services.webhooks.jobEnded(handle.record, statusBody(handle.record));
     return "done";
   } catch (error) {
     if (handle.lost.signal.aborted) return "stale";
@@ -204,7 +216,10 @@ async function finishSlice(
     // the renewal first makes sure the job is still this worker's, for a whole lease, and no other worker's to finish.
     if (!(await handle.renew().catch(() => false))) return "stale";
     await giveBack(services, handle.record, { pagesBack: pagesGoBack(error) });
-    await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
+    const failed = await handle
+      .write((r) => ({ ...r, status: "failed", message: "Failed", error: failure }))
+      .catch(() => false);
+    if (failed) services.webhooks.jobEnded(handle.record, statusBody(handle.record));
     return "done";
   }
 }

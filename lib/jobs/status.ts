@@ -8,6 +8,7 @@ import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { Services } from "@/lib/services";
 import { type JobRecord, type JobVersion, jobExpired } from "./job-store";
+import { webhookStatus } from "@/lib/webhooks/job-webhook";
 
 export const statusUrl = (record: JobRecord) => `${record.work.api_base}/job/${record.job_id}/status`;
 
@@ -36,7 +37,7 @@ export async function jobResult(services: Pick<Services, "jobs" | "results">, id
   return services.results.load(record.result_id!);
 }
 
-function statusBody(record: JobRecord): JobStatus {
+export function statusBody(record: JobRecord): JobStatus {
   const body: JobStatus = {
     success: true,
     job_id: record.job_id,
@@ -51,6 +52,7 @@ function statusBody(record: JobRecord): JobStatus {
     body.download_url = `${record.work.api_base}/results/${record.result_id}`;
   }
   if (record.error) body.error = record.error;
+  if (record.webhook) body.webhook = webhookStatus(record.webhook);
   return body;
 }
 
@@ -102,6 +104,7 @@ export async function abandon(services: Services, version: JobVersion): Promise<
   });
   // Its workers died: the service's failure, so its pages go back too.
   if (failed) await giveBack(services, failed.record, { pagesBack: true });
+  if (failed) services.webhooks.jobEnded(failed.record, statusBody(failed.record));
   return failed ?? (await services.jobs.get(record.job_id)) ?? version;
 }
 

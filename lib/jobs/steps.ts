@@ -7,5 +7,9 @@ export function runStep(services: Services, step: Step): Promise<StepOutcome> {
   switch (step.kind) {
     case "job-slice":
       return runSlice(services, step);
+    case "webhook":
+      // A try another delivery is making is asked for again later; a made or skipped one is done (its retry, if
+      // any, is already published by `deliver`).
+      return services.webhooks.deliver(step.delivery).then((outcome) => (outcome === "in_progress" ? "busy" : "done"));
   }
 }
