@@ -13,6 +13,8 @@ import { createServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import { type QStashStandin, startQStashStandin } from "./helpers/qstash-standin";
+import { Webhook } from "standardwebhooks";
+import { newJobWebhook } from "@/lib/webhooks/job-webhook";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 import { pdfOfPages } from "./helpers/scans";
 
@@ -214,6 +216,9 @@ describe("through QStash (its stand-in): signed, duplicated and dropped deliveri
       QSTASH_URL: qstash.url,
       QSTASH_CURRENT_SIGNING_KEY: qstash.currentSigningKey,
       QSTASH_NEXT_SIGNING_KEY: qstash.nextSigningKey,
+      // The webhook receiver below is on loopback; its retries come quickly.
+      URL_FETCH_ALLOW_PRIVATE: "true",
+      WEBHOOK_RETRY_BASE_MS: "200",
     });
     expect(s.config.jobs.engine.kind).toBe("qstash");
   });
@@ -241,6 +246,58 @@ describe("through QStash (its stand-in): signed, duplicated and dropped deliveri
     expect(deliveries.length).toBeGreaterThanOrEqual(2 * done.cursor);
     expect(deliveries.every((d) => [200, 409].includes(d.status))).toBe(true);
     expect(qstash.published().map((p) => p.deduplicationId)).toContain(`${id}-1`);
+  }, 700_000);
+
+  it("carries a webhook's tries as steps: the refused first try retried by a delayed message, each try signed", async () => {
+    const tries: { status: number; verified: boolean; id: string }[] = [];
+    const hooks = createServer((request, response) => {
+      void (async () => {
+        const parts: Buffer[] = [];
+        for await (const part of request) parts.push(part as Buffer);
+        let verified = true;
+        try {
+          new Webhook(hook.secret).verify(
+            Buffer.concat(parts).toString("utf8"),
+            request.headers as Record<string, string>,
+          );
+        } catch {
+          verified = false;
+        }
+        const status = tries.length === 0 ? 500 : 204;
+        tries.push({ status, verified, id: String(request.headers["webhook-id"]) });
+        response.writeHead(status).end();
+      })();
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, "127.0.0.1", resolve));
+    const hook = newJobWebhook(`http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`, 5);
+    try {
+      qstash.behave({ duplicates: 0, dropNext: 0 });
+      const accepted = await startJob(s, {
+        tier: "structure",
+        input: { kind: "upload", bytes: new TextEncoder().encode("# Ledger\n\nShips came in."), filename: "a.md" },
+        options: { maxTokens: 256, overlapTokens: 0, outputFormat: "raw" },
+        apiBase: "http://chunkwise.test/api",
+        payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
+        webhook: hook,
+      });
+      expect(accepted.webhook_secret).toBe(hook.secret);
+      expect(await finished(s, accepted.job_id, 600_000)).toMatchObject({ status: "completed" });
+      await expect.poll(() => tries.length, { timeout: 120_000, interval: 200 }).toBe(2);
+      await qstash.idle();
+      expect(tries.map((t) => t.status)).toEqual([500, 204]);
+      expect(tries.every((t) => t.verified)).toBe(true);
+      expect(new Set(tries.map((t) => t.id)).size).toBe(1);
+      const steps = qstash
+        .published()
+        .filter((p) => !p.deduplicated)
+        .map((p) => ({ id: p.deduplicationId, step: JSON.parse(p.body) as { kind: string } }))
+        .filter((p) => p.step.kind === "webhook");
+      expect(steps.map((p) => p.id)).toEqual([`webhook-${accepted.job_id}-1`, `webhook-${accepted.job_id}-2`]);
+      expect((await jobStatus(s, accepted.job_id)).webhook).toMatchObject({ state: "delivered", attempts: 2 });
+    } finally {
+      hooks.closeAllConnections();
+      await new Promise((resolve) => hooks.close(resolve));
+    }
   }, 700_000);
 
   it("refuses a delivery without a signature (401) or signed with another key (403), running nothing", async () => {
