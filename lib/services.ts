@@ -15,6 +15,8 @@ import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
+import { vercelBlobStorage } from "@/lib/uploads/blob-storage";
+import { Uploads } from "@/lib/uploads/uploads";
 
 /**
  * The side effects of the service, chosen once at start-up from the config.
@@ -34,6 +36,8 @@ export interface Services {
   /** The AI tiers' models (absent: that tier is not configured). */
   models: ModelClients;
   jobs: JobStore;
+  /** Two-step uploads (`POST /api/uploads`), their bytes in the store or in Vercel Blob. */
+  uploads: Uploads;
   /** The worker threads for CPU work, and the bounded line of requests in front of them. */
   cpu: CpuPool;
   fetchUrl: (url: string) => Promise<FetchedDocument>;
@@ -49,7 +53,7 @@ export interface Services {
 
 export function createServices(
   config: Config,
-  overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu">> = {},
+  overrides: Partial<Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu" | "uploads">> = {},
 ): Services {
   const store = overrides.store ?? createStore(config.store);
   const chain = overrides.chain ?? createChainRpc(config.payments.rpcUrl);
@@ -68,6 +72,13 @@ export function createServices(
     payments: new PaymentGate(config, store, chain),
     models: createModelClients(config.ai, modelCalls),
     jobs: new JobStore(store),
+    uploads:
+      overrides.uploads ??
+      new Uploads(
+        config,
+        store,
+        config.uploads.target.kind === "blob" ? vercelBlobStorage(config.uploads.target) : undefined,
+      ),
     cpu: overrides.cpu ?? sharedPool(config.cpu),
     schedule: overrides.schedule ?? ((work) => waitUntil(work())),
     fetchUrl: overrides.fetchUrl ?? ((url) => fetchDocument(url, config.urlFetch)),

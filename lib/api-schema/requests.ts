@@ -33,16 +33,34 @@ export const ChunkOptionsSchema = z.object({
 });
 export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 
+/** `upload_id` as a request field: any string, so an id of another form answers 404 like an expired one. */
+const uploadIdField = z.string().min(1).max(100);
+
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
-  url: z.string().min(1).max(4096).meta({
-    description:
-      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address.",
-    example: "https://example.com/paper.pdf",
-  }),
+  url: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .meta({
+      description:
+        "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
+      example: "https://example.com/paper.pdf",
+    }),
+  upload_id: uploadIdField
+    .optional()
+    .meta({
+      description:
+        "Instead of `url`: a document uploaded in two steps (`POST /api/uploads`, then its bytes to the target it answers), for files larger than a request body may be on this host.",
+      example: "upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
+    }),
   tier: z
     .enum(TIER_IDS)
     .default("structure")
     .meta({ description: "Which tier chunks it; the paid ones need `X-PAYMENT`." }),
+}).refine((body) => (body.url === undefined) !== (body.upload_id === undefined), {
+  message: "give exactly one of `url` and `upload_id`",
+  path: ["url"],
 });
 export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 
@@ -52,9 +70,17 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
  * the other fields with `ChunkOptionsSchema`, which this extends.
  */
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
-  file: z.file().meta({
+  file: z
+    .file()
+    .optional()
+    .meta({
+      description:
+        "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text. Give this or `upload_id`.",
+    }),
+  upload_id: uploadIdField.optional().meta({
     description:
-      "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text.",
+      "Instead of `file`: a document uploaded in two steps (`POST /api/uploads`), for files larger than a request body may be on this host (Vercel: 4.5 MB).",
+    example: "upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
   }),
 });
 
@@ -63,6 +89,10 @@ export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).optional().meta({ description: "The document's http(s) URL." }),
   text: z.string().optional().meta({ description: "The document itself, as text (Markdown, HTML or plain)." }),
   file_base64: z.string().optional().meta({ description: "The document's bytes in base64 (PDF, DOCX, PNG, ...)." }),
+  upload_id: uploadIdField.optional().meta({
+    description:
+      "A large file uploaded in two steps: POST /api/uploads {filename, content_type, size} answers an `upload_id` and where to send the bytes (PUT them to `target.url`, or Vercel Blob's client upload); then pass the `upload_id` here.",
+  }),
   filename: z
     .string()
     .max(255)
