@@ -211,7 +211,7 @@ export const ERROR_CODES = {
   },
   file_too_large: {
     status: 413,
-    scopes: ["upload"],
+    scopes: ["upload", "uploads"],
     when: (config) => `The upload is over ${megabytes(config.limits.maxUploadBytes)}.`,
   },
   body_too_large: {

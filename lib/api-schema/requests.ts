@@ -33,6 +33,10 @@ export const ChunkOptionsSchema = z.object({
 });
 export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 
+/** "Exactly one of": the refinement as JSON Schema says it (zod's conversion leaves refinements out). */
+export const URL_OR_UPLOAD = { oneOf: [{ required: ["url"] }, { required: ["upload_id"] }] };
+export const FILE_OR_UPLOAD = { oneOf: [{ required: ["file"] }, { required: ["upload_id"] }] };
+
 /** `upload_id` as a request field: any string, so an id of another form answers 404 like an expired one. */
 const uploadIdField = z.string().min(1).max(100);
 
@@ -58,10 +62,12 @@ export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
     .enum(TIER_IDS)
     .default("structure")
     .meta({ description: "Which tier chunks it; the paid ones need `X-PAYMENT`." }),
-}).refine((body) => (body.url === undefined) !== (body.upload_id === undefined), {
-  message: "give exactly one of `url` and `upload_id`",
-  path: ["url"],
-});
+})
+  .refine((body) => (body.url === undefined) !== (body.upload_id === undefined), {
+    message: "give exactly one of `url` and `upload_id`",
+    path: ["url"],
+  })
+  .meta(URL_OR_UPLOAD);
 export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 
 /**
@@ -82,7 +88,7 @@ export const UploadRequestSchema = ChunkOptionsSchema.extend({
       "Instead of `file`: a document uploaded in two steps (`POST /api/uploads`), for files larger than a request body may be on this host (Vercel: 4.5 MB).",
     example: "upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
   }),
-});
+}).meta(FILE_OR_UPLOAD);
 
 /** The arguments of the MCP tool `chunk_document`: one of `url`, `text` or `file_base64`, and the options of the HTTP API. */
 export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
