@@ -59,7 +59,9 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
 
 const { refusedOverLimit } = await load("./lib/http/function-body-limit.ts");
 if (config.functionBodyLimitBytes)
-  console.log(`Test mode: request bodies over ${config.functionBodyLimitBytes} bytes are refused (FUNCTION_BODY_LIMIT_BYTES)`);
+  console.log(
+    `Test mode: request bodies over ${config.functionBodyLimitBytes} bytes are refused (FUNCTION_BODY_LIMIT_BYTES)`,
+  );
 
 const app = next({ dev: false, dir: import.meta.dirname, hostname: "localhost", port });
 await app.prepare();

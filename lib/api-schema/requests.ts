@@ -41,23 +41,16 @@ export const FILE_OR_UPLOAD = { oneOf: [{ required: ["file"] }, { required: ["up
 const uploadIdField = z.string().min(1).max(100);
 
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
-  url: z
-    .string()
-    .min(1)
-    .max(4096)
-    .optional()
-    .meta({
-      description:
-        "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
-      example: "https://example.com/paper.pdf",
-    }),
-  upload_id: uploadIdField
-    .optional()
-    .meta({
-      description:
-        "Instead of `url`: a document uploaded in two steps (`POST /api/uploads`, then its bytes to the target it answers), for files larger than a request body may be on this host.",
-      example: "upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
-    }),
+  url: z.string().min(1).max(4096).optional().meta({
+    description:
+      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
+    example: "https://example.com/paper.pdf",
+  }),
+  upload_id: uploadIdField.optional().meta({
+    description:
+      "Instead of `url`: a document uploaded in two steps (`POST /api/uploads`, then its bytes to the target it answers), for files larger than a request body may be on this host.",
+    example: "upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
+  }),
   tier: z
     .enum(TIER_IDS)
     .default("structure")
@@ -76,13 +69,10 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
  * the other fields with `ChunkOptionsSchema`, which this extends.
  */
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
-  file: z
-    .file()
-    .optional()
-    .meta({
-      description:
-        "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text. Give this or `upload_id`.",
-    }),
+  file: z.file().optional().meta({
+    description:
+      "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text. Give this or `upload_id`.",
+  }),
   upload_id: uploadIdField.optional().meta({
     description:
       "Instead of `file`: a document uploaded in two steps (`POST /api/uploads`), for files larger than a request body may be on this host (Vercel: 4.5 MB).",

@@ -42,7 +42,11 @@ function refuse(response: ServerResponse, limit: number): void {
  * Checks `request` against `limit`: true when it was refused (and answered), so the caller hands it to no
  * handler. A chunked body is watched as it arrives and cut off, answered 413, once over the limit.
  */
-export function refusedOverLimit(request: IncomingMessage, response: ServerResponse, limit: number | undefined): boolean {
+export function refusedOverLimit(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limit: number | undefined,
+): boolean {
   if (limit === undefined || isExempt(request)) return false;
   const declared = request.headers["content-length"];
   if (declared !== undefined) {

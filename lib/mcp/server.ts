@@ -103,7 +103,15 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     },
     async (args, extra) => {
       try {
-        const { url: _url, text: _text, file_base64: _file, upload_id: _upload, filename: _name, tier, ...options } = args;
+        const {
+          url: _url,
+          text: _text,
+          file_base64: _file,
+          upload_id: _upload,
+          filename: _name,
+          tier,
+          ...options
+        } = args;
         // One of the client's places for requests in progress, as an HTTP request takes (lib/http/chunk-handlers.ts);
         // the instance's place is taken in the pipeline, right before the work.
         const slots = services.clientRequests;

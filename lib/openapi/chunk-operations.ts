@@ -71,7 +71,11 @@ export function uploadOperation(
     ...(paid ? { security: paidSecurity } : {}),
     requestBody: {
       required: true,
-      content: { "multipart/form-data": { schema: UploadRequestSchema.extend(optionsAsEnforced(config.chunking)).meta(FILE_OR_UPLOAD) } },
+      content: {
+        "multipart/form-data": {
+          schema: UploadRequestSchema.extend(optionsAsEnforced(config.chunking)).meta(FILE_OR_UPLOAD),
+        },
+      },
     },
     responses: {
       200: async
@@ -130,7 +134,10 @@ export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCo
       "Instead of `url`, `upload_id` names a document uploaded in two steps (`POST /uploads`); a payment binds to its bytes' SHA-256.",
     ].join("\n\n"),
     security: [{}, ...paidSecurity],
-    requestBody: { required: true, ...json(UrlChunkRequestSchema.safeExtend(optionsAsEnforced(config.chunking)).meta(URL_OR_UPLOAD)) },
+    requestBody: {
+      required: true,
+      ...json(UrlChunkRequestSchema.safeExtend(optionsAsEnforced(config.chunking)).meta(URL_OR_UPLOAD)),
+    },
     responses: {
       200: {
         description: "The chunking result, or for `ai-pro` and with `async: true` the job.",

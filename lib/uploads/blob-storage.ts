@@ -22,13 +22,13 @@ export interface BlobStorage {
    * The answer to one handshake request of `upload()`; `grant` decides from the pathname and the client's
    * payload (the upload id) what the token allows, and throws to refuse.
    */
-  answerHandshake(
+  answerHandshake: (
     request: Request,
     body: unknown,
     grant: (pathname: string, clientPayload: string | null) => Promise<UploadGrant>,
-  ): Promise<unknown>;
+  ) => Promise<unknown>;
   /** The blob's bytes as a stream, or null when nothing was uploaded there. */
-  open(pathname: string): Promise<{ stream: ReadableStream<Uint8Array>; size: number } | null>;
+  open: (pathname: string) => Promise<{ stream: ReadableStream<Uint8Array>; size: number } | null>;
 }
 
 export function vercelBlobStorage(options: { token: string; access: "private" | "public" }): BlobStorage {

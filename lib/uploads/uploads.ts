@@ -124,7 +124,11 @@ export class Uploads {
       throw mismatch(`Upload ${id} already holds other bytes (SHA-256 ${record.received.sha256}).`);
     }
     // Refused now if no tier reads it, so a client learns it before paying or chunking.
-    await detect(bytes, { filename: record.filename, contentType: record.content_type }, this.config.limits.maxCharsPerRequest);
+    await detect(
+      bytes,
+      { filename: record.filename, contentType: record.content_type },
+      this.config.limits.maxCharsPerRequest,
+    );
     if (await this.#records.receive(version, bytes, sha256)) return answer;
     // Another PUT wrote first: the same bytes are an answer, others a conflict.
     const now = await this.#records.get(id);
