@@ -33,7 +33,6 @@ function refuse(response: ServerResponse, limit: number): void {
     ...CORS_HEADERS,
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
-    connection: "close",
   });
   response.end(body);
 }
@@ -52,8 +51,9 @@ export function refusedOverLimit(
   if (declared !== undefined) {
     if (Number(declared) <= limit) return false;
     refuse(response, limit);
-    // The unread body is not wanted: the socket goes once the answer is written.
-    response.on("finish", () => request.destroy());
+    // Read and dropped, never kept, so a client still sending reads the answer instead of a broken pipe
+    // (server.requestTimeout bounds a body that never ends).
+    request.resume();
     return true;
   }
   if (request.headers["transfer-encoding"] === undefined) return false;
@@ -61,11 +61,13 @@ export function refusedOverLimit(
   let seen = 0;
   const push = request.push.bind(request);
   request.push = (chunk: unknown, encoding?: BufferEncoding) => {
-    if (chunk !== null && chunk !== undefined) seen += (chunk as Buffer).length;
+    // The end passes: the handler's read of a body it was refused finishes, and it answers into a closed response.
+    if (chunk === null || chunk === undefined) return push(chunk, encoding);
+    seen += (chunk as Buffer).length;
     if (seen <= limit) return push(chunk, encoding);
+    // Past the limit: answered once, and the rest dropped unread by any handler.
     refuse(response, limit);
-    response.on("finish", () => request.destroy());
-    return false;
+    return true;
   };
   return false;
 }
