@@ -57,6 +57,12 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
   }
 }
 
+const { refusedOverLimit } = await load("./lib/http/function-body-limit.ts");
+if (config.functionBodyLimitBytes)
+  console.log(
+    `Test mode: request bodies over ${config.functionBodyLimitBytes} bytes are refused (FUNCTION_BODY_LIMIT_BYTES)`,
+  );
+
 const app = next({ dev: false, dir: import.meta.dirname, hostname: "localhost", port });
 await app.prepare();
 const handle = app.getRequestHandler();
@@ -64,6 +70,7 @@ const handle = app.getRequestHandler();
 const server = http.createServer((req, res) => {
   // Overwrites whatever the client sent under this name.
   req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "unknown";
+  if (refusedOverLimit(req, res, config.functionBodyLimitBytes)) return;
   handle(req, res);
 });
 // Node's own bounds on receiving a request, beside the handlers' body deadline (BODY_READ_TIMEOUT_MS): headers

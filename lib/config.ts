@@ -121,6 +121,18 @@ const EnvSchema = z.object({
   BODY_READ_TIMEOUT_MS: int(500, 3_600_000).default(30_000),
   BODY_MIN_BYTES_PER_SECOND: int(0, 1024 * 1024 * 1024).default(16 * 1024),
   BODY_MIN_RATE_GRACE_MS: int(0, 3_600_000).default(5_000),
+  /**
+   * Test mode of a host's function body limit (Vercel: 4.5 MB): request bodies over it are refused with 413
+   * before any handler reads them. Off (0) by default; the harness sets 4718592.
+   */
+  FUNCTION_BODY_LIMIT_BYTES: int(0, 1024 * 1024 * 1024).default(0),
+  /** Vercel Blob's read-write token: with it, large uploads go to Blob by client upload instead of to the service. */
+  BLOB_READ_WRITE_TOKEN: optionalString,
+  /** The Blob store's access mode; documents belong in a private store. */
+  BLOB_ACCESS: z.enum(["private", "public"]).default("private"),
+  /** Uploads (`POST /api/uploads`) a client may start at once, and how many more a minute. */
+  UPLOADS_BURST: int(1, 10_000).default(5),
+  UPLOADS_PER_MINUTE: int(1, 10_000).default(1),
 
   URL_FETCH_TIMEOUT_MS: int(100, 600_000).default(20_000),
   URL_FETCH_ALLOW_PRIVATE: bool.default(false),
@@ -273,6 +285,13 @@ export interface Config {
     /** Tries one process holds at once (waiting or running), in the in-process scheduler. */
     maxPending: number;
   };
+  /** Two-step uploads (`POST /api/uploads`): where the bytes go, and how many a client may start (a token bucket). */
+  uploads: {
+    target: { kind: "service" } | { kind: "blob"; token: string; access: "private" | "public" };
+    perClient: { burst: number; perMinute: number };
+  };
+  /** Refuse request bodies over this many bytes with 413 before any handler reads them (a host's function limit, in tests); absent: off. */
+  functionBodyLimitBytes?: number;
   trustProxyHeaders: boolean;
   /** Where a trusted proxy puts the client's address, and how many trusted proxies stand in front (believed only with `trustProxyHeaders`). */
   clientIp: { header: (typeof CLIENT_IP_HEADERS)[number]; hops: number };
@@ -497,6 +516,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       maxPending: e.WEBHOOK_MAX_PENDING,
     },
+    uploads: {
+      target: e.BLOB_READ_WRITE_TOKEN
+        ? { kind: "blob", token: e.BLOB_READ_WRITE_TOKEN, access: e.BLOB_ACCESS }
+        : { kind: "service" },
+      perClient: { burst: e.UPLOADS_BURST, perMinute: e.UPLOADS_PER_MINUTE },
+    },
+    functionBodyLimitBytes: e.FUNCTION_BODY_LIMIT_BYTES || undefined,
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? Boolean(e.VERCEL),
     // Vercel overwrites X-Forwarded-For with the address its edge saw and sets x-vercel-forwarded-for alike; the latter survives a proxy put in front of Vercel.
     clientIp: {

@@ -103,11 +103,22 @@ ${tiers.join("\n")}
 
 ## Endpoints
 
-- \`POST ${apiBase}/chunk/<tier>\`: multipart \`file\`, optional \`max_tokens\`, \`overlap_tokens\`, \`output_format\` (raw, pinecone, weaviate, chroma, qdrant).
-- \`POST ${apiBase}/chunk\`: JSON \`{url, tier, max_tokens, overlap_tokens, output_format}\`.
+- \`POST ${apiBase}/chunk/<tier>\`: multipart \`file\` (or \`upload_id\`), optional \`max_tokens\`, \`overlap_tokens\`, \`output_format\` (raw, pinecone, weaviate, chroma, qdrant).
+- \`POST ${apiBase}/chunk\`: JSON \`{url or upload_id, tier, max_tokens, overlap_tokens, output_format}\`.
+- \`POST ${apiBase}/uploads\`: JSON \`{filename, content_type, size, sha256?}\` starts a two-step upload (see below).
 - \`GET ${apiBase}/job/{job_id}/status\` and \`/result\`: jobs (ai-pro, or any tier run with \`async=true\`, as long scans should be).
 - \`GET ${apiBase}/results/{result_id}\`: results of 100 chunks or more.
 - \`GET ${apiBase}\`: tiers, prices, limits and how to pay, as JSON.
+
+## Large files: two-step uploads
+
+A request body may be refused by the host before the service sees it (on Vercel, over 4.5 MB${config.functionBodyLimitBytes ? `; this server refuses bodies over ${config.functionBodyLimitBytes} bytes` : ""}). For a larger file (up to ${config.limits.maxUploadBytes} bytes):
+
+1. \`POST ${apiBase}/uploads\` with JSON \`{filename, content_type, size, sha256?}\`; the answer has \`upload_id\` and \`target\`.
+2. ${config.uploads.target.kind === "blob" ? "This server's target is Vercel Blob (`target.kind` `blob`): upload with `upload(target.pathname, file, {access: target.access, handleUploadUrl: target.handle_upload_url, clientPayload: upload_id})` from `@vercel/blob/client`." : "This server's target is itself (`target.kind` `put`): `PUT` the raw bytes, exactly `size` of them, to `target.url` in one request."}
+3. Chunk with \`upload_id\` instead of \`file\` (multipart field) or \`url\` (JSON field), on any tier. A payment binds to the bytes' SHA-256, as for a file sent inline.
+
+An upload expires with results (${Math.round(config.resultTtlSeconds / 60)} minutes); an unknown or expired \`upload_id\` answers 404 \`expired_or_unknown\`.
 
 ## How to pay
 
@@ -121,7 +132,7 @@ One payment pays for one request (one document or URL, one tier, one set of opti
 
 ## MCP
 
-MCP server (Streamable HTTP): \`${apiBase}/mcp\`, tools \`chunk_document\`, \`list_tiers\`, \`get_job\`, \`get_result\`; paid tiers through x402's MCP transport (\`_meta["x402/payment"]\`).
+MCP server (Streamable HTTP): \`${apiBase}/mcp\`, tools \`chunk_document\`, \`create_upload\` (a large file: get an upload target, send the bytes, then \`chunk_document\` with \`upload_id\`), \`list_tiers\`, \`get_job\`, \`get_result\`; paid tiers through x402's MCP transport (\`_meta["x402/payment"]\`).
 
 ## Docs
 

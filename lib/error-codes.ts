@@ -50,6 +50,8 @@ export type Scope =
   | "faucet"
   | "store"
   | "chain"
+  | "uploadId"
+  | "uploads"
   | "any";
 
 interface CodeSpec {
@@ -97,6 +99,11 @@ export const ERROR_CODES = {
   expected_multipart: { status: 400, scopes: ["upload"], when: "The body is not multipart/form-data." },
   invalid_multipart: { status: 400, scopes: ["upload"], when: "A malformed multipart body." },
   missing_file: { status: 400, scopes: ["upload"], when: "No `file` part." },
+  upload_mismatch: {
+    status: 400,
+    scopes: ["uploads"],
+    when: "The bytes sent are not the upload's declared size, or not its declared SHA-256, or differ from bytes already received for it.",
+  },
   invalid_url: { status: 400, scopes: ["url"], when: "Not an http or https URL." },
   url_forbidden: { status: 400, scopes: ["url"], when: "The URL (or a redirect) resolves to a non-public address." },
   url_unresolvable: { status: 400, scopes: ["url"], when: "The URL's host does not resolve." },
@@ -185,8 +192,9 @@ export const ERROR_CODES = {
   },
   expired_or_unknown: {
     status: 404,
-    scopes: ["result", "job"],
-    when: (config) => `No such result or job, or it expired (they are kept ${lifetimeText(config.resultTtlSeconds)}).`,
+    scopes: ["result", "job", "uploadId"],
+    when: (config) =>
+      `No such result, job or upload (\`upload_id\`), or it expired (they are kept ${lifetimeText(config.resultTtlSeconds)}).`,
   },
   not_found: {
     status: 404,
@@ -206,6 +214,11 @@ export const ERROR_CODES = {
     when: (config) =>
       `The request body did not arrive within ${config.bodyRead.timeoutMs / 1000} s, or slower than ${config.bodyRead.minBytesPerSecond / 1024} KB/s after the first ${config.bodyRead.graceMs / 1000} s.`,
   },
+  upload_incomplete: {
+    status: 409,
+    scopes: ["uploadId"],
+    when: "The upload's bytes have not arrived yet: PUT them (or finish the Blob upload) before chunking by `upload_id`.",
+  },
   job_not_finished: { status: 409, scopes: ["jobResult"], when: "The job is still processing: poll its status." },
   job_failed: { status: 409, scopes: ["jobResult"], when: "The job failed: its status carries the error." },
   job_abandoned: {
@@ -215,10 +228,15 @@ export const ERROR_CODES = {
   },
   file_too_large: {
     status: 413,
-    scopes: ["upload"],
+    scopes: ["upload", "uploads"],
     when: (config) => `The upload is over ${megabytes(config.limits.maxUploadBytes)}.`,
   },
-  body_too_large: { status: 413, scopes: ["json"], when: "The JSON body is over 64 KB." },
+  body_too_large: {
+    status: 413,
+    scopes: ["json", "upload"],
+    when: (config) =>
+      `The JSON body is over 64 KB${config.functionBodyLimitBytes ? `, or any request body is over this host's function limit of ${megabytes(config.functionBodyLimitBytes)} (send larger files through \`POST /api/uploads\`)` : ""}.`,
+  },
   url_too_large: {
     status: 413,
     scopes: ["url"],
@@ -277,6 +295,12 @@ export const ERROR_CODES = {
     scopes: ["upload", "url"],
     when: (config) =>
       `The client has ${config.perClient.maxConcurrentRequests} chunking requests in progress: wait for one (\`Retry-After\`).`,
+  },
+  too_many_uploads: {
+    status: 429,
+    scopes: ["uploads"],
+    when: (config) =>
+      `The client started ${config.uploads.perClient.burst} uploads at once (${config.uploads.perClient.perMinute} more a minute): wait \`Retry-After\` (seconds).`,
   },
   too_many_jobs: {
     status: 429,

@@ -37,12 +37,18 @@ import type { JobWebhook } from "@/lib/webhooks/job-webhook";
 
 export const INLINE_CHUNK_LIMIT = 100;
 
+/** A file sent with the request, a URL to fetch, or a two-step upload named by its id (read before anything else). */
 export type DocumentInput =
-  { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string } | { kind: "url"; url: string };
+  | { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string }
+  | { kind: "url"; url: string }
+  | { kind: "uploaded"; uploadId: string };
 
-export interface ChunkRequest {
+/** The request's input with its document read, if it names one by `upload_id`. */
+type ReadInput = Exclude<DocumentInput, { kind: "uploaded" }>;
+
+export interface ChunkRequest<Input extends DocumentInput = DocumentInput> {
   tier: TierId;
-  input: DocumentInput;
+  input: Input;
   options: ChunkOptionsInput;
   /** Client address, for the free quota. */
   client: string;
@@ -61,7 +67,7 @@ export interface ChunkResponse {
 }
 
 /** A request with what its upload was found to be before payment or quota (so its bytes are decoded and hashed once). */
-interface Checked extends ChunkRequest {
+interface Checked extends ChunkRequest<ReadInput> {
   detected?: Detected;
   /** The upload's SHA-256, hex: the payment binding and the document id. */
   sha256?: string;
@@ -84,12 +90,17 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   const options = resolveOptions(request.options, services.config.chunking);
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (isAiTier(tier.id)) requireModel(services.models, tier.id);
-  const checked: Checked = { ...request, webhook: await acceptWebhook(services, tier, request) };
-  if (request.input.kind === "upload") {
+  // A two-step upload is read first and from then on is an upload like any other: the same checks, the same binding.
+  const input: ReadInput =
+    request.input.kind === "uploaded"
+      ? { kind: "upload", ...(await services.uploads.read(request.input.uploadId)) }
+      : request.input;
+  const checked: Checked = { ...request, input, webhook: await acceptWebhook(services, tier, request) };
+  if (input.kind === "upload") {
     // Decoding and hashing an upload read all of it: on a main-thread turn of their own, like the extraction.
     await mainThreadTurn();
-    checked.detected = await detect(request.input.bytes, request.input, services.config.limits.maxCharsPerRequest);
-    checked.sha256 = sha256Hex(request.input.bytes);
+    checked.detected = await detect(input.bytes, input, services.config.limits.maxCharsPerRequest);
+    checked.sha256 = sha256Hex(input.bytes);
   }
   return isPaid(tier) ? runPaid(services, checked, tier, options) : runFree(services, checked, tier, options);
 }

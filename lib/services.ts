@@ -20,6 +20,8 @@ import { type WebhookEndpoint, createWebhookEndpoint } from "@/lib/webhooks/endp
 import { InProcessWebhookScheduler, type WebhookDelivery, type WebhookScheduler } from "@/lib/webhooks/scheduler";
 import { Webhooks } from "@/lib/webhooks/webhooks";
 import { EngineWebhookScheduler } from "@/lib/webhooks/engine-scheduler";
+import { vercelBlobStorage } from "@/lib/uploads/blob-storage";
+import { Uploads } from "@/lib/uploads/uploads";
 
 /**
  * The side effects of the service, chosen once at start-up from the config.
@@ -39,6 +41,8 @@ export interface Services {
   /** The AI tiers' models (absent: that tier is not configured). */
   models: ModelClients;
   jobs: JobStore;
+  /** Two-step uploads (`POST /api/uploads`), their bytes in the store or in Vercel Blob. */
+  uploads: Uploads;
   /** The worker threads for CPU work, and the bounded line of requests in front of them. */
   cpu: CpuPool;
   fetchUrl: (url: string) => Promise<FetchedDocument>;
@@ -58,7 +62,7 @@ export interface Services {
 
 /** What tests may replace: the receiver's address rules (through `webhookEndpoint`) and when tries run. */
 export interface ServiceOverrides extends Partial<
-  Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu">
+  Pick<Services, "store" | "fetchUrl" | "embedder" | "chain" | "schedule" | "cpu" | "uploads">
 > {
   webhookEndpoint?: WebhookEndpoint;
   /** Given the function that makes one try; by default timers in this process. */
@@ -89,6 +93,13 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     payments: new PaymentGate(config, store, chain),
     models: createModelClients(config.ai, modelCalls),
     jobs,
+    uploads:
+      overrides.uploads ??
+      new Uploads(
+        config,
+        store,
+        config.uploads.target.kind === "blob" ? vercelBlobStorage(config.uploads.target) : undefined,
+      ),
     cpu: overrides.cpu ?? sharedPool(config.cpu),
     schedule,
     engine,

@@ -81,11 +81,26 @@ afterAll(async () => {
 describe("the MCP server", () => {
   it("lists its tools with their input schemas", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["chunk_document", "get_job", "get_result", "list_tiers"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "chunk_document",
+      "create_upload",
+      "get_job",
+      "get_result",
+      "list_tiers",
+    ]);
     const chunkTool = tools.find((t) => t.name === "chunk_document")!;
     expect(Object.keys(chunkTool.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining(["url", "text", "file_base64", "filename", "tier", "max_tokens"]),
+      expect.arrayContaining(["url", "text", "file_base64", "upload_id", "filename", "tier", "max_tokens"]),
     );
+    // An agent with a large file learns the two-step path from the tools themselves.
+    expect(chunkTool.description).toContain("create_upload");
+    const uploadTool = tools.find((t) => t.name === "create_upload")!;
+    expect(Object.keys(uploadTool.inputSchema.properties ?? {}).sort()).toEqual([
+      "content_type",
+      "filename",
+      "sha256",
+      "size",
+    ]);
   });
 
   it("chunks text on the free tier and counts the caller's free pages as HTTP does", async () => {

@@ -289,7 +289,10 @@ describe("the document", () => {
         expect(op["x-chunkwise-tier"]).toBe(id);
         expect(op.tags).toEqual([TAGS.chunking]);
         expect(Object.keys(op.requestBody.content)).toEqual(["multipart/form-data"]);
-        expect(op.requestBody.content["multipart/form-data"].schema.required).toEqual(["file"]);
+        expect(op.requestBody.content["multipart/form-data"].schema.oneOf).toEqual([
+          { required: ["file"] },
+          { required: ["upload_id"] },
+        ]);
         // Nothing needs a key (`security: []` everywhere); payment is declared by x-payment-info and the headers.
         expect(op.security).toEqual([]);
         const headers = (op.parameters ?? []).filter((p: Json) => p.in === "header").map((p: Json) => p.name);
@@ -425,7 +428,7 @@ describe("request schemas", () => {
 
     const uploadBody = document.paths["/chunk/free"].post.requestBody.content["multipart/form-data"].schema;
     expect(Object.keys(uploadBody.properties).sort()).toEqual(
-      [...Object.keys(ChunkOptionsSchema.shape), "file"].sort(),
+      [...Object.keys(ChunkOptionsSchema.shape), "file", "upload_id"].sort(),
     );
     for (const field of Object.keys(ChunkOptionsSchema.shape))
       expect(uploadBody.properties[field]).toEqual(urlBody.properties[field]);

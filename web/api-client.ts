@@ -22,6 +22,7 @@ import type {
   TierInfoBody,
 } from "@/lib/api-schema";
 import type { OpenApiDoc } from "@/web/openapi-reference";
+import { TWO_STEP_UPLOAD_BYTES, type UploadProgress, uploadOnce } from "@/web/two-step-upload";
 
 export type { JobAccepted, JobStatus };
 export type ApiErrorBody = ErrorBody;
@@ -109,12 +110,15 @@ export const getApiInfo = () => request<ApiInfo>("/api");
 /**
  * One chunking request: a file goes as multipart to the tier's endpoint, a
  * URL as JSON to `/api/chunk`. `payment` is the `X-PAYMENT` header value.
+ * A file over 4 MB is uploaded first (web/two-step-upload.ts, reporting to
+ * `onUploadProgress`) and named by its `upload_id`.
  */
-export function postChunk(
+export async function postChunk(
   tier: TierInfo,
   source: DocumentSource,
   options: ChunkOptions,
   payment?: string,
+  onUploadProgress?: UploadProgress,
 ): Promise<ApiOutcome<ChunkingResult | JobAccepted>> {
   const headers: Record<string, string> = payment ? { "x-payment": payment } : {};
   if (source.kind === "url") {
@@ -125,7 +129,16 @@ export function postChunk(
     });
   }
   const form = new FormData();
-  form.set("file", source.file, source.file.name);
+  if (source.file.size > TWO_STEP_UPLOAD_BYTES) {
+    let upload;
+    try {
+      upload = await uploadOnce(source.file, onUploadProgress);
+    } catch (error) {
+      throw new ApiUnreachable(error instanceof Error ? error.message : "the upload could not reach the service");
+    }
+    if (upload.kind === "error") return upload;
+    form.set("upload_id", upload.uploadId);
+  } else form.set("file", source.file, source.file.name);
   for (const [key, value] of Object.entries(options)) if (value !== undefined) form.set(key, String(value));
   // The tier's canonical endpoint, as a path on this origin.
   return request(new URL(tier.endpoints[0]!).pathname, { method: "POST", headers, body: form });

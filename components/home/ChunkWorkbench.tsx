@@ -49,6 +49,8 @@ export function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
   const [chosenTier, setChosenTier] = useState<TierId | null>(null);
   const [optionsDraft, setOptionsDraft] = useState<OptionsDraft | null>(null);
   const [triedToRun, setTriedToRun] = useState(false);
+  /** A large file's two-step upload (web/two-step-upload.ts): bytes sent of the total, while it runs. */
+  const [uploadProgress, setUploadProgress] = useState<{ sent: number; total: number } | null>(null);
   const estimate = usePageEstimate(source.mode === "file" ? source.file : null);
   const { quota, loading: quotaLoading, update: updateQuota } = useFreeQuota();
   const resultsRef = useRef<HTMLDivElement>(null);
@@ -98,11 +100,13 @@ export function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
     }
     dispatch({ type: "run_free", request });
     void loadResultView();
+    const onUploadProgress = (sent: number, total: number) => setUploadProgress({ sent, total });
     try {
-      let outcome = await postChunk(tier, documentSource, validation.options);
+      let outcome = await postChunk(tier, documentSource, validation.options, undefined, onUploadProgress);
       // A scan with more pages to OCR than one request reads: the same request as a job, followed on its page.
       if (outcome.kind === "error" && outcome.body.code === "ocr_too_many_pages")
         outcome = await postChunk(tier, documentSource, { ...validation.options, async: true });
+      setUploadProgress(null);
       if (outcome.kind === "ok") {
         updateQuota(outcome.rateLimit);
         if (isJob(outcome.body)) router.push(`/jobs/${encodeURIComponent(outcome.body.job_id)}`);
@@ -126,6 +130,7 @@ export function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
         });
       }
     } catch (error) {
+      setUploadProgress(null);
       if (!(error instanceof ApiUnreachable)) throw error;
       dispatch({ type: "failed", problem: unreachableProblem() });
     }
@@ -216,6 +221,19 @@ export function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
               )}
             </button>
           </div>
+          {uploadProgress && busy ? (
+            <div className="flex items-center gap-3 text-sm text-muted">
+              <label htmlFor="upload-progress">
+                {uploadProgress.sent < uploadProgress.total ? "Uploading the file…" : "Uploaded; chunking…"}
+              </label>
+              <progress
+                id="upload-progress"
+                className="h-2 w-48"
+                max={uploadProgress.total}
+                value={uploadProgress.sent}
+              />
+            </div>
+          ) : null}
           {state.problem ? (
             <ProblemAlert problem={state.problem} onDismiss={() => dispatch({ type: "dismiss_problem" })} />
           ) : null}

@@ -10,3 +10,4 @@ export * from "./payments";
 export * from "./chunks";
 export * from "./results";
 export * from "./service";
+export * from "./uploads";

@@ -38,17 +38,34 @@ export const ChunkOptionsSchema = z.object({
 });
 export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 
+/** "Exactly one of": the refinement as JSON Schema says it (zod's conversion leaves refinements out). */
+export const URL_OR_UPLOAD = { oneOf: [{ required: ["url"] }, { required: ["upload_id"] }] };
+export const FILE_OR_UPLOAD = { oneOf: [{ required: ["file"] }, { required: ["upload_id"] }] };
+
+/** `upload_id` as a request field: any string, so an id of another form answers 404 like an expired one. */
+const uploadIdField = z.string().min(1).max(100);
+
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
-  url: z.string().min(1).max(4096).meta({
+  url: z.string().min(1).max(4096).optional().meta({
     description:
-      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address.",
+      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
     example: "https://example.com/paper.pdf",
+  }),
+  upload_id: uploadIdField.optional().meta({
+    description:
+      "Instead of `url`: a document uploaded in two steps (`POST /api/uploads`, then its bytes to the target it answers), for files larger than a request body may be on this host.",
+    example: "upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
   }),
   tier: z
     .enum(TIER_IDS)
     .default("structure")
     .meta({ description: "Which tier chunks it; the paid ones need `X-PAYMENT`." }),
-});
+})
+  .refine((body) => (body.url === undefined) !== (body.upload_id === undefined), {
+    message: "give exactly one of `url` and `upload_id`",
+    path: ["url"],
+  })
+  .meta(URL_OR_UPLOAD);
 export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 
 /**
@@ -57,17 +74,26 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
  * the other fields with `ChunkOptionsSchema`, which this extends.
  */
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
-  file: z.file().meta({
+  file: z.file().optional().meta({
     description:
-      "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text.",
+      "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text. Give this or `upload_id`.",
   }),
-});
+  upload_id: uploadIdField.optional().meta({
+    description:
+      "Instead of `file`: a document uploaded in two steps (`POST /api/uploads`), for files larger than a request body may be on this host (Vercel: 4.5 MB).",
+    example: "upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7",
+  }),
+}).meta(FILE_OR_UPLOAD);
 
 /** The arguments of the MCP tool `chunk_document`: one of `url`, `text` or `file_base64`, and the options of the HTTP API. */
 export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).optional().meta({ description: "The document's http(s) URL." }),
   text: z.string().optional().meta({ description: "The document itself, as text (Markdown, HTML or plain)." }),
   file_base64: z.string().optional().meta({ description: "The document's bytes in base64 (PDF, DOCX, PNG, ...)." }),
+  upload_id: uploadIdField.optional().meta({
+    description:
+      "A large file uploaded in two steps: POST /api/uploads {filename, content_type, size} answers an `upload_id` and where to send the bytes (PUT them to `target.url`, or Vercel Blob's client upload); then pass the `upload_id` here.",
+  }),
   filename: z
     .string()
     .max(255)

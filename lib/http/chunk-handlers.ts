@@ -3,12 +3,12 @@ import { tooManyRequests } from "@/lib/client-slots";
 import { ApiError } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { readJson } from "@/lib/http/json-body";
-import { readUpload } from "@/lib/http/multipart";
+import { type Upload, readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import { isBodilessProbe, probeOffer } from "@/lib/payments/probe-offer";
-import { runChunkRequest } from "@/lib/pipeline";
+import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";
 import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 
@@ -87,7 +87,7 @@ async function chunkUpload(
   if (!options.success) throw new ApiError("invalid_options", describeIssues(options.error));
   const { body, headers } = await runChunkRequest(services, {
     tier,
-    input: { kind: "upload", bytes: upload.bytes, filename: upload.filename, contentType: upload.contentType },
+    input: multipartInput(upload),
     options: options.data,
     client,
     payment: paymentHeader(request.headers),
@@ -95,6 +95,19 @@ async function chunkUpload(
     resourcePath: `/chunk/${endpoint}`,
   });
   return json(body, { headers });
+}
+
+/** The document of a multipart request: its `file`, or the `upload_id` it names; exactly one. */
+function multipartInput({ file, fields }: Upload): DocumentInput {
+  const uploadId = fields.upload_id;
+  if (file && uploadId !== undefined)
+    throw new ApiError("invalid_request", "Give exactly one of `file` and `upload_id`, not both.");
+  if (file) return { kind: "upload", ...file };
+  if (uploadId !== undefined) return { kind: "uploaded", uploadId };
+  throw new ApiError(
+    "missing_file",
+    "Attach the document in a multipart field named `file`, or name a two-step upload in `upload_id` (POST /api/uploads).",
+  );
 }
 
 export async function handleUrl(services: Services, request: Request): Promise<Response> {
@@ -112,20 +125,22 @@ async function chunkUrl(services: Services, request: Request, client: string): P
   const parsed = UrlChunkRequestSchema.safeParse(
     await readJson(
       request,
-      "POST /api/chunk takes a JSON body {url, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.",
+      "POST /api/chunk takes a JSON body {url or upload_id, tier, output_format} with Content-Type: application/json; upload files to /api/chunk/<tier> instead.",
       services.config.bodyRead,
     ),
   );
   if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
-  const { url, tier, ...options } = parsed.data;
+  const { url, upload_id: uploadId, tier, ...options } = parsed.data;
   const { body, headers } = await runChunkRequest(services, {
     tier,
-    input: { kind: "url", url },
+    // The schema lets exactly one of them through.
+    input: uploadId === undefined ? { kind: "url", url: url! } : { kind: "uploaded", uploadId },
     options,
     client,
     payment: paymentHeader(request.headers),
     apiBase: apiBase(request, services.config),
     resourcePath: "/chunk",
+    resourceKind: "json",
   });
   return json(body, { headers });
 }

@@ -4,9 +4,8 @@ import { ApiError } from "@/lib/errors";
 import { type BodyReadRules, timedChunks } from "@/lib/http/body-deadline";
 
 export interface Upload {
-  bytes: Uint8Array;
-  filename?: string;
-  contentType?: string;
+  /** Absent when the body has no `file` part (a request naming an `upload_id` instead). */
+  file?: { bytes: Uint8Array; filename?: string; contentType?: string };
   fields: Record<string, string>;
 }
 
@@ -14,7 +13,7 @@ const tooLarge = (maxBytes: number) =>
   new ApiError("file_too_large", `The upload is larger than the limit of ${maxBytes} bytes.`);
 
 /**
- * Reads a multipart body with one `file` part. The byte limit is enforced on
+ * Reads a multipart body with at most one `file` part. The byte limit is enforced on
  * the bytes as they arrive (never trusting Content-Length), so a huge upload
  * is cut off after `maxBytes` instead of being buffered; and within `rules`' deadline
  * (lib/http/body-deadline.ts), so a trickled body is cut off too.
@@ -96,12 +95,13 @@ export async function readUpload(
     parser.on("error", fail);
     parser.on("close", () => {
       if (settled) return;
-      if (!file) return fail(new ApiError("missing_file", "Attach the document in a multipart field named `file`."));
       settled = true;
       resolve({
-        bytes: new Uint8Array(Buffer.concat(file.parts)),
-        filename: file.filename,
-        contentType: file.contentType,
+        file: file && {
+          bytes: new Uint8Array(Buffer.concat(file.parts)),
+          filename: file.filename,
+          contentType: file.contentType,
+        },
         fields,
       });
     });

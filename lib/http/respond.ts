@@ -4,7 +4,7 @@ import { ApiError } from "@/lib/errors";
 /** CORS for every API answer: the API is public and agents call it from anywhere. */
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-methods": "GET, POST, PUT, OPTIONS",
   "access-control-allow-headers": "content-type, x-payment, payment-signature",
   "access-control-expose-headers":
     "payment-required, payment-response, x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",

@@ -7,7 +7,12 @@ import {
 } from "@x402/core/http";
 import { z } from "zod";
 import { apiInfo } from "@/lib/api-info";
-import { type ChunkDocumentArgs, ChunkDocumentArgsSchema, JobIdSchema } from "@/lib/api-schema";
+import {
+  type ChunkDocumentArgs,
+  ChunkDocumentArgsSchema,
+  CreateUploadRequestSchema,
+  JobIdSchema,
+} from "@/lib/api-schema";
 import { tooManyRequests } from "@/lib/client-slots";
 import { STATUS_NAMES } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
@@ -59,9 +64,10 @@ function failure(error: unknown): CallToolResult {
 const MAX_BASE64_CHARS = (bytes: number) => Math.ceil(bytes / 3) * 4 + 4;
 
 function documentInput(args: ChunkDocumentArgs, maxUploadBytes: number): DocumentInput {
-  const given = [args.url, args.text, args.file_base64].filter((v) => v !== undefined).length;
-  if (given !== 1) throw new ApiError("invalid_request", "Give exactly one of url, text or file_base64.");
+  const given = [args.url, args.text, args.file_base64, args.upload_id].filter((v) => v !== undefined).length;
+  if (given !== 1) throw new ApiError("invalid_request", "Give exactly one of url, text, file_base64 or upload_id.");
   if (args.url !== undefined) return { kind: "url", url: args.url };
+  if (args.upload_id !== undefined) return { kind: "uploaded", uploadId: args.upload_id };
   if (args.text !== undefined)
     return { kind: "upload", bytes: new TextEncoder().encode(args.text), filename: args.filename ?? "document.md" };
   const base64 = args.file_base64!;
@@ -92,12 +98,20 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     {
       title: "Chunk a document",
       description:
-        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (always a job; any tier is one with async: true, as long scans should be). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements.",
+        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (always a job; any tier is one with async: true, as long scans should be). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements. A file too large to send inline (base64 in a tool call, or over the host's request body limit: Vercel 4.5 MB): call create_upload, send the bytes where it answers (HTTP PUT of the raw bytes to target.url), then call this tool with upload_id.",
       inputSchema: ChunkDocumentArgsSchema,
     },
     async (args, extra) => {
       try {
-        const { url: _url, text: _text, file_base64: _file, filename: _name, tier, ...options } = args;
+        const {
+          url: _url,
+          text: _text,
+          file_base64: _file,
+          upload_id: _upload,
+          filename: _name,
+          tier,
+          ...options
+        } = args;
         // One of the client's places for requests in progress, as an HTTP request takes (lib/http/chunk-handlers.ts);
         // the instance's place is taken in the pipeline, right before the work.
         const slots = services.clientRequests;
@@ -121,6 +135,23 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
           body,
           settlement ? { [PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(settlement) } : undefined,
         );
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "create_upload",
+    {
+      title: "Start a two-step upload",
+      description:
+        "For a large file (up to the server's max_bytes, 25 MB by default): declares it and answers an upload_id and where to send the bytes. target.kind 'put': HTTP PUT the raw bytes to target.url in one request (exactly `size` bytes). target.kind 'blob': upload with @vercel/blob/client's upload(target.pathname, file, {access: target.access, handleUploadUrl: target.handle_upload_url, clientPayload: upload_id}). Then call chunk_document with upload_id (any tier; paid tiers bind the payment to the bytes' SHA-256). Uploads expire with results.",
+      inputSchema: CreateUploadRequestSchema,
+    },
+    async (args) => {
+      try {
+        return success({ ...(await services.uploads.create(args, caller.client, caller.apiBase)) });
       } catch (error) {
         return failure(error);
       }

@@ -7,6 +7,8 @@ import {
   ChunkingResultSchema,
   JobAcceptedSchema,
   StoredResultSummarySchema,
+  FILE_OR_UPLOAD,
+  URL_OR_UPLOAD,
   UploadRequestSchema,
   UrlChunkRequestSchema,
 } from "@/lib/api-schema";
@@ -37,7 +39,7 @@ export function uploadOperation(
   const canonical = tier.endpoints[0];
   const paid = isPaid(tier);
   const async = tier.mode === "async";
-  const scopes: Scope[] = ["upload", "options", "store", async ? "detect" : "document"];
+  const scopes: Scope[] = ["upload", "uploadId", "options", "store", async ? "detect" : "document"];
   if (paid) scopes.push("paid", "x402", "chain");
   else scopes.push("free");
   if (tier.id === "semantic") scopes.push("semantic");
@@ -70,7 +72,11 @@ export function uploadOperation(
     ...(paid ? { requestParams: { header: z.object(paymentHeaders) } } : {}),
     requestBody: {
       required: true,
-      content: { "multipart/form-data": { schema: UploadRequestSchema.extend(optionsAsEnforced(config.chunking)) } },
+      content: {
+        "multipart/form-data": {
+          schema: UploadRequestSchema.extend(optionsAsEnforced(config.chunking)).meta(FILE_OR_UPLOAD),
+        },
+      },
     },
     responses: {
       200: async
@@ -145,10 +151,14 @@ export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCo
       "The service fetches the document (`http` or `https`, every hop resolved and refused unless public, at most " +
         `${config.urlFetch.maxRedirects} redirects) and chunks it with \`tier\`. The free tier needs no payment; the paid ones answer 402 first, like the upload endpoints.`,
       "The agent flow: send the request without payment, read the 402 body, transfer `maxAmountRequired` USDC to `payTo` with `extra.reference` in a Memo, repeat the same request with `X-PAYMENT: <signature>`, and GET `download_url` when the result was stored.",
+      "Instead of `url`, `upload_id` names a document uploaded in two steps (`POST /uploads`); a payment binds to its bytes' SHA-256.",
     ].join("\n\n"),
     security: [],
     requestParams: { header: z.object(paymentHeaders) },
-    requestBody: { required: true, ...json(UrlChunkRequestSchema.extend(optionsAsEnforced(config.chunking))) },
+    requestBody: {
+      required: true,
+      ...json(UrlChunkRequestSchema.safeExtend(optionsAsEnforced(config.chunking)).meta(URL_OR_UPLOAD)),
+    },
     responses: {
       200: {
         description: "The chunking result, or for `ai-pro` and with `async: true` the job.",
@@ -161,6 +171,7 @@ export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCo
       ...errorResponses(catalogue, [
         "json",
         "url",
+        "uploadId",
         "options",
         "document",
         "free",

@@ -4,6 +4,10 @@ import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import {
   ApiInfoSchema,
+  CreateUploadRequestSchema,
+  UploadCreatedSchema,
+  UploadIdSchema,
+  UploadStoredSchema,
   FaucetAnswerSchema,
   FaucetRequestSchema,
   FreeQuotaSchema,
@@ -118,6 +122,78 @@ function operations(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]
     ),
     ...uploads,
     "/chunk": { post: urlOperation(config, apiBase, catalogue) },
+    "/uploads": {
+      post: {
+        operationId: "createUpload",
+        tags: [TAGS.chunking],
+        summary: "Start a two-step upload (files over the host's body limit)",
+        description: [
+          `A host may refuse a request body before the service sees it (Vercel: over 4.5 MB${config.functionBodyLimitBytes ? `; this server: over ${config.functionBodyLimitBytes} bytes` : ""}), so a larger file (up to ${config.limits.maxUploadBytes} bytes) goes in two steps. Declare it here; the answer's \`target\` says where its bytes go:`,
+          "- `put`: `PUT` the raw bytes (exactly `size`) to `target.url` in one request (this server stores them, checked against `size` and `sha256`).",
+          "- `blob`: Vercel Blob's client upload: `upload(target.pathname, file, {access: target.access, handleUploadUrl: target.handle_upload_url, clientPayload: upload_id})` from `@vercel/blob/client`; the token it gets allows that one pathname, the declared content type and size, for at most 10 minutes.",
+          `Then chunk with \`upload_id\` instead of \`file\` (multipart) or \`url\` (JSON), on any tier, as often as needed until it expires (${lifetime}).`,
+        ].join("\n\n"),
+        requestBody: { required: true, ...json(CreateUploadRequestSchema) },
+        responses: {
+          201: { description: "Declared: send the bytes to `target`.", ...json(UploadCreatedSchema) },
+          ...errorResponses(catalogue, ["json", "uploads"]),
+        },
+        "x-codeSamples": [
+          curl([
+            "curl",
+            "-H 'content-type: application/json'",
+            `-d '{"filename": "report.pdf", "content_type": "application/pdf", "size": 10485760}'`,
+            `${apiBase}/uploads`,
+          ]),
+        ],
+      },
+    },
+    "/uploads/blob": {
+      post: {
+        operationId: "blobUploadHandshake",
+        tags: [TAGS.chunking],
+        summary: "Vercel Blob client-upload handshake (target `blob`)",
+        description:
+          "The `handleUploadUrl` of `upload()` from `@vercel/blob/client`, which sends and reads this JSON itself; `clientPayload` must be the `upload_id`. The client token it answers allows the upload's one pathname, declared content type and size, for at most 10 minutes. 404 where this server takes uploads itself.",
+        requestBody: {
+          required: true,
+          ...json(z.looseObject({ type: z.enum(["blob.generate-client-token", "blob.upload-completed"]) })),
+        },
+        responses: {
+          200: {
+            description: "The client token (or the completion's acknowledgement).",
+            ...json(z.looseObject({ type: z.string() })),
+          },
+          ...errorResponses(catalogue, ["json", "uploadId", "faucet"]),
+        },
+      },
+    },
+    "/uploads/{upload_id}": {
+      put: {
+        operationId: "putUploadBytes",
+        tags: [TAGS.chunking],
+        summary: "Send a two-step upload's bytes (target `put`)",
+        description:
+          "The raw bytes, exactly the declared `size`, in one request, within the same body deadline as any upload. The type is read from the bytes (refused if no tier reads it). The same bytes again answer the same; other bytes are refused.",
+        requestParams: { path: z.object({ upload_id: UploadIdSchema }) },
+        requestBody: {
+          required: true,
+          content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } },
+        },
+        responses: {
+          200: { description: "Stored.", ...json(UploadStoredSchema) },
+          ...errorResponses(catalogue, ["uploads", "uploadId", "detect", "store"]),
+        },
+        "x-codeSamples": [
+          curl([
+            "curl",
+            "-X PUT",
+            "--data-binary @report.pdf",
+            `${apiBase}/uploads/upl_3f9c0a1b2c3d4e5f60718293a4b5c6d7`,
+          ]),
+        ],
+      },
+    },
     "/results/{result_id}": {
       get: {
         operationId: "getResult",

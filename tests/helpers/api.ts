@@ -13,6 +13,9 @@ import * as mcp from "@/app/api/mcp/route";
 import * as quota from "@/app/api/quota/route";
 import * as openApi from "@/app/api/openapi.json/route";
 import * as rootOpenApi from "@/app/openapi.json/route";
+import * as uploads from "@/app/api/uploads/route";
+import * as uploadBytes from "@/app/api/uploads/[id]/route";
+import * as uploadBlob from "@/app/api/uploads/blob/route";
 import { expect } from "vitest";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
@@ -60,6 +63,9 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
+  if (first === "uploads" && !second) return { module: uploads, params: {} };
+  if (first === "uploads" && second === "blob" && rest.length === 0) return { module: uploadBlob, params: {} };
+  if (first === "uploads" && second && rest.length === 0) return { module: uploadBytes, params: { id: second } };
   if (first === "dev" && second === "faucet" && rest.length === 0) return { module: faucet, params: {} };
   if (first === "job" && second && rest.length === 1 && rest[0] === "status")
     return { module: jobStatus, params: { id: second } };
