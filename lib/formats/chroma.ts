@@ -26,7 +26,7 @@ const HEADING_SEPARATOR = " > ";
  */
 export function chromaRecord(chunk: SourceChunk, doc: DocumentRef): ChromaRecord {
   const fields = chunkFields(chunk, doc);
-  const metadata: ChromaRecord["metadata"] = { ...fields.scalars, ...fields.pages };
+  const metadata: ChromaRecord["metadata"] = { ...fields.scalars, ...fields.pages, ...fields.email };
   const truncated: string[] = [];
   const fits = (json: string) => utf8Bytes(json) <= CHROMA_VALUE_BYTES;
   if (fields.ocrConfidence !== undefined) metadata.ocr_confidence = fields.ocrConfidence;

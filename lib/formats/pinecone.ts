@@ -30,6 +30,7 @@ export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRe
     chunk_text: chunk.text,
     ...fields.scalars,
     ...fields.pages,
+    ...fields.email,
     ...(fields.ocrConfidence === undefined ? {} : { ocr_confidence: fields.ocrConfidence }),
   };
   const truncated: string[] = [];

@@ -10,7 +10,7 @@ export type QdrantPoint = { id: string; payload: { text: string } & ChunkScalars
 /** Qdrant payloads are JSON with no small size limit: fields keep their natural shape and nothing is cut. */
 export function qdrantPoint(chunk: SourceChunk, doc: DocumentRef): QdrantPoint {
   const fields = chunkFields(chunk, doc);
-  const payload: QdrantPoint["payload"] = { text: chunk.text, ...fields.scalars, ...fields.pages };
+  const payload: QdrantPoint["payload"] = { text: chunk.text, ...fields.scalars, ...fields.pages, ...fields.email };
   if (fields.headings) payload.headings = fields.headings;
   if (fields.summary) payload.summary = fields.summary;
   if (fields.entities) payload.entities = fields.entities.map(({ text, type }) => ({ text, type }));

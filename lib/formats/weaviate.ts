@@ -24,7 +24,12 @@ export type WeaviateObject = {
 /** Weaviate takes lists and nested objects and has no small size limit: headings stay a text[], entities and boxes object[]s, nothing is cut. */
 export function weaviateObject(chunk: SourceChunk, doc: DocumentRef): WeaviateObject {
   const fields = chunkFields(chunk, doc);
-  const properties: WeaviateObject["properties"] = { text: chunk.text, ...fields.scalars, ...fields.pages };
+  const properties: WeaviateObject["properties"] = {
+    text: chunk.text,
+    ...fields.scalars,
+    ...fields.pages,
+    ...fields.email,
+  };
   if (fields.headings) properties.headings = fields.headings;
   if (fields.summary) properties.summary = fields.summary;
   if (fields.entities) properties.entities = fields.entities.map(({ text, type }) => ({ text, type }));
