@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { strToU8, zipSync, type Zippable } from "fflate";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitDocument } from "@/lib/chunking";
 import type { Chunk } from "@/lib/chunking/types";
 import { loadConfig } from "@/lib/config";
@@ -10,6 +10,10 @@ import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { detect } from "@/lib/extract/detect";
 import { estimatePages } from "@/lib/extract/page-count";
 import { formatChunks } from "@/lib/formats";
+import { createServices, setServices } from "@/lib/services";
+import { RedisStore } from "@/lib/store";
+import { call, upload } from "./helpers/api";
+import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
 /** EPUB, ODT, RTF and e-mail (EML, MSG): structure kept, metadata on chunks, hostile files refused. */
 
@@ -334,3 +338,59 @@ describe("page estimates", () => {
     expect(doc.pageCount).toBe(Math.ceil(doc.text.length / 3000));
   });
 });
+
+describe("through the API", () => {
+  let redis: RedisServer;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    store = new RedisStore({ url: redis.url });
+    setServices(createServices(loadConfig({ REDIS_URL: redis.url }), { store }));
+  });
+
+  afterAll(async () => {
+    setServices(undefined);
+    await store?.close();
+    await redis?.stop();
+  });
+
+  it("answers an e-mail's chunks with its headers and attachment names, and an EPUB's with chapters", async () => {
+    const mail = await call("POST", "/api/chunk/free", {
+      body: upload(formats("eml-report-attachments.eml"), "mail.eml"),
+      client: "203.0.113.90",
+    });
+    expect(mail.status).toBe(200);
+    const body = (await mail.json()) as { chunks: Chunk[] };
+    expect(body.chunks.map((c) => c.metadata.attachment)).toContain("layout-notes.pdf");
+    for (const c of body.chunks) expect(c.metadata.email?.subject).toBe("Re: Quarterly report and layout notes");
+
+    const book = await call("POST", "/api/chunk/free", {
+      body: upload(formats("epub-features.epub"), "book.epub"),
+      client: "203.0.113.91",
+    });
+    expect(book.status).toBe(200);
+    const chapters = ((await book.json()) as { chunks: Chunk[] }).chunks.flatMap((c) => [
+      c.metadata.page_start,
+      c.metadata.page_end,
+    ]);
+    expect(new Set(chapters)).toEqual(new Set([1, 3, 4]));
+
+    const drm = await call("POST", "/api/chunk/free", {
+      body: upload(fixtureEpubWithDrm(), "locked.epub"),
+      client: "203.0.113.92",
+    });
+    expect(drm.status).toBe(400);
+    expect(await drm.json()).toMatchObject({ success: false, code: "drm_protected" });
+  });
+});
+
+function fixtureEpubWithDrm(): Uint8Array {
+  return epub(
+    {
+      ...EPUB2_FILES,
+      "META-INF/encryption.xml": `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/><enc:CipherData><enc:CipherReference URI="OEBPS/text/b%20two.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>`,
+    },
+    EPUB2_OPF,
+  );
+}
