@@ -187,3 +187,4 @@ export type RecordScalars = z.infer<typeof RecordScalarsSchema>;
 
 export type ChunkBoxBody = z.infer<typeof ChunkBoxSchema>;
 export type ChunkMetadataBody = z.infer<typeof ChunkMetadataSchema>;
+export type EmailHeadersBody = z.infer<typeof EmailHeadersSchema>;

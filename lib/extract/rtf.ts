@@ -322,15 +322,19 @@ class ReadingTooSlow extends Error {}
 
 const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** Bytes fed to the tokenizer per step: the stream yields to the event loop between steps, so a large RTF does not stall the server. */
+const SLICE_BYTES = 64 * 1024;
+
+function* slices(bytes: Uint8Array): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += SLICE_BYTES)
+    yield Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(SLICE_BYTES, bytes.length - at));
+}
+
 /** The RTF's HTML: structure as described above. Exported for tests. */
 export async function rtfToHtml(bytes: Uint8Array, maxDepth: number, timeoutMs: number): Promise<string> {
   const reader = new RtfToHtml(maxDepth, Date.now() + timeoutMs);
   try {
-    await pipeline(
-      Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
-      new Tokenize(),
-      reader,
-    );
+    await pipeline(Readable.from(slices(bytes)), new Tokenize(), reader);
   } catch (error) {
     if (error instanceof GroupsTooDeep)
       throw failures.markupTooComplex({ limit: "depth", found: error.max + 1, max: error.max });

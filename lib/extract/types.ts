@@ -1,3 +1,4 @@
+import type { EmailHeadersBody } from "@/lib/api-schema";
 import type { MarkupBudget } from "@/lib/extract/markup-budget";
 
 export type DocumentKind = "pdf" | "image" | "docx" | "html" | "markdown" | "text" | "epub" | "odt" | "rtf" | "email";
@@ -24,14 +25,8 @@ export interface PageRange {
 
 export const EMAIL_MEDIA_TYPES = { eml: "message/rfc822", msg: "application/vnd.ms-outlook" } as const;
 
-/** An e-mail's headers, as every chunk of it (and of its attachments) carries them. */
-export interface EmailHeaders {
-  from?: string;
-  to?: string;
-  cc?: string;
-  date?: string;
-  subject?: string;
-}
+/** An e-mail's headers, as every chunk of it (and of its attachments) carries them: the wire schema's type. */
+export type EmailHeaders = EmailHeadersBody;
 
 /**
  * A part of `text` chunked as a document of its own: an e-mail's body, and each attachment. Parts are in
