@@ -96,6 +96,7 @@ export function extractDocument(
     {
       maxUnpackedBytes: limits.maxUnpackedBytes,
       markup: limits.markup,
+      maxEmailDepth: limits.maxEmailDepth,
       maxChars: limits.maxCharsPerRequest,
       maxPages: limits.maxPagesPerRequest,
       maxOcrPages: job ? ocr.jobMaxPages : ocr.syncMaxPages,

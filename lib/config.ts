@@ -90,6 +90,8 @@ const EnvSchema = z.object({
   MAX_CHARS_PER_REQUEST: int(1000, 100_000_000).default(3_000_000),
   MAX_UNPACKED_BYTES: int(1024 * 1024, 4 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
   EXTRACT_TIMEOUT_MS: int(1000, 600_000).default(60_000),
+  /** Levels of e-mails attached to e-mails that are opened; deeper ones are refused. Forwards nest 1-3 deep. */
+  MAX_EMAIL_DEPTH: int(0, 20).default(3),
   /**
    * HTML and the XML inside DOCX, checked before conversion. Real pages measured 9-25 deep (browsers stop
    * nesting at 512); nested lists cost the converter ~0.5 s at 256 levels and 16 s at 2,000.
@@ -236,6 +238,8 @@ export interface Config {
     maxUnpackedBytes: number;
     /** HTML pages' and zip-based documents' XML parts' nesting depth and element count (lib/extract/markup-budget.ts). */
     markup: { maxDepth: number; maxElements: number };
+    /** Levels of attached e-mails opened (lib/extract/email.ts). */
+    maxEmailDepth: number;
     extractTimeoutMs: number;
     /** The same for a job's extraction. */
     jobExtractTimeoutMs: number;
@@ -485,6 +489,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxCharsPerRequest: e.MAX_CHARS_PER_REQUEST,
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
       markup: { maxDepth: e.MARKUP_MAX_DEPTH, maxElements: e.MARKUP_MAX_ELEMENTS },
+      maxEmailDepth: e.MAX_EMAIL_DEPTH,
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
       // A job expires RESULT_TTL_SECONDS after it is made: its extraction takes at most half of that, so the rest is left to fetch it.
       jobExtractTimeoutMs: Math.min(e.JOB_EXTRACT_TIMEOUT_MS, (e.RESULT_TTL_SECONDS * 1000) / 2),

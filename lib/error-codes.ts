@@ -78,10 +78,20 @@ export const ERROR_CODES = {
   },
   corrupted_image: { status: 400, scopes: ["document"], when: "An image that is damaged or cut short." },
   corrupted_docx: { status: 400, scopes: ["document"], when: "A damaged or invalid .docx." },
+  corrupted_document: {
+    status: 400,
+    scopes: ["document"],
+    when: "A damaged or invalid EPUB, ODT, RTF or e-mail (its container, manifest or markup cannot be read).",
+  },
+  drm_protected: {
+    status: 400,
+    scopes: ["document"],
+    when: "An EPUB whose chapters are encrypted (DRM: META-INF/encryption.xml or rights.xml covering its content).",
+  },
   document_too_complex: {
     status: 400,
     scopes: ["document"],
-    when: "Reading or chunking the document took more time or memory than allowed, or its markup (HTML, the XML inside a DOCX) nests deeper or holds more elements than allowed.",
+    when: "Reading or chunking the document took more time or memory than allowed, or its markup (HTML, the XML inside a DOCX, ODT or EPUB, an RTF's groups) nests deeper or holds more elements than allowed, or e-mails are attached inside e-mails deeper than allowed.",
   },
   invalid_options: {
     status: 400,
@@ -266,12 +276,13 @@ export const ERROR_CODES = {
   zip_bomb: {
     status: 413,
     scopes: ["document"],
-    when: (config) => `A DOCX unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`,
+    when: (config) =>
+      `A DOCX, ODT or EPUB unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}, or an e-mail whose attachments decode to more.`,
   },
   unsupported_type: {
     status: 415,
     scopes: ["detect", "document"],
-    when: "Not PDF, DOCX, HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
+    when: "Not PDF, DOCX, ODT, RTF, EPUB, an e-mail (EML, MSG), HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
   },
   free_quota_exceeded: {
     status: 429,

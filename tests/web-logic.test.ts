@@ -8,7 +8,7 @@ import { baseName, chunksJsonl, resultJson, storeRecords } from "@/web/downloads
 import { formatBytes, formatUsdc, formatWait } from "@/web/format";
 import { histogram, sizeStats } from "@/web/histogram";
 import { validateOptions } from "@/web/options";
-import { documentKind, pagesFromPdf, pagesFromText, visibleHtmlText } from "@/web/pages";
+import { documentKind, pagesFromPdf, pagesFromText, visibleHtmlText, visibleRtfText } from "@/web/pages";
 import { problemFromError } from "@/web/problems";
 import { sourceProblem } from "@/web/source";
 
@@ -46,6 +46,18 @@ describe("page estimates before upload", () => {
     expect(documentKind("scan.TIFF")).toBe("image");
     expect(documentKind("blob", "image/webp")).toBe("image");
     expect(documentKind("anim.gif", "image/gif")).toBeNull();
+    expect(documentKind("book.EPUB")).toBe("epub");
+    expect(documentKind("memo.odt")).toBe("odt");
+    expect(documentKind("blob", "text/rtf")).toBe("rtf");
+    expect(documentKind("thread.eml")).toBe("email");
+    expect(documentKind("item.msg")).toBe("email");
+  });
+
+  it("leaves an RTF's fonts, colours and control words out of its estimate", () => {
+    const text = visibleRtfText(fixture("formats/rtf-heading.rtf").toString("latin1"));
+    expect(text).toContain("Heading 1");
+    expect(text).toContain("Paragraph");
+    expect(text).not.toMatch(/\\|Calibri|\{|\}/);
   });
 });
 

@@ -1,12 +1,12 @@
 /**
  * A page count shown before upload, the way the service counts them
  * (DESIGN.md: a PDF's real page count; otherwise ceil(characters / 3000), at
- * least 1). Only an estimate: the service's count after extraction is what
+ * least 1, EPUB, ODT, RTF and e-mail included). Only an estimate: the service's count after extraction is what
  * the free quota charges.
  */
 export const CHARS_PER_PAGE = 3000;
 
-export type DocumentKind = "pdf" | "docx" | "html" | "text" | "image";
+export type DocumentKind = "pdf" | "docx" | "html" | "text" | "image" | "epub" | "odt" | "rtf" | "email";
 
 export type PageEstimate =
   /** `approximate`: a count from raw bytes or markup the service will read differently. */
@@ -26,6 +26,11 @@ const EXTENSION_KINDS: Record<string, DocumentKind> = {
   webp: "image",
   tif: "image",
   tiff: "image",
+  epub: "epub",
+  odt: "odt",
+  rtf: "rtf",
+  eml: "email",
+  msg: "email",
 };
 
 /** From the name first (what the picker filtered on), else the browser's media type; unknown files are treated as text and the service decides. */
@@ -35,6 +40,10 @@ export function documentKind(name: string, mediaType = ""): DocumentKind | null 
   if (mediaType === "application/pdf") return "pdf";
   if (mediaType === "application/vnd.openxmlformats-officedocument.wordprocessingml.document") return "docx";
   if (mediaType === "text/html") return "html";
+  if (mediaType === "application/epub+zip") return "epub";
+  if (mediaType === "application/vnd.oasis.opendocument.text") return "odt";
+  if (mediaType === "application/rtf" || mediaType === "text/rtf") return "rtf";
+  if (mediaType === "message/rfc822" || mediaType === "application/vnd.ms-outlook") return "email";
   if (/^image\/(png|jpeg|webp|tiff)$/.test(mediaType)) return "image";
   if (mediaType.startsWith("text/")) return "text";
   return null;
@@ -55,6 +64,40 @@ export function pagesFromText(text: string): number {
   let characters = 0;
   for (const _ of text) characters++;
   return Math.max(1, Math.ceil(characters / CHARS_PER_PAGE));
+}
+
+/**
+ * An RTF's text, roughly: the groups the reader skips (fonts, colours, styles, pictures, document info, `\\*`
+ * destinations) left out whole, then control words removed.
+ */
+const SKIPPED_RTF_GROUP =
+  /^\{\\(?:\*|fonttbl|colortbl|stylesheet|info|pict|listtable|listoverridetable|themedata|datastore)/;
+export function visibleRtfText(rtf: string): string {
+  let kept = "";
+  let skipDepth = 0;
+  let depth = 0;
+  for (let i = 0; i < rtf.length; i++) {
+    const c = rtf[i];
+    if (c === "\\" && (rtf[i + 1] === "{" || rtf[i + 1] === "}" || rtf[i + 1] === "\\")) {
+      if (skipDepth === 0) kept += rtf.slice(i, i + 2);
+      i++;
+    } else if (c === "{") {
+      depth++;
+      if (skipDepth === 0 && SKIPPED_RTF_GROUP.test(rtf.slice(i, i + 24))) skipDepth = depth;
+    } else if (c === "}") {
+      if (skipDepth === depth) skipDepth = 0;
+      depth--;
+    } else if (skipDepth === 0) kept += c;
+  }
+  return (
+    kept
+      .replace(/\\'[0-9a-f]{2}/gi, "x")
+      // A control word and the space that ends it are no text (a word may be split by formatting around it).
+      .replace(/\\[a-z]+-?\d* ?/gi, "")
+      .replace(/\\./g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /** Markup, scripts and styles do not become text on the service's side; a rough strip gets close enough for an estimate. */
@@ -78,6 +121,14 @@ export async function estimatePages(file: File): Promise<PageEstimate> {
     }
     case "docx":
       return { kind: "after-upload", reason: "Word documents are paginated once their text is extracted" };
+    case "epub":
+      return { kind: "after-upload", reason: "E-books are paginated once their chapters are read" };
+    case "odt":
+      return { kind: "after-upload", reason: "OpenDocument files are paginated once their text is extracted" };
+    case "email":
+      return { kind: "after-upload", reason: "E-mails are paginated once their body and attachments are read" };
+    case "rtf":
+      return { kind: "pages", pages: pagesFromText(visibleRtfText(await file.text())), approximate: true };
     case "html":
       return { kind: "pages", pages: pagesFromText(visibleHtmlText(await file.text())), approximate: true };
     case "text":

@@ -75,7 +75,8 @@ export function FileDropZone({ file, estimate, maxUploadBytes, onFile, problem, 
           <span className="font-semibold text-accent underline underline-offset-4">choose a file</span>
         </span>
         <span id={hintId} className="text-sm text-muted">
-          PDF (scanned too), DOCX, HTML, Markdown, plain text or an image (PNG, JPEG, TIFF, WebP)
+          PDF (scanned too), DOCX, ODT, RTF, EPUB, e-mail (EML, MSG), HTML, Markdown, plain text or an image (PNG, JPEG,
+          TIFF, WebP)
           {maxUploadBytes ? `, up to ${formatBytes(maxUploadBytes)}` : ""}
         </span>
         <input

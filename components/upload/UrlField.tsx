@@ -33,8 +33,8 @@ export function UrlField({ url, onChange, problem, disabled }: Props) {
         className={`mt-1.5 block w-full rounded-lg border bg-surface px-3 py-2.5 text-base text-fg placeholder:text-muted/70 disabled:opacity-60 ${problem ? "border-danger" : "border-line-strong"}`}
       />
       <p id={hintId} className="mt-2 text-sm text-muted">
-        A public PDF, DOCX, HTML, Markdown or text file, or an image of text. The service fetches it and counts its
-        pages.
+        A public PDF, DOCX, ODT, RTF, EPUB, e-mail, HTML, Markdown or text file, or an image of text. The service
+        fetches it and counts its pages.
       </p>
       {problem ? (
         <p id={problemId} className="mt-2 text-sm font-medium text-danger">

@@ -52,6 +52,20 @@ export const ChunkBoxSchema = z
       "Where a line of the chunk is on its page as displayed (rotation applied): origin at the top left, coordinates 0-1 of the page's size. Multiply by the rendered page's pixel size to highlight it.",
   });
 
+export const EmailHeadersSchema = z
+  .object({
+    from: z.string().optional(),
+    to: z.string().optional().meta({ description: "Recipients, `Name <address>`, comma-separated." }),
+    cc: z.string().optional(),
+    date: z.string().optional().meta({ description: "ISO 8601 when the Date header parses, else as written." }),
+    subject: z.string().optional(),
+  })
+  .meta({
+    id: "EmailHeaders",
+    description:
+      "E-mails (EML, MSG): the headers of the e-mail the chunk belongs to, on every chunk of it and of its attachments (an attached e-mail's chunks carry its own).",
+  });
+
 export const ChunkMetadataSchema = z
   .object({
     chunk_index: count.meta({ description: "Zero-based position of the chunk in the document." }),
@@ -62,18 +76,16 @@ export const ChunkMetadataSchema = z
     }),
     end: count.meta({ description: "Where the chunk ends in the extracted text (exclusive), in UTF-16 code units." }),
     token_count: count.meta({ description: "Exact `o200k_base` tokens in `text`; never more than `max_tokens`." }),
-    page_start: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .meta({ description: "PDFs and images: the first page the chunk covers (1-based)." }),
+    page_start: z.number().int().min(1).optional().meta({
+      description:
+        "PDFs and images: the first page the chunk covers (1-based). EPUB: the chapter, as its place in the book's spine (1-based).",
+    }),
     page_end: z
       .number()
       .int()
       .min(1)
       .optional()
-      .meta({ description: "PDFs and images: the last page the chunk covers (1-based)." }),
+      .meta({ description: "PDFs and images: the last page the chunk covers (1-based). EPUB: the last chapter." }),
     boxes: z.array(ChunkBoxSchema).optional().meta({
       description:
         "PDFs and images: one box per line the chunk covers, in reading order (from the text layer's positions, or OCR's word boxes on scanned pages).",
@@ -81,6 +93,11 @@ export const ChunkMetadataSchema = z
     ocr_confidence: z.number().min(0).max(100).optional().meta({
       description:
         "When any of the chunk's lines was read by OCR: Tesseract's word confidence over them, 0-100, weighted by characters. Below ~80 the text deserves a look.",
+    }),
+    email: EmailHeadersSchema.optional(),
+    attachment: z.string().optional().meta({
+      description:
+        "E-mails: the file name of the attachment the chunk comes from (attached e-mails' attachments: the names joined by ` / `); absent for the body.",
     }),
     headings: z
       .array(z.string())
@@ -137,7 +154,7 @@ export const PineconeRecordSchema = z
   .meta({
     id: "PineconeRecord",
     description:
-      '`output_format=pinecone`: a record for `index.upsertRecords()` (map the index\'s embedded field to `chunk_text`). Also, when present: `page_start`, `page_end`, `boxes` (a JSON string of box objects), `ocr_confidence`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`.',
+      '`output_format=pinecone`: a record for `index.upsertRecords()` (map the index\'s embedded field to `chunk_text`). Also, when present: `page_start`, `page_end`, `boxes` (a JSON string of box objects), `ocr_confidence`, `headings` (strings), `summary`, `entities` (`"type:text"` strings), `truncated_fields`; e-mails: `email_from`, `email_to`, `email_cc`, `email_date`, `email_subject`, `attachment` (strings).',
   });
 
 export const ChromaRecordSchema = z
@@ -159,7 +176,7 @@ export const WeaviateObjectSchema = z
     id: recordUuid,
     properties: z.looseObject({ text: z.string(), embed_text: embedTextField, ...recordFields }).meta({
       description:
-        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects); e-mails: `email_from`, `email_to`, `email_cc`, `email_date`, `email_subject`, `attachment` (strings).",
     }),
   })
   .meta({
@@ -172,7 +189,7 @@ export const QdrantPointSchema = z
     id: recordUuid,
     payload: z.looseObject({ text: z.string(), embed_text: embedTextField, ...recordFields }).meta({
       description:
-        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects).",
+        "Also, when present: `page_start`, `page_end`, `boxes` (box objects), `ocr_confidence`, `headings`, `summary`, `entities` (`{text, type}` objects); e-mails: `email_from`, `email_to`, `email_cc`, `email_date`, `email_subject`, `attachment` (strings).",
     }),
   })
   .meta({
@@ -190,3 +207,4 @@ export type RecordScalars = z.infer<typeof RecordScalarsSchema>;
 
 export type ChunkBoxBody = z.infer<typeof ChunkBoxSchema>;
 export type ChunkMetadataBody = z.infer<typeof ChunkMetadataSchema>;
+export type EmailHeadersBody = z.infer<typeof EmailHeadersSchema>;

@@ -48,7 +48,7 @@ const uploadIdField = z.string().min(1).max(100);
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).optional().meta({
     description:
-      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
+      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, ODT, RTF, EPUB, e-mail (EML, MSG), HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
     example: "https://example.com/paper.pdf",
   }),
   upload_id: uploadIdField.optional().meta({
@@ -76,7 +76,7 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
   file: z.file().optional().meta({
     description:
-      "The document: PDF (scanned pages are read by OCR), DOCX, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text. Give this or `upload_id`.",
+      "The document: PDF (scanned pages are read by OCR), DOCX, ODT, RTF, EPUB, e-mail (EML, MSG), HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text. Give this or `upload_id`.",
   }),
   upload_id: uploadIdField.optional().meta({
     description:

@@ -1,5 +1,5 @@
 import type { Embedder } from "@/lib/embeddings/types";
-import type { Extracted } from "@/lib/extract/types";
+import type { DocumentPart, Extracted } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
 import { provenance } from "./provenance";
 import { splitRecursive } from "./recursive";
@@ -66,7 +66,9 @@ export async function splitDocument(
   options: SplitOptions,
   context: SplitContext,
 ): Promise<Chunk[]> {
-  const spans = await METHODS[tier].split(source, options, context);
+  const spans = source.parts?.length
+    ? await splitParts(source, source.parts, tier, options, context)
+    : await METHODS[tier].split(source, options, context);
   return spans.map((span, index) => {
     const text = span.text ?? source.text.slice(span.start, span.end);
     const chunk: Chunk = {
@@ -83,4 +85,28 @@ export async function splitDocument(
     Object.assign(chunk.metadata, provenance(source, span.start, span.end));
     return chunk;
   });
+}
+
+/**
+ * An e-mail's body and attachments, each chunked as a document of its own (no chunk spans two), their spans
+ * shifted back into the whole text. A part's text is `source.text.slice(start, end)`, so offsets hold.
+ */
+async function splitParts(
+  source: Extracted,
+  parts: DocumentPart[],
+  tier: TierId,
+  options: SplitOptions,
+  context: SplitContext,
+): Promise<Span[]> {
+  const spans: Span[] = [];
+  for (const part of parts) {
+    const text = source.text.slice(part.start, part.end);
+    const sectionStarts = context.sectionStarts
+      ?.filter((at) => at >= part.start && at < part.end)
+      .map((at) => at - part.start);
+    const alone: Extracted = { kind: source.kind, mediaType: source.mediaType, text, pageCount: source.pageCount };
+    const found = await METHODS[tier].split(alone, options, { ...context, sectionStarts });
+    for (const span of found) spans.push({ ...span, start: span.start + part.start, end: span.end + part.start });
+  }
+  return spans;
 }

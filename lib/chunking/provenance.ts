@@ -1,7 +1,7 @@
-import type { PageRange, SourceLine } from "@/lib/extract/types";
+import type { DocumentPart, PageRange, SourceLine } from "@/lib/extract/types";
 import type { ChunkMetadata } from "./types";
 
-type Provenance = Pick<ChunkMetadata, "page_start" | "page_end" | "boxes" | "ocr_confidence">;
+type Provenance = Pick<ChunkMetadata, "page_start" | "page_end" | "boxes" | "ocr_confidence" | "email" | "attachment">;
 
 /**
  * Where a chunk came from in a PDF or an image: its pages, the boxes of the
@@ -9,10 +9,11 @@ type Provenance = Pick<ChunkMetadata, "page_start" | "page_end" | "boxes" | "ocr
  * how sure Tesseract was of their words.
  */
 export function provenance(
-  source: { pages?: PageRange[]; lines?: SourceLine[] },
+  source: { pages?: PageRange[]; lines?: SourceLine[]; parts?: DocumentPart[] },
   start: number,
   end: number,
 ): Provenance {
+  if (source.parts?.length) return partOf(source.parts, start);
   if (!source.pages?.length) return {};
   const found: Provenance = {
     page_start: pageAt(source.pages, start),
@@ -31,6 +32,15 @@ export function provenance(
     chars += held;
   }
   if (chars > 0) found.ocr_confidence = Math.round((weighted / chars) * 10) / 10;
+  return found;
+}
+
+/** An e-mail part's headers and attachment name: the part holding the chunk's start (no chunk spans two). */
+function partOf(parts: DocumentPart[], start: number): Provenance {
+  const part = parts[lastAtOrBefore(parts, start)]!;
+  const found: Provenance = {};
+  if (part.email && Object.keys(part.email).length) found.email = part.email;
+  if (part.attachment) found.attachment = part.attachment;
   return found;
 }
 

@@ -11,6 +11,8 @@ import { MEDIA_TYPES } from "@/lib/extract/types";
 export type Detected =
   | { kind: "pdf" }
   | { kind: "docx" }
+  | { kind: "epub" | "odt" | "rtf" }
+  | { kind: "email"; format: "eml" | "msg" }
   | { kind: "image"; mediaType: string }
   | { kind: "html" | "markdown" | "text"; text: string };
 
@@ -42,6 +44,11 @@ export async function detect(bytes: Uint8Array, hint: Hint, maxChars = Infinity)
   const type = await fileTypeFromBuffer(bytes);
   if (type?.mime === MEDIA_TYPES.pdf) return { kind: "pdf" };
   if (type?.mime === MEDIA_TYPES.docx) return { kind: "docx" };
+  if (type?.mime === MEDIA_TYPES.epub) return { kind: "epub" };
+  if (type?.mime === MEDIA_TYPES.odt) return { kind: "odt" };
+  if (type?.ext === "rtf") return { kind: "rtf" };
+  if (type?.ext === "cfb" && isOutlookMessage(bytes)) return { kind: "email", format: "msg" };
+  if (!type && looksLikeEmail(bytes)) return { kind: "email", format: "eml" };
   if (type && OCR_IMAGES.has(type.mime)) return { kind: "image", mediaType: type.mime };
   if (type && MARKUP_FORMATS.has(type.ext)) throw failures.unsupportedType(...describe(type));
 
@@ -65,7 +72,7 @@ export async function detect(bytes: Uint8Array, hint: Hint, maxChars = Infinity)
 }
 
 /** Text formats whose content is markup, not prose: read as plain text, they would be chunked control words. */
-const MARKUP_FORMATS = new Set(["rtf", "ps", "eps"]);
+const MARKUP_FORMATS = new Set(["ps", "eps"]);
 
 /** Text formats file-type knows (XML, calendars, subtitles): read as text, and XHTML as HTML. */
 function isTextual(mime: string): boolean {
@@ -82,9 +89,7 @@ function describe(type: { ext: string; mime: string }): [what: string, advice?: 
         "Save it as .docx without a password and send it again.",
       ];
     case "zip":
-      return ["a ZIP archive but not a Word document (or a damaged one)"];
-    case "rtf":
-      return ["Rich Text (RTF)", "Save it as .docx or PDF and send it again."];
+      return ["a ZIP archive but not a Word, OpenDocument text or EPUB document (or a damaged one)"];
     case "docm":
     case "dotx":
     case "dotm":
@@ -92,6 +97,34 @@ function describe(type: { ext: string; mime: string }): [what: string, advice?: 
     default:
       return [`${type.ext.toUpperCase()} (${type.mime})`];
   }
+}
+
+/**
+ * An Outlook item: a compound file whose directory names its properties "__substg1.0_…" (UTF-16LE, as
+ * compound-file names are). Old .doc files and encrypted Office files are compound files too, without them.
+ */
+const MSG_PROPERTY_NAME = Buffer.from("__substg1.0_", "utf16le");
+function isOutlookMessage(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(MSG_PROPERTY_NAME);
+}
+
+/**
+ * An RFC 5322 message: from its first line, a block of header fields (or folded continuations) that holds a
+ * From: field and one more of the fields every mail client writes, ended by a blank line. Read before the
+ * text is decoded: mail may carry 8-bit text in any charset, which the decoder would refuse.
+ */
+const EMAIL_HEAD_BYTES = 64 * 1024;
+const HEADER_LINE = /^(?:[!-9;-~]+:|[ \t])/;
+const MAIL_FIELDS = /^(?:to|date|subject|message-id|mime-version|received|return-path|cc):/i;
+function looksLikeEmail(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, EMAIL_HEAD_BYTES))
+    .toString("latin1")
+    .replace(/^\uFEFF/, "");
+  const end = head.search(/\r?\n\r?\n/);
+  if (end <= 0) return false;
+  const lines = head.slice(0, end).split(/\r?\n/);
+  if (!lines.every((line) => HEADER_LINE.test(line)) || /^[ \t]/.test(lines[0]!)) return false;
+  return lines.some((line) => /^from:/i.test(line)) && lines.some((line) => MAIL_FIELDS.test(line));
 }
 
 /**

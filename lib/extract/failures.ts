@@ -7,7 +7,7 @@ import type { ExtractLimits } from "@/lib/extract/types";
  * wording stay consistent. Messages tell the user what to do next.
  */
 const ACCEPTED =
-  "Send a PDF, a Word document (.docx), HTML, Markdown, plain text or an image of text (PNG, JPEG, TIFF, WebP).";
+  "Send a PDF, a Word document (.docx), OpenDocument text (.odt), RTF, an EPUB e-book, an e-mail (.eml, .msg), HTML, Markdown, plain text or an image of text (PNG, JPEG, TIFF, WebP).";
 
 export const failures = {
   unsupportedType: (what: string, advice = ACCEPTED) =>
@@ -71,6 +71,23 @@ export const failures = {
     new ApiError(
       "corrupted_docx",
       "This Word document is damaged or not a valid .docx file. Open it in Word or LibreOffice, save it as .docx again, and send the new file.",
+    ),
+  /** An EPUB, ODT, RTF or e-mail that its reader could not read; `what` names the format ("This EPUB book"). */
+  corruptedDocument: (what: string, detail?: string) =>
+    new ApiError(
+      "corrupted_document",
+      `${what} is damaged or not valid${detail ? ` (${detail})` : ""}. Open it in the program that made it, save or export it again, and send the new file.`,
+    ),
+  drmProtected: () =>
+    new ApiError(
+      "drm_protected",
+      "This EPUB book is protected by DRM: its chapters are encrypted and cannot be read. Send a DRM-free copy of the book.",
+    ),
+  /** An e-mail attached to an e-mail, more than `max` levels deep. */
+  emailTooDeep: (max: number) =>
+    new ApiError(
+      "document_too_complex",
+      `This e-mail holds e-mails attached more than ${max} level${max === 1 ? "" : "s"} deep; at most ${max} are read. Forward the inner message on its own and send that.`,
     ),
   zipBomb: (detail: string) =>
     new ApiError(

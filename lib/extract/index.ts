@@ -1,12 +1,22 @@
 import { type Detected, detect, type Hint } from "@/lib/extract/detect";
 import { extractDocx } from "@/lib/extract/docx";
+import { extractEmail } from "@/lib/extract/email";
+import { extractEpub } from "@/lib/extract/epub";
+import { extractOdt } from "@/lib/extract/odt";
+import { extractRtf } from "@/lib/extract/rtf";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
 import { extractImage } from "@/lib/extract/image";
 import { extractPdf } from "@/lib/extract/pdf";
 import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
 import { isBlank } from "@/lib/extract/text";
-import { MEDIA_TYPES, type DocumentKind, type Extracted, type ExtractLimits } from "@/lib/extract/types";
+import {
+  EMAIL_MEDIA_TYPES,
+  MEDIA_TYPES,
+  type DocumentKind,
+  type Extracted,
+  type ExtractLimits,
+} from "@/lib/extract/types";
 
 export type { Extracted, ExtractLimits } from "@/lib/extract/types";
 
@@ -47,6 +57,24 @@ export async function extract(
     }
     case "docx":
       return finish("docx", await extractDocx(bytes, limits), limits);
+    case "epub": {
+      const book = await extractEpub(bytes, limits);
+      return { ...finish("epub", book.text, limits), pages: book.chapters };
+    }
+    case "odt":
+      return finish("odt", await extractOdt(bytes, limits), limits);
+    case "rtf":
+      return finish("rtf", await extractRtf(bytes, limits), limits);
+    case "email": {
+      const mail = await extractEmail(bytes, detected.format, limits, (attached, hint, known, left) =>
+        extract(attached, hint, left, steps, known),
+      );
+      return {
+        ...finish("email", mail.text, limits),
+        mediaType: EMAIL_MEDIA_TYPES[detected.format],
+        parts: mail.parts,
+      };
+    }
     case "html":
       return finish("html", await convertHtml(detected.text, limits), limits);
     case "markdown":

@@ -13,12 +13,12 @@ import type { ExtractLimits } from "@/lib/extract/types";
  * - Image: its frames, from the header.
  * - Text and Markdown: the same rule as the extraction's (characters / 3000, at least 1) on the decoded text,
  *   so the estimate is the exact count.
- * - HTML and DOCX: one page, the least any document costs. Their size says little about their text (markup,
+ * - HTML, DOCX, ODT, RTF, EPUB and e-mail: one page, the least any document costs. Their size says little about their text (markup,
  *   embedded images: a 200 KB web page is often two pages of text), so a size rule would refuse ordinary
  *   documents near the end of a day's pages; their conversion is bounded by the parsers' own budgets, and the
  *   exact count is settled before chunking (lib/quota.ts `settle`).
  *
- * Exact for PDFs, images and text; the later `settle` corrects HTML and DOCX.
+ * Exact for PDFs, images and text; the later `settle` corrects the others (characters / 3000 of their text).
  */
 export async function estimatePages(
   bytes: Uint8Array,
@@ -35,6 +35,10 @@ export async function estimatePages(
       return Math.max(1, Math.ceil(detected.text.length / CHARS_PER_PAGE));
     case "html":
     case "docx":
+    case "epub":
+    case "odt":
+    case "rtf":
+    case "email":
       return 1;
   }
 }

@@ -40,6 +40,7 @@ export function chromaRecord(chunk: SourceChunk, doc: DocumentRef): ChromaRecord
     ...fields.scalars,
     text_offset: document.length - chunk.text.length,
     ...fields.pages,
+    ...fields.email,
   };
   const truncated: string[] = [];
   const fits = (json: string) => utf8Bytes(json) <= CHROMA_VALUE_BYTES;

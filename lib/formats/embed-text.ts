@@ -13,9 +13,11 @@ const LINE_BYTES = 512;
  * dozen tokens to `max_tokens` (each line at most 512 bytes, cut with "…").
  */
 export function embedText(chunk: SourceChunk, doc: DocumentRef): string {
-  const { headings, page_start: first, page_end: last } = chunk.metadata;
+  const { headings, page_start: first, page_end: last, email, attachment } = chunk.metadata;
   const lines: string[] = [];
   if (doc.title) lines.push(truncateUtf8(`Document: ${doc.title}`, LINE_BYTES));
+  if (email?.subject) lines.push(truncateUtf8(`E-mail: ${email.subject}`, LINE_BYTES));
+  if (attachment) lines.push(truncateUtf8(`Attachment: ${attachment}`, LINE_BYTES));
   if (headings?.length) lines.push(truncateUtf8(`Section: ${headings.join(" > ")}`, LINE_BYTES));
   if (first !== undefined)
     lines.push(`${doc.pageUnit ?? "Page"} ${last === undefined || last === first ? first : `${first}-${last}`}`);
@@ -23,7 +25,7 @@ export function embedText(chunk: SourceChunk, doc: DocumentRef): string {
 }
 
 /** What `page_start` counts in each kind of document, as the prefix names it. */
-const PAGE_UNITS: Partial<Record<DocumentKind, string>> = { pdf: "Page", image: "Page" };
+const PAGE_UNITS: Partial<Record<DocumentKind, string>> = { pdf: "Page", image: "Page", epub: "Chapter" };
 
 export const pageUnit = (kind: DocumentKind): string => PAGE_UNITS[kind] ?? "Page";
 

@@ -30,6 +30,8 @@ export type ChunkScalars = RecordScalars;
 export interface ChunkFields {
   scalars: ChunkScalars;
   pages?: { page_start: number; page_end: number };
+  /** E-mails: the headers as `email_from`, `email_to`, `email_cc`, `email_date`, `email_subject`, and `attachment`; flat strings every store takes. */
+  email?: Record<string, string>;
   /** Non-empty when present. */
   boxes?: ChunkBox[];
   ocrConfidence?: number;
@@ -55,6 +57,8 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     headings,
     summary,
     entities,
+    email,
+    attachment,
     ...unmapped
   } = chunk.metadata;
   // A metadata field added to chunks must get a mapping for every store here (and in README's table) before this compiles.
@@ -74,6 +78,10 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     },
   };
   if (page_start !== undefined && page_end !== undefined) fields.pages = { page_start, page_end };
+  if (email || attachment) {
+    fields.email = Object.fromEntries(Object.entries(email ?? {}).map(([key, value]) => [`email_${key}`, value]));
+    if (attachment) fields.email.attachment = attachment;
+  }
   if (boxes?.length) fields.boxes = boxes;
   if (ocr_confidence !== undefined) fields.ocrConfidence = ocr_confidence;
   if (headings?.length) fields.headings = headings;

@@ -45,6 +45,7 @@ export interface FormattedRecord {
  * | page_start/_end    | number, if known       | number, if known         | number, if known| number, if known|
  * | ocr_confidence     | number, if OCR'd       | number, if OCR'd         | number, if OCR'd| number, if OCR'd|
  * | boxes              | JSON string, if known  | JSON string, if known    | object[]        | object[]        |
+ * | email, attachment  | `email_from`, `email_to`, `email_cc`, `email_date`, `email_subject`, `attachment`: strings, for e-mails (all stores) |
  * | truncated_fields   | string[], if any cut   | "a,b" string, if any cut | never cut       | never cut       |
  *
  * Absent values are left out, never null; empty lists are left out too.

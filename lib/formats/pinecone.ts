@@ -39,6 +39,7 @@ export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRe
     text_offset: embedded.length - chunk.text.length,
     ...fields.scalars,
     ...fields.pages,
+    ...fields.email,
     ...(fields.ocrConfidence === undefined ? {} : { ocr_confidence: fields.ocrConfidence }),
   };
   const truncated: string[] = [];

@@ -22,6 +22,7 @@ export function qdrantPoint(chunk: SourceChunk, doc: DocumentRef): QdrantPoint {
     embed_text: embedText(chunk, doc),
     ...fields.scalars,
     ...fields.pages,
+    ...fields.email,
   };
   if (fields.headings) payload.headings = fields.headings;
   if (fields.summary) payload.summary = fields.summary;

@@ -31,6 +31,7 @@ export function weaviateObject(chunk: SourceChunk, doc: DocumentRef): WeaviateOb
     embed_text: embedText(chunk, doc),
     ...fields.scalars,
     ...fields.pages,
+    ...fields.email,
   };
   if (fields.headings) properties.headings = fields.headings;
   if (fields.summary) properties.summary = fields.summary;

@@ -98,7 +98,7 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     {
       title: "Chunk a document",
       description:
-        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (always a job; any tier is one with async: true, as long scans should be). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements. A file too large to send inline (base64 in a tool call, or over the host's request body limit: Vercel 4.5 MB): call create_upload, send the bytes where it answers (HTTP PUT of the raw bytes to target.url), then call this tool with upload_id.",
+        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, ODT, RTF, EPUB (page_start = chapter), e-mail EML/MSG (headers and attachment names on every chunk), HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (always a job; any tier is one with async: true, as long scans should be). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements. A file too large to send inline (base64 in a tool call, or over the host's request body limit: Vercel 4.5 MB): call create_upload, send the bytes where it answers (HTTP PUT of the raw bytes to target.url), then call this tool with upload_id.",
       inputSchema: ChunkDocumentArgsSchema,
     },
     async (args, extra) => {
