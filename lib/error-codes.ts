@@ -74,6 +74,11 @@ export const ERROR_CODES = {
   },
   corrupted_image: { status: 400, scopes: ["document"], when: "An image that is damaged or cut short." },
   corrupted_docx: { status: 400, scopes: ["document"], when: "A damaged or invalid .docx." },
+  corrupted_office: {
+    status: 400,
+    scopes: ["document"],
+    when: "A damaged or invalid slide deck or workbook (.pptx, .odp, .xlsx, .ods).",
+  },
   document_too_complex: {
     status: 400,
     scopes: ["document"],

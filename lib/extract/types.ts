@@ -1,11 +1,15 @@
 import type { MarkupBudget } from "@/lib/extract/markup-budget";
 
-export type DocumentKind = "pdf" | "image" | "docx" | "html" | "markdown" | "text";
+export type DocumentKind = "pdf" | "image" | "docx" | "pptx" | "xlsx" | "ods" | "csv" | "html" | "markdown" | "text";
 
 /** The media type of each kind; an image's is its own (image/png, image/jpeg, image/tiff, image/webp). */
 export const MEDIA_TYPES: Record<Exclude<DocumentKind, "image">, string> = {
   pdf: "application/pdf",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ods: "application/vnd.oasis.opendocument.spreadsheet",
+  csv: "text/csv",
   html: "text/html",
   markdown: "text/markdown",
   text: "text/plain",
@@ -36,11 +40,11 @@ export interface Extracted {
   mediaType: string;
   /** The text every chunker works on. Markdown for HTML, DOCX and Markdown inputs, so structure survives. */
   text: string;
-  /** Present for PDFs and images: one range per page, in order, covering `text` (pages joined by "\n\n"). */
+  /** Present for PDFs and images: one range per page, in order, covering `text` (pages joined by "\n\n"); for slide decks and spreadsheets, one per slide or sheet (its number). */
   pages?: PageRange[];
   /** Present for PDFs and images: the lines of `text`, in order (running headers and footers, dropped, are not among them). */
   lines?: SourceLine[];
-  /** A PDF's or an image's real page count; otherwise ceil(characters / 3000), at least 1. */
+  /** A PDF's or an image's real page count; a deck's slides; a spreadsheet's rows / 50 per sheet; otherwise ceil(characters / 3000), at least 1. */
   pageCount: number;
   /** Pages read by OCR (1-based): a PDF's pages without a text layer, every page of an image. */
   ocrPages?: number[];
@@ -57,4 +61,6 @@ export interface ExtractLimits {
   /** A synchronous request's: pages an async job of it would read by OCR, which the refusal names. */
   maxOcrPagesAsync?: number;
   timeoutMs: number;
+  /** Filled cells a spreadsheet or CSV may hold, and cells a sheet's table may span (SHEET_MAX_CELLS); the config's default when absent. */
+  maxSheetCells?: number;
 }
