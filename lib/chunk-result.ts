@@ -9,7 +9,7 @@ import type { Embedder } from "@/lib/embeddings/types";
 import type { Config } from "@/lib/config";
 import { type CpuRunner, chunkOnCpu, inThisThread, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { ApiError } from "@/lib/errors";
-import { extract } from "@/lib/extract";
+import { DEFAULT_READING, extract, type ReadingOptions } from "@/lib/extract";
 import { stepsHere } from "@/lib/extract/steps";
 import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
@@ -31,6 +31,8 @@ export interface ResolvedOptions {
   maxTokens: number;
   overlapTokens: number;
   outputFormat: OutputFormat;
+  /** Slide decks: speaker notes under "## Notes" (request option `include_notes`, default true). */
+  includeNotes: boolean;
 }
 
 export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunking"]): ResolvedOptions {
@@ -43,7 +45,12 @@ export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunk
   const overlapTokens = input.overlap_tokens ?? Math.min(chunking.defaultOverlapTokens, Math.floor(maxTokens / 2));
   if (overlapTokens < 0 || overlapTokens * 2 > maxTokens)
     throw new ApiError("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
-  return { maxTokens, overlapTokens, outputFormat: input.output_format ?? "raw" };
+  return {
+    maxTokens,
+    overlapTokens,
+    outputFormat: input.output_format ?? "raw",
+    includeNotes: input.include_notes ?? true,
+  };
 }
 
 /** The answer of a synchronous request, and a stored result's body: the wire schema's type. */
@@ -85,6 +92,7 @@ export function extractDocument(
   config: Pick<Config, "limits" | "ocr">,
   cpu?: CpuRunner,
   job?: { onPageRead: (done: number, total: number) => void },
+  reading: ReadingOptions = DEFAULT_READING,
 ): Promise<Extracted> {
   const { limits, ocr } = config;
   const steps = cpu ? extractStepsOnCpu(cpu, ocr.languages) : stepsHere(ocr.languages);
@@ -102,6 +110,7 @@ export function extractDocument(
     },
     job ? { ...steps, onPageRead: job.onPageRead } : steps,
     doc.detected,
+    reading,
   );
 }
 

@@ -3,7 +3,13 @@ import { extractDocx } from "@/lib/extract/docx";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
 import { extractImage } from "@/lib/extract/image";
-import { extractCsv, extractPresentation, extractSpreadsheet, type OfficeText, type ReadingOptions } from "@/lib/extract/office";
+import {
+  extractCsv,
+  extractPresentation,
+  extractSpreadsheet,
+  type OfficeText,
+  type ReadingOptions,
+} from "@/lib/extract/office";
 import { extractPdf } from "@/lib/extract/pdf";
 import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
 import { isBlank } from "@/lib/extract/text";

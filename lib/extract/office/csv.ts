@@ -45,7 +45,16 @@ export function decodeCsv(bytes: Uint8Array): CsvText {
   return { text: normalizeNewlines(new TextDecoder("windows-1252").decode(bytes)), encoding: "windows-1252" };
 }
 
-const MULTI_BYTE = new Set(["Shift_JIS", "EUC-JP", "EUC-KR", "GB18030", "Big5", "ISO-2022-JP", "ISO-2022-KR", "ISO-2022-CN"]);
+const MULTI_BYTE = new Set([
+  "Shift_JIS",
+  "EUC-JP",
+  "EUC-KR",
+  "GB18030",
+  "Big5",
+  "ISO-2022-JP",
+  "ISO-2022-KR",
+  "ISO-2022-CN",
+]);
 
 /** The bytes in `encoding`, or undefined when the platform does not read it or the bytes are not valid in it. */
 function decodeAs(bytes: Uint8Array, encoding: string): string | undefined {

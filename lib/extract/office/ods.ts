@@ -18,7 +18,11 @@ import { localName, streamXml } from "@/lib/extract/office/xml";
  * times (a known denial-of-service file) is refused as soon as the budget is
  * spent.
  */
-export async function readOds(archive: OfficeArchive, counter: CellCounter, deadline: number): Promise<WorkbookSheet[]> {
+export async function readOds(
+  archive: OfficeArchive,
+  counter: CellCounter,
+  deadline: number,
+): Promise<WorkbookSheet[]> {
   const xml = archive.text("content.xml");
   if (xml === undefined) throw failures.corruptedOffice("spreadsheet");
   const hiddenStyles = new Set<string>();
@@ -30,7 +34,8 @@ export async function readOds(archive: OfficeArchive, counter: CellCounter, dead
   let rowRepeat = 1;
   let rowCells: { column: number; repeat: number; value: string }[] = [];
   let column = 0;
-  let cell: { repeat: number; value: string; text: string; paragraphs: number; colSpan: number; rowSpan: number } | undefined;
+  let cell:
+    { repeat: number; value: string; text: string; paragraphs: number; colSpan: number; rowSpan: number } | undefined;
   let ignoredDepth = 0;
 
   await streamXml(

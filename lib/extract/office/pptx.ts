@@ -140,7 +140,8 @@ const identity: Transform = (p) => p;
 
 function groupTransform(group: XmlElement, outer: Transform): Transform {
   const xfrm = findFirst(childElements(group, "grpSpPr")[0] ?? emptyElement, "xfrm");
-  const value = (name: string, a: string) => Number(attr(firstChild(xfrm ?? emptyElement, name) ?? emptyElement, a) ?? 0);
+  const value = (name: string, a: string) =>
+    Number(attr(firstChild(xfrm ?? emptyElement, name) ?? emptyElement, a) ?? 0);
   const [offX, offY, chX, chY] = [value("off", "x"), value("off", "y"), value("chOff", "x"), value("chOff", "y")];
   const scaleX = value("chExt", "cx") ? value("ext", "cx") / value("chExt", "cx") : 1;
   const scaleY = value("chExt", "cy") ? value("ext", "cy") / value("chExt", "cy") : 1;
@@ -201,7 +202,8 @@ function walk(container: XmlElement, transform: Transform, inherited: Placeholde
         const table = findFirst(shape, "tbl");
         if (!table) break;
         const rows = tableRows(table);
-        if (rows.length > 0) content.blocks.push({ ...position(shape, undefined, transform, inherited), kind: "table", rows });
+        if (rows.length > 0)
+          content.blocks.push({ ...position(shape, undefined, transform, inherited), kind: "table", rows });
         break;
       }
     }
@@ -280,7 +282,12 @@ function notesText(notes: XmlElement): string {
     const ph = placeholderOf(shape);
     if (!ph || ph.type !== "body") continue;
     const body = firstChild(shape, "txBody");
-    if (body) texts.push(...paragraphs(body).map((p) => p.text.trim()).filter(Boolean));
+    if (body)
+      texts.push(
+        ...paragraphs(body)
+          .map((p) => p.text.trim())
+          .filter(Boolean),
+      );
   }
   return texts.join("\n\n");
 }

@@ -65,13 +65,7 @@ export function sheetTable(sheet: SheetCells, maxCells: number): SheetTable {
   const header = hasHeader ? first : columns.map(columnName);
   const body = hasHeader ? grid.slice(1) : grid;
 
-  const lines = [
-    `# ${headingText(sheet.name)}`,
-    "",
-    row(header),
-    row(header.map(() => "---")),
-    ...body.map(row),
-  ];
+  const lines = [`# ${headingText(sheet.name)}`, "", row(header), row(header.map(() => "---")), ...body.map(row)];
   return { markdown: lines.join("\n"), dataRows: body.length };
 }
 

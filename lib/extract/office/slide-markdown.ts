@@ -6,8 +6,7 @@ import { headingText, oneLine } from "@/lib/extract/office/sections";
  * reading order, its speaker notes under a marked sub-heading.
  */
 export type PlacedBlock = { x: number; y: number } & (
-  | { kind: "text"; paragraphs: { text: string; level: number; bullet: boolean }[] }
-  | { kind: "table"; rows: string[][] }
+  { kind: "text"; paragraphs: { text: string; level: number; bullet: boolean }[] } | { kind: "table"; rows: string[][] }
 );
 
 export interface SlideContent {
@@ -72,7 +71,10 @@ function textMarkdown(paragraphs: { text: string; level: number; bullet: boolean
 /** The first row is the header: slide tables are written with one (PowerPoint's "Header Row", on by default). */
 export function tableMarkdown(rows: string[][]): string {
   const width = Math.max(...rows.map((r) => r.length));
-  const cell = (v: string | undefined) => oneLine(v ?? "").replace(/\\/g, "\\\\").replace(/\|/g, "\\|");
+  const cell = (v: string | undefined) =>
+    oneLine(v ?? "")
+      .replace(/\\/g, "\\\\")
+      .replace(/\|/g, "\\|");
   const line = (r: (string | undefined)[]) => `| ${Array.from({ length: width }, (_, i) => cell(r[i])).join(" | ")} |`;
   return [line(rows[0]!), line(Array(width).fill("---")), ...rows.slice(1).map(line)].join("\n");
 }

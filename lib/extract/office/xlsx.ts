@@ -2,7 +2,16 @@ import { failures } from "@/lib/extract/failures";
 import { type OfficeArchive, relsPathOf, resolvePartPath } from "@/lib/extract/office/archive";
 import { type CellCounter, type CellRange, cellRef, type SheetCells } from "@/lib/extract/office/sheet-table";
 import type { WorkbookSheet } from "@/lib/extract/office/workbook";
-import { attr, childElements, type ElementBudget, findAll, findFirst, localName, parseXml, streamXml } from "@/lib/extract/office/xml";
+import {
+  attr,
+  childElements,
+  type ElementBudget,
+  findAll,
+  findFirst,
+  localName,
+  parseXml,
+  streamXml,
+} from "@/lib/extract/office/xml";
 
 /**
  * XLSX (SpreadsheetML) → sheets of cell values, read by hand from the zip's
@@ -182,7 +191,14 @@ async function readWorksheet(
             const at = attrs.r ? cellRef(attrs.r) : undefined;
             const column = at?.column ?? nextColumn;
             nextColumn = column + 1;
-            cell = { row: at?.row ?? rowIndex, column, type: attrs.t ?? "n", style: Number(attrs.s ?? "0"), value: "", inline: "" };
+            cell = {
+              row: at?.row ?? rowIndex,
+              column,
+              type: attrs.t ?? "n",
+              style: Number(attrs.s ?? "0"),
+              value: "",
+              inline: "",
+            };
             break;
           }
           case "v":
@@ -241,7 +257,8 @@ function cellValue(cell: { type: string; style: number; value: string; inline: s
     case "d":
       return value;
     default:
-      if (value !== "" && context.dateStyles.has(cell.style)) return serialDate(Number(value), context.date1904) ?? value;
+      if (value !== "" && context.dateStyles.has(cell.style))
+        return serialDate(Number(value), context.date1904) ?? value;
       return value;
   }
 }
@@ -271,4 +288,3 @@ function parseRange(ref: string): CellRange | undefined {
     c1: Math.max(a.column, b.column),
   };
 }
-
