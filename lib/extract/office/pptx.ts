@@ -201,8 +201,9 @@ function walk(container: XmlElement, transform: Transform, inherited: Placeholde
       case "graphicFrame": {
         const table = findFirst(shape, "tbl");
         if (!table) break;
-        const rows = tableRows(table);
-        if (rows.length > 0)
+        // Rows left empty (a template's spare rows) say nothing; a table of nothing but empty cells is left out.
+        const rows = tableRows(table).filter((row, i) => i === 0 || row.some((v) => v.trim() !== ""));
+        if (rows.some((row) => row.some((v) => v.trim() !== "")))
           content.blocks.push({ ...position(shape, undefined, transform, inherited), kind: "table", rows });
         break;
       }

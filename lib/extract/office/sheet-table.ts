@@ -38,7 +38,8 @@ export interface SheetTable {
  * cells repeat their value in every row and column of the merge that is kept,
  * so a row cut out of a split table still says which group it belongs to.
  *
- * The header: the first row is the header when there is a row below it and
+ * A first row holding one value over a wider table is its title, written as
+ * a line above the table. The header: the (next) first row is the header when there is a row below it and
  * each of its filled cells is text rather than a number, a date or a boolean
  * (how spreadsheets are written: labels over values). Otherwise the table is
  * given the sheet's own column letters (A, B, C, ...) as its header, and the
@@ -57,15 +58,29 @@ export function sheetTable(sheet: SheetCells, maxCells: number): SheetTable {
   if (rows.length * columns.length > maxCells)
     throw failures.sheetTooLarge(sheet.name, rows.length, columns.length, maxCells);
 
-  const grid = rows.map((r) => columns.map((c) => sheet.cells.get(r)?.get(c) ?? ""));
-  fillMerges(grid, rows, columns, sheet);
+  // A title over the table (one cell in the first row, often merged across it) is written above the table.
+  const caption =
+    rows.length > 2 && columns.length > 1 && sheet.cells.get(rows[0]!)!.size === 1
+      ? [...sheet.cells.get(rows[0]!)!.values()][0]!
+      : undefined;
+  const kept = caption === undefined ? rows : rows.slice(1);
+  const grid = kept.map((r) => columns.map((c) => sheet.cells.get(r)?.get(c) ?? ""));
+  fillMerges(grid, kept, columns, sheet);
 
   const first = grid[0]!;
   const hasHeader = grid.length > 1 && first.some((v) => v !== "") && first.every((v) => v === "" || isLabel(v));
   const header = hasHeader ? first : columns.map(columnName);
   const body = hasHeader ? grid.slice(1) : grid;
 
-  const lines = [`# ${headingText(sheet.name)}`, "", row(header), row(header.map(() => "---")), ...body.map(row)];
+  const title = caption === undefined ? [] : [oneLine(caption).replace(/^([#>*+|-]|\d+[.)])/, "\\$1"), ""];
+  const lines = [
+    `# ${headingText(sheet.name)}`,
+    "",
+    ...title,
+    row(header),
+    row(header.map(() => "---")),
+    ...body.map(row),
+  ];
   return { markdown: lines.join("\n"), dataRows: body.length };
 }
 
