@@ -63,7 +63,7 @@ export const ERROR_CODES = {
   invalid_encoding: {
     status: 400,
     scopes: ["detect", "document"],
-    when: "Text that is neither UTF-8 nor UTF-16 with a byte-order mark.",
+    when: "Text that is neither UTF-8 nor UTF-16 with a byte-order mark (CSV and TSV are read in any encoding).",
   },
   corrupted_pdf: { status: 400, scopes: ["document"], when: "A damaged or incomplete PDF." },
   encrypted_pdf: { status: 400, scopes: ["document"], when: "A password-protected PDF." },
@@ -82,12 +82,12 @@ export const ERROR_CODES = {
   document_too_complex: {
     status: 400,
     scopes: ["document"],
-    when: "Reading or chunking the document took more time or memory than allowed, or its markup (HTML, the XML inside a DOCX) nests deeper or holds more elements than allowed.",
+    when: "Reading or chunking the document took more time or memory than allowed, its markup (HTML, the XML inside a DOCX, PPTX, XLSX or ODS) nests deeper or holds more elements than allowed, or a spreadsheet or CSV holds more cells than allowed.",
   },
   invalid_options: {
     status: 400,
     scopes: ["options"],
-    when: "`max_tokens`, `overlap_tokens` or `output_format` out of range.",
+    when: "`max_tokens`, `overlap_tokens`, `output_format` or `include_notes` out of range.",
   },
   invalid_request: { status: 400, scopes: ["json"], when: "The JSON body does not match the schema." },
   invalid_json: { status: 400, scopes: ["json"], when: "The body is not valid JSON." },
@@ -236,12 +236,12 @@ export const ERROR_CODES = {
   zip_bomb: {
     status: 413,
     scopes: ["document"],
-    when: (config) => `A DOCX unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`,
+    when: (config) => `A DOCX, PPTX, XLSX or ODS unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`,
   },
   unsupported_type: {
     status: 415,
     scopes: ["detect", "document"],
-    when: "Not PDF, DOCX, HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
+    when: "Not PDF, DOCX, PPTX, XLSX, ODS, CSV/TSV, HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
   },
   free_quota_exceeded: {
     status: 429,
