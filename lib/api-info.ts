@@ -110,6 +110,7 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
         "text/html (.html)",
         "DOCX (.docx)",
         "PPTX (.pptx)",
+        "ODP (.odp)",
         "XLSX (.xlsx)",
         "ODS (.ods)",
         "text/csv (.csv), text/tab-separated-values (.tsv): by name or type",

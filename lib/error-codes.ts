@@ -82,7 +82,7 @@ export const ERROR_CODES = {
   document_too_complex: {
     status: 400,
     scopes: ["document"],
-    when: "Reading or chunking the document took more time or memory than allowed, its markup (HTML, the XML inside a DOCX, PPTX, XLSX or ODS) nests deeper or holds more elements than allowed, or a spreadsheet or CSV holds more cells than allowed.",
+    when: "Reading or chunking the document took more time or memory than allowed, its markup (HTML, the XML inside a DOCX, PPTX, ODP, XLSX or ODS) nests deeper or holds more elements than allowed, or a spreadsheet or CSV holds more cells than allowed.",
   },
   invalid_options: {
     status: 400,
@@ -236,12 +236,13 @@ export const ERROR_CODES = {
   zip_bomb: {
     status: 413,
     scopes: ["document"],
-    when: (config) => `A DOCX, PPTX, XLSX or ODS unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`,
+    when: (config) =>
+      `A DOCX, PPTX, ODP, XLSX or ODS unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}.`,
   },
   unsupported_type: {
     status: 415,
     scopes: ["detect", "document"],
-    when: "Not PDF, DOCX, PPTX, XLSX, ODS, CSV/TSV, HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
+    when: "Not PDF, DOCX, PPTX, ODP, XLSX, ODS, CSV/TSV, HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
   },
   free_quota_exceeded: {
     status: 429,

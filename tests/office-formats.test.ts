@@ -141,6 +141,25 @@ describe("PPTX", () => {
   });
 });
 
+describe("ODP", () => {
+  it("makes one section per slide with its title, lists, tables and notes", async () => {
+    const doc = await read("officeparser-test.odp");
+    expect(doc.kind).toBe("odp");
+    expect(doc.pageCount).toBe(9);
+    expect(headings(doc.text).slice(0, 3)).toEqual([
+      "# Demonstration of DOCX support in\u00a0calibre",
+      "## Notes",
+      "# Text Formatting",
+    ]);
+    expect(section(doc, 1)).toContain("\n\n## Notes\n\nSlide Note 1.");
+    expect(section(doc, 1)).toMatch(/\n- This document demonstrates the ability of the calibre DOCX Input plugin/);
+    expect(section(doc, 3)).toContain("| ITEM | NEEDED |\n| --- | --- |\n| Books | 1 |\n| Pens | 3 |");
+    const without = await read("officeparser-test.odp", { includeNotes: false });
+    expect(without.text).not.toContain("## Notes");
+    expect(without.text).not.toContain("Slide Note 1.");
+  });
+});
+
 describe("XLSX and ODS", () => {
   it("makes one section per visible sheet, named by it; hidden and empty sheets are left out", async () => {
     const doc = await read("readings-5000.xlsx");
@@ -259,6 +278,7 @@ describe("CSV and TSV", () => {
     expect((await detect(fixture("markitdown-test.xlsx"), { filename: "data.csv" })).kind).toBe("xlsx");
     expect((await detect(fixture("markitdown-test.pptx"), { filename: "deck.bin" })).kind).toBe("pptx");
     expect((await detect(fixture("calamine-merged_cells.ods"), {})).kind).toBe("ods");
+    expect((await detect(fixture("officeparser-test.odp"), { filename: "x.pdf" })).kind).toBe("odp");
   });
 
   it("counts a CSV's pages before reading it close to how extraction does", async () => {
@@ -341,6 +361,7 @@ describe("web app", () => {
     expect(documentKind("book.xlsx")).toBe("workbook");
     expect(documentKind("book.ods")).toBe("workbook");
     expect(documentKind("t.tsv")).toBe("csv");
+    expect(documentKind("talk.odp")).toBe("odp");
     expect(slidesFromPptx(fixture("markitdown-test.pptx"))).toBe(6);
     expect(slidesFromPptx(fixture("markitdown-test.xlsx"))).toBeNull();
     expect(pagesFromCsv(["h", ...Array.from({ length: 101 }, () => "x")].join("\n"))).toBe(3);

@@ -6,7 +6,7 @@
  */
 export const CHARS_PER_PAGE = 3000;
 
-export type DocumentKind = "pdf" | "docx" | "pptx" | "workbook" | "csv" | "html" | "text" | "image";
+export type DocumentKind = "pdf" | "docx" | "pptx" | "odp" | "workbook" | "csv" | "html" | "text" | "image";
 
 /** Rows of a sheet the service counts as one page (lib/extract/office/sheet-table.ts). */
 export const ROWS_PER_PAGE = 50;
@@ -19,6 +19,7 @@ const EXTENSION_KINDS: Record<string, DocumentKind> = {
   pdf: "pdf",
   docx: "docx",
   pptx: "pptx",
+  odp: "odp",
   xlsx: "workbook",
   ods: "workbook",
   csv: "csv",
@@ -48,6 +49,7 @@ export function documentKind(name: string, mediaType = ""): DocumentKind | null 
     mediaType === "application/vnd.oasis.opendocument.spreadsheet"
   )
     return "workbook";
+  if (mediaType === "application/vnd.oasis.opendocument.presentation") return "odp";
   if (mediaType === "text/csv" || mediaType === "text/tab-separated-values") return "csv";
   if (mediaType === "text/html") return "html";
   if (/^image\/(png|jpeg|webp|tiff)$/.test(mediaType)) return "image";
@@ -124,6 +126,8 @@ export async function estimatePages(file: File): Promise<PageEstimate> {
         ? { kind: "after-upload", reason: "This deck's slides are counted once it is read" }
         : { kind: "pages", pages: slides, approximate: false };
     }
+    case "odp":
+      return { kind: "after-upload", reason: "An OpenDocument deck's slides are counted once it is read" };
     case "workbook":
       return {
         kind: "after-upload",

@@ -1,6 +1,6 @@
 """Reference texts for the formats evaluation (eval/formats.ts), written by
 readers independent of Chunkwise's: openpyxl (XLSX, cached values), odfpy
-(ODS), Python's csv module (CSV/TSV, the encoding named below), and for PPTX,
+(ODS, ODP: every paragraph of each page and its notes), Python's csv module (CSV/TSV, the encoding named below), and for PPTX,
 which no Debian package reads, the standard library's zipfile and
 ElementTree over the slide parts in presentation order.
 
@@ -139,6 +139,23 @@ def ods(path):
     return out
 
 
+def odp(path):
+    from odf.opendocument import load
+    from odf.draw import Page
+    from odf.text import P, H
+    from odf import teletype
+
+    doc = load(path)
+    out = []
+    for page in doc.presentation.getElementsByType(Page):
+        for para in page.getElementsByType(P) + page.getElementsByType(H):
+            text = teletype.extractText(para).strip()
+            # The notes page's page-number field.
+            if text and not text.isdigit():
+                out.append(text)
+    return out
+
+
 def csv_text(path, name):
     raw = open(path, "rb").read()
     text = raw.decode(CSV_ENCODINGS.get(name, "utf-8-sig"))
@@ -162,6 +179,8 @@ def main(folder):
             lines = xlsx(path)
         elif ext == "ods":
             lines = ods(path)
+        elif ext == "odp":
+            lines = odp(path)
         elif ext in ("csv", "tsv"):
             lines = csv_text(path, name)
         else:

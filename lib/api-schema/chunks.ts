@@ -66,15 +66,10 @@ export const ChunkMetadataSchema = z
       description:
         "PDFs and images: the first page the chunk covers (1-based). Slide decks: the slide's number. Spreadsheets and CSV: the sheet's position in the workbook (hidden sheets counted, not read).",
     }),
-    page_end: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .meta({
-        description:
-          "PDFs and images: the last page the chunk covers (1-based). Slide decks: slide; spreadsheets: sheet.",
-      }),
+    page_end: z.number().int().min(1).optional().meta({
+      description:
+        "PDFs and images: the last page the chunk covers (1-based). Slide decks: slide; spreadsheets: sheet.",
+    }),
     boxes: z.array(ChunkBoxSchema).optional().meta({
       description:
         "PDFs and images: one box per line the chunk covers, in reading order (from the text layer's positions, or OCR's word boxes on scanned pages).",

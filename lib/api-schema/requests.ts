@@ -28,7 +28,7 @@ export const ChunkOptionsSchema = z.object({
     .optional()
     .meta({
       description:
-        'Slide decks (.pptx): `false` leaves speaker notes out. By default each slide\'s notes follow its content under a "## Notes" heading.',
+        'Slide decks (.pptx, .odp): `false` leaves speaker notes out. By default each slide\'s notes follow its content under a "## Notes" heading.',
     }),
   async: z
     .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
@@ -43,7 +43,7 @@ export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).meta({
     description:
-      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, PPTX, XLSX, ODS, CSV/TSV (by the URL's name or content type), HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address.",
+      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, PPTX, ODP, XLSX, ODS, CSV/TSV (by the URL's name or content type), HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address.",
     example: "https://example.com/paper.pdf",
   }),
   tier: z
@@ -61,7 +61,7 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
   file: z.file().meta({
     description:
-      "The document: PDF (scanned pages are read by OCR), DOCX, PPTX (one section per slide), XLSX or ODS (one table per sheet), CSV or TSV, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name (or content type) only tells Markdown and CSV/TSV from plain text. CSV may be in any common encoding (sniffed).",
+      "The document: PDF (scanned pages are read by OCR), DOCX, PPTX or ODP (one section per slide), XLSX or ODS (one table per sheet), CSV or TSV, HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name (or content type) only tells Markdown and CSV/TSV from plain text. CSV may be in any common encoding (sniffed).",
   }),
 });
 
@@ -72,7 +72,7 @@ export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
   file_base64: z
     .string()
     .optional()
-    .meta({ description: "The document's bytes in base64 (PDF, DOCX, PPTX, XLSX, ODS, PNG, ...)." }),
+    .meta({ description: "The document's bytes in base64 (PDF, DOCX, PPTX, ODP, XLSX, ODS, PNG, ...)." }),
   filename: z
     .string()
     .max(255)

@@ -12,7 +12,7 @@ import { MEDIA_TYPES } from "@/lib/extract/types";
 export type Detected =
   | { kind: "pdf" }
   | { kind: "docx" }
-  | { kind: "pptx" | "xlsx" | "ods" }
+  | { kind: "pptx" | "odp" | "xlsx" | "ods" }
   /** `name`: the table's, from the file name; `tab`: the name or type says TSV. */
   | { kind: "csv"; text: string; encoding: string; name: string; tab: boolean }
   | { kind: "image"; mediaType: string }
@@ -49,6 +49,7 @@ export async function detect(bytes: Uint8Array, hint: Hint, maxChars = Infinity)
   if (type?.mime === MEDIA_TYPES.pptx) return { kind: "pptx" };
   if (type?.mime === MEDIA_TYPES.xlsx) return { kind: "xlsx" };
   if (type?.mime === MEDIA_TYPES.ods) return { kind: "ods" };
+  if (type?.mime === MEDIA_TYPES.odp) return { kind: "odp" };
   if (type && OCR_IMAGES.has(type.mime)) return { kind: "image", mediaType: type.mime };
   if (type && MARKUP_FORMATS.has(type.ext)) throw failures.unsupportedType(...describe(type));
 

@@ -62,7 +62,8 @@ export async function extract(
     case "docx":
       return finish("docx", await extractDocx(bytes, limits), limits);
     case "pptx":
-      return finishOffice("pptx", await extractPresentation(bytes, "pptx", office, reading), limits);
+    case "odp":
+      return finishOffice(detected.kind, await extractPresentation(bytes, detected.kind, office, reading), limits);
     case "xlsx":
     case "ods":
       return finishOffice(detected.kind, await extractSpreadsheet(bytes, detected.kind, office), limits);
@@ -85,7 +86,11 @@ function finish(kind: "docx" | "html" | "markdown" | "text", text: string, limit
 }
 
 /** Slides and sheets: their sections are the pages; the count is the format's (slides, or rows per sheet). */
-function finishOffice(kind: "pptx" | "xlsx" | "ods" | "csv", read: OfficeText, limits: ExtractLimits): Extracted {
+function finishOffice(
+  kind: "pptx" | "odp" | "xlsx" | "ods" | "csv",
+  read: OfficeText,
+  limits: ExtractLimits,
+): Extracted {
   if (isBlank(read.text)) throw failures.emptyDocument();
   checkChars(read.text, limits);
   if (read.pageCount > limits.maxPages) throw failures.tooManyPages(read.pageCount, limits.maxPages);

@@ -44,6 +44,7 @@ export async function estimatePages(
     case "html":
     case "docx":
     case "pptx":
+    case "odp":
     case "xlsx":
     case "ods":
       return 1;

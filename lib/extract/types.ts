@@ -1,12 +1,14 @@
 import type { MarkupBudget } from "@/lib/extract/markup-budget";
 
-export type DocumentKind = "pdf" | "image" | "docx" | "pptx" | "xlsx" | "ods" | "csv" | "html" | "markdown" | "text";
+export type DocumentKind =
+  "pdf" | "image" | "docx" | "pptx" | "odp" | "xlsx" | "ods" | "csv" | "html" | "markdown" | "text";
 
 /** The media type of each kind; an image's is its own (image/png, image/jpeg, image/tiff, image/webp). */
 export const MEDIA_TYPES: Record<Exclude<DocumentKind, "image">, string> = {
   pdf: "application/pdf",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  odp: "application/vnd.oasis.opendocument.presentation",
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   ods: "application/vnd.oasis.opendocument.spreadsheet",
   csv: "text/csv",

@@ -92,7 +92,7 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     {
       title: "Chunk a document",
       description:
-        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, PPTX (slides, speaker notes unless include_notes is false), XLSX, ODS, CSV/TSV (one table per sheet), HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (always a job; any tier is one with async: true, as long scans should be). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements.",
+        "Split a document (a URL, text, or a base64 file: PDF, scanned PDF or image of text (read by OCR), DOCX, PPTX and ODP (slides, speaker notes unless include_notes is false), XLSX, ODS, CSV/TSV (one table per sheet), HTML, Markdown, text) into chunks for retrieval and LLM context windows. Tiers: free (recursive), structure (code, tables, lists kept whole; default), semantic, ai, ai-pro (always a job; any tier is one with async: true, as long scans should be). Paid tiers are paid in USDC on Solana through x402: an unpaid call returns the payment requirements.",
       inputSchema: ChunkDocumentArgsSchema,
     },
     async (args, extra) => {

@@ -1,6 +1,7 @@
 import { failures } from "@/lib/extract/failures";
 import { openArchive } from "@/lib/extract/office/archive";
 import { csvSheet } from "@/lib/extract/office/csv";
+import { readOdp } from "@/lib/extract/office/odp";
 import { readOds } from "@/lib/extract/office/ods";
 import { readPptx } from "@/lib/extract/office/pptx";
 import { joinSections } from "@/lib/extract/office/sections";
@@ -39,8 +40,8 @@ export async function extractPresentation(
   const deadline = Date.now() + limits.timeoutMs;
   const archive = await openArchive(bytes, limits, () => failures.corruptedOffice("presentation"));
   const budget = new ElementBudget(limits.markup.maxElements);
-  if (format === "odp") throw failures.unsupportedType("an OpenDocument presentation (.odp)");
-  const sections = await readPptx(archive, budget, options, deadline);
+  const sections =
+    format === "odp" ? readOdp(archive, budget, options) : await readPptx(archive, budget, options, deadline);
   return { ...joinSections(sections), pageCount: sections.length };
 }
 
