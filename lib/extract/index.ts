@@ -13,7 +13,7 @@ import {
 import { extractPdf } from "@/lib/extract/pdf";
 import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
 import { isBlank } from "@/lib/extract/text";
-import { MEDIA_TYPES, type DocumentKind, type Extracted, type ExtractLimits } from "@/lib/extract/types";
+import { MEDIA_TYPES, type Extracted, type ExtractLimits } from "@/lib/extract/types";
 import { DEFAULT_SHEET_MAX_CELLS } from "@/lib/config";
 
 export type { Extracted, ExtractLimits } from "@/lib/extract/types";

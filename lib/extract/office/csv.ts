@@ -109,7 +109,7 @@ export function csvSheet(
   const sheet: SheetCells = { name, cells: new Map(), merges: [] };
   let row = 0;
   let separator = delimiter ?? ",";
-  let excess: unknown;
+  let excess: Error | undefined;
   Papa.parse<string[]>(text, {
     delimiter,
     delimitersToGuess: SEPARATORS,
@@ -122,7 +122,7 @@ export function csvSheet(
         result.data.forEach((value, column) => counter.put(sheet, row, column, value.trim()));
       } catch (error) {
         // Papa Parse would swallow a throw from here: kept, and thrown once it has stopped.
-        excess = error;
+        excess = error instanceof Error ? error : new Error(String(error));
         parser.abort();
         return;
       }

@@ -151,7 +151,7 @@ export class CellCounter {
     if (value === "") return;
     if (++this.stored > this.max) throw this.onExcess();
     let row = sheet.cells.get(rowIndex);
-    if (!row) sheet.cells.set(rowIndex, (row = new Map()));
+    if (!row) sheet.cells.set(rowIndex, (row = new Map<number, string>()));
     row.set(column, value);
   }
 }

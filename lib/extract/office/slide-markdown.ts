@@ -76,5 +76,5 @@ export function tableMarkdown(rows: string[][]): string {
       .replace(/\\/g, "\\\\")
       .replace(/\|/g, "\\|");
   const line = (r: (string | undefined)[]) => `| ${Array.from({ length: width }, (_, i) => cell(r[i])).join(" | ")} |`;
-  return [line(rows[0]!), line(Array(width).fill("---")), ...rows.slice(1).map(line)].join("\n");
+  return [line(rows[0]!), line(Array<string>(width).fill("---")), ...rows.slice(1).map(line)].join("\n");
 }
