@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { type MethodContext, chunkExtracted } from "@/lib/chunk-result";
+import { ChunkOptionsSchema } from "@/lib/api-schema/requests";
+import { type MethodContext, chunkExtracted, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
@@ -124,6 +125,18 @@ describe("PPTX", () => {
     expect(without.text).not.toContain("## Notes");
     expect(without.text).not.toContain("Here is a note.");
     expect(without.text).toContain("Here is a slide.");
+  });
+
+  it("takes include_notes from a request's fields (a form sends text) through to the reader", async () => {
+    const config = loadConfig({});
+    const fields = ChunkOptionsSchema.parse({ include_notes: "false" });
+    const options = resolveOptions(fields, config.chunking);
+    expect(options.includeNotes).toBe(false);
+    expect(resolveOptions(ChunkOptionsSchema.parse({}), config.chunking).includeNotes).toBe(true);
+    expect(ChunkOptionsSchema.safeParse({ include_notes: "maybe" }).success).toBe(false);
+    const doc = loaded({ bytes: fixture("pandoc-speaker-notes.pptx"), filename: "talk.pptx" });
+    expect((await extractDocument(doc, config, undefined, undefined, options)).text).not.toContain("## Notes");
+    expect((await extractDocument(doc, config)).text).toContain("## Notes");
   });
 
   it("gives every chunk the slides it covers as page_start and page_end", async () => {
