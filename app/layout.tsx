@@ -10,7 +10,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "Chunkwise — document chunking for RAG", template: "%s · Chunkwise" },
   description:
-    "Split PDF (scanned too), DOCX, HTML, Markdown, text and images of text into retrieval-ready chunks. Paid tiers settle per request in USDC on Solana through HTTP 402.",
+    "Split PDF (scanned too), DOCX, PPTX, ODP, XLSX, CSV, HTML, Markdown, text and images of text into retrieval-ready chunks. Paid tiers settle per request in USDC on Solana through HTTP 402.",
 };
 
 export const viewport: Viewport = {

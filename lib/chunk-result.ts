@@ -9,7 +9,7 @@ import type { Embedder } from "@/lib/embeddings/types";
 import type { Config } from "@/lib/config";
 import { type CpuRunner, chunkOnCpu, inThisThread, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { ApiError } from "@/lib/errors";
-import { extract } from "@/lib/extract";
+import { DEFAULT_READING, extract, type ReadingOptions } from "@/lib/extract";
 import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
 import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
@@ -32,6 +32,8 @@ export interface ResolvedOptions {
   maxTokens: number;
   overlapTokens: number;
   outputFormat: OutputFormat;
+  /** Slide decks: speaker notes under "## Notes" (request option `include_notes`, default true). */
+  includeNotes: boolean;
 }
 
 export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunking"]): ResolvedOptions {
@@ -44,7 +46,12 @@ export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunk
   const overlapTokens = input.overlap_tokens ?? Math.min(chunking.defaultOverlapTokens, Math.floor(maxTokens / 2));
   if (overlapTokens < 0 || overlapTokens * 2 > maxTokens)
     throw new ApiError("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
-  return { maxTokens, overlapTokens, outputFormat: input.output_format ?? "raw" };
+  return {
+    maxTokens,
+    overlapTokens,
+    outputFormat: input.output_format ?? "raw",
+    includeNotes: input.include_notes ?? true,
+  };
 }
 
 /** The answer of a synchronous request, and a stored result's body: the wire schema's type. */
@@ -87,6 +94,7 @@ export function extractDocument(
   config: Pick<Config, "limits" | "ocr">,
   cpu?: CpuRunner,
   job?: Pick<ExtractSteps, "pages" | "slice"> & { onPageRead: (done: number, total: number) => void },
+  reading: ReadingOptions = DEFAULT_READING,
 ): Promise<Extracted> {
   const { limits, ocr } = config;
   const steps = cpu ? extractStepsOnCpu(cpu, ocr.languages) : stepsHere(ocr.languages);
@@ -97,6 +105,7 @@ export function extractDocument(
       maxUnpackedBytes: limits.maxUnpackedBytes,
       markup: limits.markup,
       maxEmailDepth: limits.maxEmailDepth,
+      maxSheetCells: limits.maxSheetCells,
       maxChars: limits.maxCharsPerRequest,
       maxPages: limits.maxPagesPerRequest,
       maxOcrPages: job ? ocr.jobMaxPages : ocr.syncMaxPages,
@@ -105,6 +114,7 @@ export function extractDocument(
     },
     job ? { ...steps, ...job } : steps,
     doc.detected,
+    reading,
   );
 }
 

@@ -25,6 +25,9 @@ const optionalString = z
   .transform((v) => (v ? v : undefined));
 
 /** Headers a trusted proxy may write the client's address into: X-Real-IP only when configured. */
+/** SHEET_MAX_CELLS's default; also what extraction uses when a caller's limits leave it out. */
+export const DEFAULT_SHEET_MAX_CELLS = 500_000;
+
 export const CLIENT_IP_HEADERS = ["x-forwarded-for", "x-real-ip", "x-vercel-forwarded-for"] as const;
 
 export const NETWORKS = ["solana-localnet", "solana-devnet", "solana"] as const;
@@ -99,6 +102,12 @@ const EnvSchema = z.object({
   MARKUP_MAX_DEPTH: int(16, 10_000).default(256),
   /** Node's 8.4 MB API page has 182,000 elements and converts to 4.7 M characters, past MAX_CHARS_PER_REQUEST. */
   MARKUP_MAX_ELEMENTS: int(1000, 100_000_000).default(250_000),
+  /**
+   * Filled cells a spreadsheet or CSV may hold, and cells one sheet's table may span (rows × columns once empty
+   * ones are dropped). Each filled cell costs ~100 bytes while read; a table cell at least 3 characters of Markdown,
+   * so the default's tables stay near MAX_CHARS_PER_REQUEST.
+   */
+  SHEET_MAX_CELLS: int(1000, 50_000_000).default(DEFAULT_SHEET_MAX_CELLS),
   /** Tesseract language codes joined by "+", each installed as @tesseract.js-data/<code>. */
   OCR_LANGUAGES: z
     .string()
@@ -240,6 +249,8 @@ export interface Config {
     markup: { maxDepth: number; maxElements: number };
     /** Levels of attached e-mails opened (lib/extract/email.ts). */
     maxEmailDepth: number;
+    /** Filled cells of a spreadsheet or CSV, and cells of one sheet's table. */
+    maxSheetCells: number;
     extractTimeoutMs: number;
     /** The same for a job's extraction. */
     jobExtractTimeoutMs: number;
@@ -490,6 +501,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,
       markup: { maxDepth: e.MARKUP_MAX_DEPTH, maxElements: e.MARKUP_MAX_ELEMENTS },
       maxEmailDepth: e.MAX_EMAIL_DEPTH,
+      maxSheetCells: e.SHEET_MAX_CELLS,
       extractTimeoutMs: e.EXTRACT_TIMEOUT_MS,
       // A job expires RESULT_TTL_SECONDS after it is made: its extraction takes at most half of that, so the rest is left to fetch it.
       jobExtractTimeoutMs: Math.min(e.JOB_EXTRACT_TIMEOUT_MS, (e.RESULT_TTL_SECONDS * 1000) / 2),

@@ -76,7 +76,7 @@ export function x402Discovery(config: Config, apiBase: string, feePayer: string 
     service: {
       name: "Chunkwise",
       description:
-        "Document chunking for RAG: PDF (scanned too, by OCR), images of text, DOCX, HTML, Markdown and text into retrieval-ready chunks.",
+        "Document chunking for RAG: PDF (scanned too, by OCR), images of text, DOCX, PPTX, ODP, XLSX, ODS, CSV, HTML, Markdown and text into retrieval-ready chunks.",
       openapi: `${apiBase}/openapi.json`,
       llms_txt: `${origin}/llms.txt`,
       mcp: `${apiBase}/mcp`,
@@ -95,7 +95,7 @@ export function llmsTxt(config: Config, apiBase: string): string {
   });
   return `# Chunkwise
 
-> Splits documents (PDF, scanned PDF, PNG/JPEG/TIFF/WebP image, DOCX, HTML, Markdown, plain text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in o200k_base tokens. Paid tiers are paid per request in USDC on Solana through HTTP 402 (x402).
+> Splits documents (PDF, scanned PDF, PNG/JPEG/TIFF/WebP image, DOCX, PPTX, ODP, XLSX, ODS, CSV/TSV, HTML, Markdown, plain text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in o200k_base tokens. Paid tiers are paid per request in USDC on Solana through HTTP 402 (x402).
 
 ## Tiers
 

@@ -67,7 +67,7 @@ export const ERROR_CODES = {
   invalid_encoding: {
     status: 400,
     scopes: ["detect", "document"],
-    when: "Text that is neither UTF-8 nor UTF-16 with a byte-order mark.",
+    when: "Text that is neither UTF-8 nor UTF-16 with a byte-order mark (CSV and TSV are read in any encoding).",
   },
   corrupted_pdf: { status: 400, scopes: ["document"], when: "A damaged or incomplete PDF." },
   encrypted_pdf: { status: 400, scopes: ["document"], when: "A password-protected PDF." },
@@ -91,12 +91,12 @@ export const ERROR_CODES = {
   document_too_complex: {
     status: 400,
     scopes: ["document"],
-    when: "Reading or chunking the document took more time or memory than allowed, or its markup (HTML, the XML inside a DOCX, ODT or EPUB, an RTF's groups) nests deeper or holds more elements than allowed, or e-mails are attached inside e-mails deeper than allowed.",
+    when: "Reading or chunking the document took more time or memory than allowed, or its markup (HTML, the XML inside a DOCX, PPTX, ODP, XLSX, ODS, ODT or EPUB, an RTF's groups) nests deeper or holds more elements than allowed, or a spreadsheet or CSV holds more cells than allowed, or e-mails are attached inside e-mails deeper than allowed.",
   },
   invalid_options: {
     status: 400,
     scopes: ["options"],
-    when: "`max_tokens`, `overlap_tokens` or `output_format` out of range, or `webhook_url` on a request that is not a job.",
+    when: "`max_tokens`, `overlap_tokens`, `output_format` or `include_notes` out of range, or `webhook_url` on a request that is not a job.",
   },
   webhook_url_refused: {
     status: 400,
@@ -277,12 +277,12 @@ export const ERROR_CODES = {
     status: 413,
     scopes: ["document"],
     when: (config) =>
-      `A DOCX, ODT or EPUB unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}, or an e-mail whose attachments decode to more.`,
+      `A DOCX, PPTX, ODP, XLSX, ODS, ODT or EPUB unpacking to more than ${megabytes(config.limits.maxUnpackedBytes)}, or an e-mail whose attachments decode to more.`,
   },
   unsupported_type: {
     status: 415,
     scopes: ["detect", "document"],
-    when: "Not PDF, DOCX, ODT, RTF, EPUB, an e-mail (EML, MSG), HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
+    when: "Not PDF, DOCX, PPTX, ODP, XLSX, ODS, CSV/TSV, ODT, RTF, EPUB, an e-mail (EML, MSG), HTML, Markdown, text or a PNG, JPEG, TIFF or WebP image (the type is read from the bytes).",
   },
   free_quota_exceeded: {
     status: 429,

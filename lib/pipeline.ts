@@ -79,10 +79,11 @@ interface Checked extends ChunkRequest<ReadInput> {
 async function prepare(
   services: Pick<Services, "config" | "cpu" | "fetchUrl">,
   request: Checked,
+  options: ResolvedOptions,
 ): Promise<{ doc: Loaded; extracted: Extracted }> {
   const doc = await load(services, request);
   await mainThreadTurn();
-  return { doc, extracted: await extractDocument(doc, services.config, services.cpu) };
+  return { doc, extracted: await extractDocument(doc, services.config, services.cpu, undefined, options) };
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
@@ -146,7 +147,7 @@ async function runFree(
   try {
     const answer = await services.cpu.admitted(async () => {
       await mainThreadTurn();
-      const extracted = await extractDocument(doc, config, services.cpu);
+      const extracted = await extractDocument(doc, config, services.cpu, undefined, options);
       await reservation.settle(extracted.pageCount);
       return chunk(services, request, { doc, extracted, tier, options });
     });
@@ -327,7 +328,7 @@ interface Answer {
 }
 
 async function work(services: Services, request: Checked, tier: Tier, options: ResolvedOptions): Promise<Answer> {
-  return chunk(services, request, { ...(await prepare(services, request)), tier, options });
+  return chunk(services, request, { ...(await prepare(services, request, options)), tier, options });
 }
 
 interface Work {

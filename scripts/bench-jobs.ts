@@ -57,7 +57,7 @@ async function run(slice: number) {
   const { job_id: id } = await startJob(services, {
     tier: "structure",
     input: { kind: "upload", bytes: scan, filename: "scan.pdf" },
-    options: { maxTokens: 512, overlapTokens: 0, outputFormat: "raw" },
+    options: { maxTokens: 512, overlapTokens: 0, outputFormat: "raw", includeNotes: true },
     apiBase: "http://bench.local/api",
     payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
   });

@@ -4,7 +4,7 @@
  * topic-segmentation set. Method and corpora: docs/eval.md.
  *
  *   npm run eval [-- --budgets 400,200,800] [--methods structure,langchain-recursive]
- *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout,retrieval] [--chroma-dir DIR]
+ *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout,retrieval,formats] [--chroma-dir DIR]
  *                [--tables-dir DIR] [--layout-out DIR] [--no-docs]
  *
  * A full default run rewrites the results section of docs/eval.md. The exit
@@ -21,6 +21,7 @@ import { CachedEmbedder } from "@/eval/cached-embedder";
 import { loadChromaDev, missingChromaFiles, type QaDocument } from "@/eval/corpora";
 import { evaluateMethod, segmentationScores } from "@/eval/evaluate";
 import { type Method, createMethods, createSemanticVariants, createTopicBaselines } from "@/eval/methods";
+import { chunkwiseReader, formatsSection, officeparserReader } from "@/eval/formats";
 import { layoutSection } from "@/eval/layout";
 import { retrievalScores, retrievalSection } from "@/eval/retrieval";
 import { chunkwiseEngine, opendataloaderEngine, pdf2mdEngine } from "@/eval/layout-engines";
@@ -43,7 +44,7 @@ const DEFAULT_TABLES_DIR = path.resolve(ROOT, "../shared/eval-data/tables-dev");
 const DOCS = path.join(ROOT, "docs", "eval.md");
 const MAIN_BUDGET = 400;
 const DEFAULT_BUDGETS = [MAIN_BUDGET, 200, 800];
-const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr", "layout", "retrieval"] as const;
+const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr", "layout", "retrieval", "formats"] as const;
 const RESULTS_START = "<!-- results:start -->";
 const RESULTS_END = "<!-- results:end -->";
 
@@ -211,6 +212,8 @@ async function main(): Promise<number> {
     maxPages: config.limits.maxPagesPerRequest,
     maxOcrPages: 1000,
     timeoutMs: 600_000,
+    maxEmailDepth: config.limits.maxEmailDepth,
+    maxSheetCells: config.limits.maxSheetCells,
   };
 
   if (corpora.includes("retrieval") && documents.length > 0) {
@@ -248,6 +251,16 @@ async function main(): Promise<number> {
     } finally {
       await pool.close();
     }
+  }
+
+  if (corpora.includes("formats")) {
+    // Slide decks, workbooks and CSV against officeparser (`npm run eval -- --corpora formats`: seconds).
+    const section = await formatsSection([
+      chunkwiseReader({ ...scanLimits, maxOcrPages: 0, timeoutMs: config.limits.extractTimeoutMs }),
+      officeparserReader,
+    ]);
+    console.log(`\n${section}`);
+    sections.push(section);
   }
 
   const seconds = (performance.now() - started) / 1000;

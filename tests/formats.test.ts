@@ -32,7 +32,13 @@ async function chunkDocument(
 ) {
   const doc = loaded({ bytes: source, filename });
   const extracted = await extractDocument(doc, config);
-  const result = await buildResult(doc, extracted, tier, { maxTokens, overlapTokens, outputFormat: format }, context);
+  const result = await buildResult(
+    doc,
+    extracted,
+    tier,
+    { maxTokens, overlapTokens, outputFormat: format, includeNotes: true },
+    context,
+  );
   const ref: DocumentRef = { documentId: doc.documentId, filename: doc.filename, tier, maxTokens, overlapTokens };
   return { records: JSON.parse(result.chunksJson) as unknown[], ref };
 }

@@ -76,7 +76,7 @@ async function submit(s: Services, tier: "structure" | "ai-pro", bytes: Uint8Arr
   const accepted = await startJob(s, {
     tier,
     input: { kind: "upload", bytes, filename },
-    options: { maxTokens: 256, overlapTokens: 0, outputFormat: "raw" },
+    options: { maxTokens: 256, overlapTokens: 0, outputFormat: "raw", includeNotes: true },
     apiBase: "http://chunkwise.test/api",
     payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
   });
@@ -275,7 +275,7 @@ describe("through QStash (its stand-in): signed, duplicated and dropped deliveri
       const accepted = await startJob(s, {
         tier: "structure",
         input: { kind: "upload", bytes: new TextEncoder().encode("# Ledger\n\nShips came in."), filename: "a.md" },
-        options: { maxTokens: 256, overlapTokens: 0, outputFormat: "raw" },
+        options: { maxTokens: 256, overlapTokens: 0, outputFormat: "raw", includeNotes: true },
         apiBase: "http://chunkwise.test/api",
         payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
         webhook: hook,

@@ -261,7 +261,7 @@ describe("a job's webhook", () => {
       work: {
         tier: "free",
         input: { kind: "url", url: `${hooks}/doc.txt` },
-        options: { maxTokens: 512, overlapTokens: 64, outputFormat: "raw" },
+        options: { maxTokens: 512, overlapTokens: 64, outputFormat: "raw", includeNotes: true },
         api_base: `${ORIGIN}/api`,
         payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
       },
@@ -329,7 +329,7 @@ describe("tries delivered by an engine", () => {
       work: {
         tier: "free",
         input: { kind: "url", url: `${hooks}/doc.txt` },
-        options: { maxTokens: 512, overlapTokens: 64, outputFormat: "raw" },
+        options: { maxTokens: 512, overlapTokens: 64, outputFormat: "raw", includeNotes: true },
         api_base: `${ORIGIN}/api`,
         payment: { amount: 0, asset: "USDC", network: "solana-localnet", transaction: null },
       },

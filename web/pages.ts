@@ -6,7 +6,11 @@
  */
 export const CHARS_PER_PAGE = 3000;
 
-export type DocumentKind = "pdf" | "docx" | "html" | "text" | "image" | "epub" | "odt" | "rtf" | "email";
+export type DocumentKind =
+  "pdf" | "docx" | "pptx" | "odp" | "workbook" | "csv" | "html" | "text" | "image" | "epub" | "odt" | "rtf" | "email";
+
+/** Rows of a sheet the service counts as one page (lib/extract/office/sheet-table.ts). */
+export const ROWS_PER_PAGE = 50;
 
 export type PageEstimate =
   /** `approximate`: a count from raw bytes or markup the service will read differently. */
@@ -15,6 +19,12 @@ export type PageEstimate =
 const EXTENSION_KINDS: Record<string, DocumentKind> = {
   pdf: "pdf",
   docx: "docx",
+  pptx: "pptx",
+  odp: "odp",
+  xlsx: "workbook",
+  ods: "workbook",
+  csv: "csv",
+  tsv: "csv",
   html: "html",
   htm: "html",
   md: "text",
@@ -39,6 +49,14 @@ export function documentKind(name: string, mediaType = ""): DocumentKind | null 
   if (extension && extension in EXTENSION_KINDS) return EXTENSION_KINDS[extension]!;
   if (mediaType === "application/pdf") return "pdf";
   if (mediaType === "application/vnd.openxmlformats-officedocument.wordprocessingml.document") return "docx";
+  if (mediaType === "application/vnd.openxmlformats-officedocument.presentationml.presentation") return "pptx";
+  if (
+    mediaType === "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" ||
+    mediaType === "application/vnd.oasis.opendocument.spreadsheet"
+  )
+    return "workbook";
+  if (mediaType === "application/vnd.oasis.opendocument.presentation") return "odp";
+  if (mediaType === "text/csv" || mediaType === "text/tab-separated-values") return "csv";
   if (mediaType === "text/html") return "html";
   if (mediaType === "application/epub+zip") return "epub";
   if (mediaType === "application/vnd.oasis.opendocument.text") return "odt";
@@ -57,6 +75,31 @@ export function pagesFromPdf(bytes: Uint8Array): number | null {
   const text = new TextDecoder("latin1").decode(bytes);
   const count = text.match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
   return count > 0 ? count : null;
+}
+
+/**
+ * Slides in a PPTX: the slide parts (ppt/slides/slideN.xml) its zip directory
+ * names, read without unpacking anything. Null when none is found (not a
+ * PPTX, or a damaged one): the service decides.
+ */
+export function slidesFromPptx(bytes: Uint8Array): number | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const decoder = new TextDecoder();
+  let slides = 0;
+  for (let p = 0; p + 46 <= bytes.length; p++) {
+    // Central directory records: signature, then the name's length at +28 and the name at +46.
+    if (view.getUint32(p, true) !== 0x02014b50) continue;
+    const nameLength = view.getUint16(p + 28, true);
+    const name = decoder.decode(bytes.subarray(p + 46, p + 46 + nameLength));
+    if (/^ppt\/slides\/slide\d+\.xml$/.test(name)) slides++;
+  }
+  return slides > 0 ? slides : null;
+}
+
+/** A CSV's pages as the service counts them: its rows after the header, ROWS_PER_PAGE a page, at least 1. */
+export function pagesFromCsv(text: string): number {
+  const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== "").length;
+  return Math.max(1, Math.ceil((lines - 1) / ROWS_PER_PAGE));
 }
 
 /** Characters are Unicode code points, as the service counts them. */
@@ -129,6 +172,22 @@ export async function estimatePages(file: File): Promise<PageEstimate> {
       return { kind: "after-upload", reason: "E-mails are paginated once their body and attachments are read" };
     case "rtf":
       return { kind: "pages", pages: pagesFromText(visibleRtfText(await file.text())), approximate: true };
+    case "pptx": {
+      const slides = slidesFromPptx(new Uint8Array(await file.arrayBuffer()));
+      return slides === null
+        ? { kind: "after-upload", reason: "This deck's slides are counted once it is read" }
+        : { kind: "pages", pages: slides, approximate: false };
+    }
+    case "odp":
+      return { kind: "after-upload", reason: "An OpenDocument deck's slides are counted once it is read" };
+    case "workbook":
+      return {
+        kind: "after-upload",
+        reason: `Spreadsheets are counted once read: ${ROWS_PER_PAGE} rows of a sheet a page`,
+      };
+    case "csv":
+      // Quoted fields may span lines, and the encoding may not be UTF-8: close, not exact.
+      return { kind: "pages", pages: pagesFromCsv(await file.text()), approximate: true };
     case "html":
       return { kind: "pages", pages: pagesFromText(visibleHtmlText(await file.text())), approximate: true };
     case "text":

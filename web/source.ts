@@ -11,7 +11,7 @@ export interface SourceDraft {
 export const emptySource: SourceDraft = { mode: "file", file: null, url: "" };
 
 export const ACCEPTED_EXTENSIONS =
-  ".pdf,.txt,.md,.html,.docx,.png,.jpg,.jpeg,.tif,.tiff,.webp" + ",.epub,.odt,.rtf,.eml,.msg";
+  ".pdf,.txt,.md,.html,.docx,.pptx,.odp,.xlsx,.ods,.csv,.tsv,.png,.jpg,.jpeg,.tif,.tiff,.webp,.epub,.odt,.rtf,.eml,.msg";
 
 /** What is wrong with the draft, in words that say what to do; null when it can be sent. */
 export function sourceProblem(draft: SourceDraft, maxUploadBytes: number): string | null {

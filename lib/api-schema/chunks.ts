@@ -78,14 +78,12 @@ export const ChunkMetadataSchema = z
     token_count: count.meta({ description: "Exact `o200k_base` tokens in `text`; never more than `max_tokens`." }),
     page_start: z.number().int().min(1).optional().meta({
       description:
-        "PDFs and images: the first page the chunk covers (1-based). EPUB: the chapter, as its place in the book's spine (1-based).",
+        "PDFs and images: the first page the chunk covers (1-based). Slide decks: the slide's number. Spreadsheets and CSV: the sheet's position in the workbook (hidden sheets counted, not read). EPUB: the chapter, as its place in the book's spine (1-based).",
     }),
-    page_end: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .meta({ description: "PDFs and images: the last page the chunk covers (1-based). EPUB: the last chapter." }),
+    page_end: z.number().int().min(1).optional().meta({
+      description:
+        "PDFs and images: the last page the chunk covers (1-based). Slide decks: slide; spreadsheets: sheet; EPUB: chapter.",
+    }),
     boxes: z.array(ChunkBoxSchema).optional().meta({
       description:
         "PDFs and images: one box per line the chunk covers, in reading order (from the text layer's positions, or OCR's word boxes on scanned pages).",

@@ -23,6 +23,13 @@ export const ChunkOptionsSchema = z.object({
     .enum(OUTPUT_FORMATS)
     .optional()
     .meta({ description: "`raw` (default), or records for a vector store's official JS client." }),
+  include_notes: z
+    .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
+    .optional()
+    .meta({
+      description:
+        'Slide decks (.pptx, .odp): `false` leaves speaker notes out. By default each slide\'s notes follow its content under a "## Notes" heading.',
+    }),
   async: z
     .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
     .optional()
@@ -48,7 +55,7 @@ const uploadIdField = z.string().min(1).max(100);
 export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).optional().meta({
     description:
-      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, ODT, RTF, EPUB, e-mail (EML, MSG), HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
+      "The document's `http` or `https` URL: PDF (scanned pages are read by OCR), DOCX, PPTX, ODP, XLSX, ODS, CSV/TSV (by the URL's name or content type), ODT, RTF, EPUB, e-mail (EML, MSG), HTML, Markdown, plain text, or a PNG, JPEG, TIFF or WebP image of text. Every hop must resolve to a public address. Give this or `upload_id`.",
     example: "https://example.com/paper.pdf",
   }),
   upload_id: uploadIdField.optional().meta({
@@ -76,7 +83,7 @@ export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 export const UploadRequestSchema = ChunkOptionsSchema.extend({
   file: z.file().optional().meta({
     description:
-      "The document: PDF (scanned pages are read by OCR), DOCX, ODT, RTF, EPUB, e-mail (EML, MSG), HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name only tells Markdown from plain text. Give this or `upload_id`.",
+      "The document: PDF (scanned pages are read by OCR), DOCX, PPTX or ODP (one section per slide), XLSX or ODS (one table per sheet), CSV or TSV, ODT, RTF, EPUB, e-mail (EML, MSG), HTML, Markdown, plain text (UTF-8, or UTF-16 with a byte-order mark), or a PNG, JPEG, TIFF or WebP image of text. Its type is read from the bytes; the name (or content type) only tells Markdown and CSV/TSV from plain text. CSV may be in any common encoding (sniffed). Give this or `upload_id`.",
   }),
   upload_id: uploadIdField.optional().meta({
     description:
@@ -89,7 +96,10 @@ export const UploadRequestSchema = ChunkOptionsSchema.extend({
 export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).optional().meta({ description: "The document's http(s) URL." }),
   text: z.string().optional().meta({ description: "The document itself, as text (Markdown, HTML or plain)." }),
-  file_base64: z.string().optional().meta({ description: "The document's bytes in base64 (PDF, DOCX, PNG, ...)." }),
+  file_base64: z
+    .string()
+    .optional()
+    .meta({ description: "The document's bytes in base64 (PDF, DOCX, PPTX, ODP, XLSX, ODS, EPUB, PNG, ...)." }),
   upload_id: uploadIdField.optional().meta({
     description:
       "A large file uploaded in two steps: POST /api/uploads {filename, content_type, size} answers an `upload_id` and where to send the bytes (PUT them to `target.url`, or Vercel Blob's client upload); then pass the `upload_id` here.",
@@ -98,7 +108,7 @@ export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
     .string()
     .max(255)
     .optional()
-    .meta({ description: "The document's name; its extension tells Markdown from plain text." }),
+    .meta({ description: "The document's name; its extension tells Markdown and CSV/TSV from plain text." }),
   tier: z
     .enum(TIER_IDS)
     .default("structure")

@@ -1,5 +1,6 @@
 import { fileTypeFromBuffer } from "file-type";
 import { failures } from "@/lib/extract/failures";
+import { decodeCsv } from "@/lib/extract/office/csv";
 import { decodeHead, decodeText, isBlank } from "@/lib/extract/text";
 import { MEDIA_TYPES } from "@/lib/extract/types";
 
@@ -13,6 +14,9 @@ export type Detected =
   | { kind: "docx" }
   | { kind: "epub" | "odt" | "rtf" }
   | { kind: "email"; format: "eml" | "msg" }
+  | { kind: "pptx" | "odp" | "xlsx" | "ods" }
+  /** `name`: the table's, from the file name; `tab`: the name or type says TSV. */
+  | { kind: "csv"; text: string; encoding: string; name: string; tab: boolean }
   | { kind: "image"; mediaType: string }
   | { kind: "html" | "markdown" | "text"; text: string };
 
@@ -49,12 +53,24 @@ export async function detect(bytes: Uint8Array, hint: Hint, maxChars = Infinity)
   if (type?.ext === "rtf") return { kind: "rtf" };
   if (type?.ext === "cfb" && isOutlookMessage(bytes)) return { kind: "email", format: "msg" };
   if (!type && looksLikeEmail(bytes)) return { kind: "email", format: "eml" };
+  if (type?.mime === MEDIA_TYPES.pptx) return { kind: "pptx" };
+  if (type?.mime === MEDIA_TYPES.xlsx) return { kind: "xlsx" };
+  if (type?.mime === MEDIA_TYPES.ods) return { kind: "ods" };
+  if (type?.mime === MEDIA_TYPES.odp) return { kind: "odp" };
   if (type && OCR_IMAGES.has(type.mime)) return { kind: "image", mediaType: type.mime };
   if (type && MARKUP_FORMATS.has(type.ext)) throw failures.unsupportedType(...describe(type));
 
   if (bytes.length > MIN_BYTES_PER_CHAR * (maxChars + 1) && (!type || isTextual(type.mime)))
     if (!looksLikeHtml(decodeHead(bytes, PROLOG_SCAN_CHARS)))
       throw failures.tooManyCharacters(Math.floor((bytes.length - 3) / MIN_BYTES_PER_CHAR), maxChars, true);
+  const table = tableHinted(hint);
+  if (table && (!type || isTextual(type.mime))) {
+    // A CSV's bytes cannot be told from any other text's: the name or type says it is one, the bytes how to read it.
+    const { text, encoding } = decodeCsv(bytes);
+    if (isBlank(text)) throw failures.emptyDocument();
+    if (text.length > maxChars) throw failures.tooManyCharacters(text.length, maxChars);
+    return { kind: "csv", text, encoding, name: table.name, tab: table.tab };
+  }
   let text: string;
   try {
     text = await decodeText(bytes);
@@ -89,7 +105,24 @@ function describe(type: { ext: string; mime: string }): [what: string, advice?: 
         "Save it as .docx without a password and send it again.",
       ];
     case "zip":
-      return ["a ZIP archive but not a Word, OpenDocument text or EPUB document (or a damaged one)"];
+      return [
+        "a ZIP archive but not a Word document, OpenDocument text, EPUB, slide deck or spreadsheet (or a damaged one)",
+      ];
+    case "xls":
+    case "ppt":
+      return [`an old-style Office file (.${type.ext})`, `Save it as .${type.ext}x and send it again.`];
+    case "xlsm":
+    case "xltx":
+    case "xltm":
+    case "pptm":
+    case "potx":
+    case "potm":
+    case "ppsx":
+    case "ppsm":
+      return [
+        `an Office .${type.ext} file`,
+        `Save it as a plain .${type.ext.startsWith("x") ? "xlsx" : "pptx"} and send it again.`,
+      ];
     case "docm":
     case "dotx":
     case "dotm":
@@ -141,6 +174,22 @@ export function looksLikeHtml(text: string): boolean {
   const head = text.slice(0, PROLOG_SCAN_CHARS);
   const prolog = PROLOG.exec(head)?.[0].length ?? 0;
   return HTML_START.test(head.slice(prolog));
+}
+
+const TABLE_EXTENSION = /\.(csv|tsv|tab)$/i;
+const TABLE_TYPES = new Set(["text/csv", "application/csv", "text/tab-separated-values"]);
+
+/** Whether the name or type says CSV or TSV, and the table's name: the file's, without its extension. */
+function tableHinted(hint: Hint): { name: string; tab: boolean } | undefined {
+  const mediaType = hint.contentType?.split(";")[0]?.trim().toLowerCase();
+  const filename = hint.filename?.trim() ?? "";
+  const byName = TABLE_EXTENSION.test(filename);
+  if (!byName && !(mediaType && TABLE_TYPES.has(mediaType))) return undefined;
+  const base = filename.replace(/^.*[\\/]/, "").replace(TABLE_EXTENSION, "");
+  return {
+    name: base || "Table",
+    tab: /\.(tsv|tab)$/i.test(filename) || mediaType === "text/tab-separated-values",
+  };
 }
 
 const MARKDOWN_EXTENSION = /\.(md|markdown)$/i;

@@ -7,7 +7,7 @@ import type { ExtractLimits } from "@/lib/extract/types";
  * wording stay consistent. Messages tell the user what to do next.
  */
 const ACCEPTED =
-  "Send a PDF, a Word document (.docx), OpenDocument text (.odt), RTF, an EPUB e-book, an e-mail (.eml, .msg), HTML, Markdown, plain text or an image of text (PNG, JPEG, TIFF, WebP).";
+  "Send a PDF, a Word document (.docx), OpenDocument text (.odt), RTF, an EPUB e-book, an e-mail (.eml, .msg), a slide deck (.pptx, .odp), a spreadsheet (.xlsx, .ods, .csv, .tsv), HTML, Markdown, plain text or an image of text (PNG, JPEG, TIFF, WebP).";
 
 export const failures = {
   unsupportedType: (what: string, advice = ACCEPTED) =>
@@ -88,6 +88,23 @@ export const failures = {
     new ApiError(
       "document_too_complex",
       `This e-mail holds e-mails attached more than ${max} level${max === 1 ? "" : "s"} deep; at most ${max} are read. Forward the inner message on its own and send that.`,
+    ),
+  corruptedOffice: (what: "presentation" | "spreadsheet") =>
+    new ApiError(
+      "corrupted_document",
+      `This ${what} is damaged or not a valid ${what === "presentation" ? ".pptx or .odp" : ".xlsx or .ods"} file. Open it in its application (or LibreOffice), save it again, and send the new file.`,
+    ),
+  /** A sheet whose table (non-empty rows × non-empty columns) is over the budget. */
+  sheetTooLarge: (sheet: string, rows: number, columns: number, max: number) =>
+    new ApiError(
+      "document_too_complex",
+      `The sheet "${sheet.slice(0, 100)}" spans ${rows.toLocaleString("en-US")} rows by ${columns.toLocaleString("en-US")} columns; at most ${max.toLocaleString("en-US")} cells a sheet are read. Delete the empty cells between its data, or split it, and send it again.`,
+    ),
+  /** More filled cells (or rows of a CSV) than one request reads. */
+  tooManyCells: (max: number) =>
+    new ApiError(
+      "document_too_complex",
+      `This document holds more than ${max.toLocaleString("en-US")} filled cells; at most ${max.toLocaleString("en-US")} are read in one request. Split it into smaller files and send them one by one.`,
     ),
   zipBomb: (detail: string) =>
     new ApiError(

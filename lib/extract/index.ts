@@ -7,6 +7,13 @@ import { extractRtf } from "@/lib/extract/rtf";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
 import { extractImage } from "@/lib/extract/image";
+import {
+  extractCsv,
+  extractPresentation,
+  extractSpreadsheet,
+  type OfficeText,
+  type ReadingOptions,
+} from "@/lib/extract/office";
 import { extractPdf } from "@/lib/extract/pdf";
 import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
 import { isBlank } from "@/lib/extract/text";
@@ -17,8 +24,13 @@ import {
   type Extracted,
   type ExtractLimits,
 } from "@/lib/extract/types";
+import { DEFAULT_SHEET_MAX_CELLS } from "@/lib/config";
 
 export type { Extracted, ExtractLimits } from "@/lib/extract/types";
+export type { ReadingOptions } from "@/lib/extract/office";
+
+/** What is read unless a request says otherwise. */
+export const DEFAULT_READING: ReadingOptions = { includeNotes: true };
 
 /** Characters that count as one page for documents without pages of their own. */
 export const CHARS_PER_PAGE = 3000;
@@ -37,8 +49,10 @@ export async function extract(
   steps: ExtractSteps = stepsHere(["eng"]),
   /** `detect`'s answer for these bytes, when the caller has it already. */
   known?: Detected,
+  reading: ReadingOptions = DEFAULT_READING,
 ): Promise<Extracted> {
   const detected = known ?? (await detect(bytes, hint));
+  const office = { ...limits, maxSheetCells: limits.maxSheetCells ?? DEFAULT_SHEET_MAX_CELLS };
   switch (detected.kind) {
     case "pdf":
     case "image": {
@@ -75,6 +89,14 @@ export async function extract(
         parts: mail.parts,
       };
     }
+    case "pptx":
+    case "odp":
+      return finishOffice(detected.kind, await extractPresentation(bytes, detected.kind, office, reading), limits);
+    case "xlsx":
+    case "ods":
+      return finishOffice(detected.kind, await extractSpreadsheet(bytes, detected.kind, office), limits);
+    case "csv":
+      return finishOffice("csv", extractCsv(detected.text, detected.name, { tabHinted: detected.tab }, office), limits);
     case "html":
       return finish("html", await convertHtml(detected.text, limits), limits);
     case "markdown":
@@ -89,6 +111,18 @@ function finish(kind: Exclude<DocumentKind, "pdf" | "image">, text: string, limi
   const pageCount = Math.max(1, Math.ceil(text.length / CHARS_PER_PAGE));
   if (pageCount > limits.maxPages) throw failures.tooManyPages(pageCount, limits.maxPages);
   return { kind, mediaType: MEDIA_TYPES[kind], text, pageCount };
+}
+
+/** Slides and sheets: their sections are the pages; the count is the format's (slides, or rows per sheet). */
+function finishOffice(
+  kind: "pptx" | "odp" | "xlsx" | "ods" | "csv",
+  read: OfficeText,
+  limits: ExtractLimits,
+): Extracted {
+  if (isBlank(read.text)) throw failures.emptyDocument();
+  checkChars(read.text, limits);
+  if (read.pageCount > limits.maxPages) throw failures.tooManyPages(read.pageCount, limits.maxPages);
+  return { kind, mediaType: MEDIA_TYPES[kind], text: read.text, pages: read.pages, pageCount: read.pageCount };
 }
 
 function checkChars(text: string, limits: ExtractLimits): void {

@@ -1,12 +1,32 @@
 import type { EmailHeadersBody } from "@/lib/api-schema";
 import type { MarkupBudget } from "@/lib/extract/markup-budget";
 
-export type DocumentKind = "pdf" | "image" | "docx" | "html" | "markdown" | "text" | "epub" | "odt" | "rtf" | "email";
+export type DocumentKind =
+  | "pdf"
+  | "image"
+  | "docx"
+  | "pptx"
+  | "odp"
+  | "xlsx"
+  | "ods"
+  | "csv"
+  | "html"
+  | "markdown"
+  | "text"
+  | "epub"
+  | "odt"
+  | "rtf"
+  | "email";
 
 /** The media type of each kind; an image's is its own (image/png, image/jpeg, image/tiff, image/webp), an Outlook .msg's EMAIL_MEDIA_TYPES.msg. */
 export const MEDIA_TYPES: Record<Exclude<DocumentKind, "image">, string> = {
   pdf: "application/pdf",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  odp: "application/vnd.oasis.opendocument.presentation",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ods: "application/vnd.oasis.opendocument.spreadsheet",
+  csv: "text/csv",
   epub: "application/epub+zip",
   odt: "application/vnd.oasis.opendocument.text",
   rtf: "application/rtf",
@@ -60,13 +80,14 @@ export interface Extracted {
   /** The text every chunker works on. Markdown for HTML, DOCX and Markdown inputs, so structure survives. */
   text: string;
   /**
-   * PDFs and images: one range per page, in order, covering `text` (pages joined by "\n\n"). EPUB: one per
-   * chapter (spine item with text), `number` its place in the spine (1-based).
+   * PDFs and images: one range per page, in order, covering `text` (pages joined by "\n\n"); slide decks and
+   * spreadsheets: one per slide or sheet (its number); EPUB: one per chapter (spine item with text), `number` its
+   * place in the spine (1-based).
    */
   pages?: PageRange[];
   /** Present for PDFs and images: the lines of `text`, in order (running headers and footers, dropped, are not among them). */
   lines?: SourceLine[];
-  /** A PDF's or an image's real page count; otherwise ceil(characters / 3000), at least 1. */
+  /** A PDF's or an image's real page count; a deck's slides; a spreadsheet's rows / 50 per sheet; otherwise ceil(characters / 3000), at least 1. */
   pageCount: number;
   /** E-mails: the body and each attachment, chunked apart. */
   parts?: DocumentPart[];
@@ -87,4 +108,6 @@ export interface ExtractLimits {
   /** A synchronous request's: pages an async job of it would read by OCR, which the refusal names. */
   maxOcrPagesAsync?: number;
   timeoutMs: number;
+  /** Filled cells a spreadsheet or CSV may hold, and cells a sheet's table may span (SHEET_MAX_CELLS); the config's default when absent. */
+  maxSheetCells?: number;
 }

@@ -25,7 +25,16 @@ export function embedText(chunk: SourceChunk, doc: DocumentRef): string {
 }
 
 /** What `page_start` counts in each kind of document, as the prefix names it. */
-const PAGE_UNITS: Partial<Record<DocumentKind, string>> = { pdf: "Page", image: "Page", epub: "Chapter" };
+const PAGE_UNITS: Partial<Record<DocumentKind, string>> = {
+  pdf: "Page",
+  image: "Page",
+  epub: "Chapter",
+  pptx: "Slide",
+  odp: "Slide",
+  xlsx: "Sheet",
+  ods: "Sheet",
+  csv: "Sheet",
+};
 
 export const pageUnit = (kind: DocumentKind): string => PAGE_UNITS[kind] ?? "Page";
 

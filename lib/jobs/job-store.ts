@@ -52,7 +52,13 @@ export const JobRecord = z.object({
   work: z.object({
     tier: z.enum(TIER_IDS),
     input: JobInput,
-    options: z.object({ maxTokens: z.number(), overlapTokens: z.number(), outputFormat: z.enum(OUTPUT_FORMATS) }),
+    options: z.object({
+      maxTokens: z.number(),
+      overlapTokens: z.number(),
+      outputFormat: z.enum(OUTPUT_FORMATS),
+      // Absent in jobs stored before the option existed: notes were not read then, so the default applies.
+      includeNotes: z.boolean().default(true),
+    }),
     api_base: z.string(),
     /** Free tier: amount 0, no transaction. */
     payment: z.object({

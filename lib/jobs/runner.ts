@@ -263,14 +263,20 @@ async function work(
   let ocrShare = 0;
   const cpu = services.cpu.forJobs;
   const extracted = await services.cpu.jobExtraction(() =>
-    extractDocument(doc, services.config, cpu, {
-      onPageRead(done, total) {
-        ocrShare = isAiTier(tier) ? 0.5 : 0.9;
-        handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
+    extractDocument(
+      doc,
+      services.config,
+      cpu,
+      {
+        onPageRead(done, total) {
+          ocrShare = isAiTier(tier) ? 0.5 : 0.9;
+          handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
+        },
+        pages: memo.pages,
+        slice: clock,
       },
-      pages: memo.pages,
-      slice: clock,
-    }),
+      options,
+    ),
   );
   if (tier === "free") await settleFreePages(services, handle, extracted.pageCount);
   handle.progress(ocrShare, "Chunking");

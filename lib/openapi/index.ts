@@ -29,7 +29,7 @@ function buildDocument(config: Config, apiBase: string): OpenApiDocument {
         version: packageJson.version,
         summary: packageJson.description,
         description:
-          "Splits documents (PDF, scanned PDF, image, DOCX, ODT, RTF, EPUB, e-mail (EML, MSG) with its attachments, HTML, Markdown, text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in `o200k_base` tokens. The paid tiers settle per request in USDC on Solana through HTTP 402: ask, read the 402's payment requirements, pay, repeat with `X-PAYMENT`. Every error but 402 has the body `{success: false, error, code, message}`; branch on `code`.",
+          "Splits documents (PDF, scanned PDF, image, DOCX, PPTX, ODP, XLSX, ODS, CSV/TSV, ODT, RTF, EPUB, e-mail (EML, MSG) with its attachments, HTML, Markdown, text; uploaded or fetched from a URL) into chunks for retrieval pipelines and LLM context windows. Sizes are counted in `o200k_base` tokens. The paid tiers settle per request in USDC on Solana through HTTP 402: ask, read the 402's payment requirements, pay, repeat with `X-PAYMENT`. Every error but 402 has the body `{success: false, error, code, message}`; branch on `code`.",
         "x-guidance": guidance(config, apiBase),
         contact: {
           name: "Chunkwise",

@@ -1,0 +1,195 @@
+"""Reference texts for the formats evaluation (eval/formats.ts), written by
+readers independent of Chunkwise's: openpyxl (XLSX, cached values), odfpy
+(ODS, ODP: every paragraph of each page and its notes), Python's csv module (CSV/TSV, the encoding named below), and for PPTX,
+which no Debian package reads, the standard library's zipfile and
+ElementTree over the slide parts in presentation order.
+
+    /usr/bin/python3 eval/formats/make-references.py tests/fixtures/formats
+
+Writes <fixture>.ref.txt beside each fixture: its words as text, and each
+table's rows as lines "|<TAB>a<TAB>b" followed by a blank line. Needs Debian's
+python3-openpyxl and python3-odf.
+"""
+import csv
+import io
+import os
+import posixpath
+import sys
+import zipfile
+import xml.etree.ElementTree as ET
+
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+PR = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+
+# CSV fixtures not in UTF-8, as their sources say.
+CSV_ENCODINGS = {"markitdown-mskanji.csv": "cp932", "spectrum-latin1.csv": "cp1252"}
+# Files the evaluation does not score (hostile inputs).
+SKIP = {"calamine-issue_594_dos.ods"}
+
+
+def row(cells):
+    """A table row: "|" and the cells, each after a tab (cells may hold "|", never a tab once spaces are folded)."""
+    return "|\t" + "\t".join(" ".join(str(c).split()) for c in cells)
+
+
+def rels(z, part):
+    folder, name = posixpath.split(part)
+    path = posixpath.join(folder, "_rels", name + ".rels")
+    if path not in z.namelist():
+        return {}
+    out = {}
+    for rel in ET.fromstring(z.read(path)).iter(PR + "Relationship"):
+        out[rel.get("Id")] = (rel.get("Type"), posixpath.normpath(posixpath.join(folder, rel.get("Target"))))
+    return out
+
+
+def para_text(p):
+    return "".join(t.text or "" for t in p.iter(A + "t"))
+
+
+def pptx(path):
+    z = zipfile.ZipFile(path)
+    pres = ET.fromstring(z.read("ppt/presentation.xml"))
+    targets = rels(z, "ppt/presentation.xml")
+    out = []
+    for sld in pres.iter(P + "sldId"):
+        part = targets[sld.get(R + "id")][1]
+        slide = ET.fromstring(z.read(part))
+        in_tables = set()
+        for tbl in slide.iter(A + "tbl"):
+            for tr in tbl.iter(A + "tr"):
+                cells = [" ".join(para_text(p) for p in tc.iter(A + "p")).strip() for tc in tr.iter(A + "tc")]
+                in_tables.update(id(p) for tc in tr.iter(A + "tc") for p in tc.iter(A + "p"))
+                if any(cells):
+                    out.append(row(cells))
+            out.append("")
+        for p in slide.iter(A + "p"):
+            if id(p) not in in_tables and para_text(p).strip():
+                out.append(para_text(p))
+        for kind, target in rels(z, part).values():
+            if kind.endswith("/notesSlide"):
+                notes = ET.fromstring(z.read(target))
+                for sp in notes.iter(P + "sp"):
+                    ph = sp.find(f".//{P}ph")
+                    if ph is not None and ph.get("type") == "body":
+                        out.extend(para_text(p) for p in sp.iter(A + "p") if para_text(p).strip())
+    return out
+
+
+def xlsx(path):
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, data_only=True)
+    out = []
+    for sheet in book.worksheets:
+        if sheet.sheet_state != "visible":
+            continue
+        out.append(sheet.title)
+        for values in sheet.iter_rows(values_only=True):
+            cells = ["" if v is None else fmt(v) for v in values]
+            if any(cells):
+                out.append(row(cells))
+        out.append("")
+    return out
+
+
+def fmt(value):
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if hasattr(value, "isoformat"):
+        text = value.isoformat(sep=" ") if hasattr(value, "hour") else value.isoformat()
+        return text[:-9] if text.endswith(" 00:00:00") else text
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def ods(path):
+    from odf.opendocument import load
+    from odf.table import Table, TableRow, TableCell
+    from odf import teletype
+
+    from odf.style import Style, TableProperties
+
+    doc = load(path)
+    hidden = {
+        style.getAttribute("name")
+        for style in doc.automaticstyles.getElementsByType(Style)
+        for props in style.getElementsByType(TableProperties)
+        if props.getAttribute("display") == "false"
+    }
+    out = []
+    for table in doc.spreadsheet.getElementsByType(Table):
+        if table.getAttribute("stylename") in hidden:
+            continue
+        out.append(table.getAttribute("name"))
+        for tr in table.getElementsByType(TableRow):
+            repeat = min(int(tr.getAttribute("numberrowsrepeated") or 1), 1000)
+            cells = []
+            for tc in tr.getElementsByType(TableCell):
+                n = min(int(tc.getAttribute("numbercolumnsrepeated") or 1), 100)
+                cells.extend([teletype.extractText(tc)] * n)
+            while cells and not cells[-1].strip():
+                cells.pop()
+            if cells:
+                out.extend([row(cells)] * repeat)
+        out.append("")
+    return out
+
+
+def odp(path):
+    from odf.opendocument import load
+    from odf.draw import Page
+    from odf.text import P, H
+    from odf import teletype
+
+    doc = load(path)
+    out = []
+    for page in doc.presentation.getElementsByType(Page):
+        for para in page.getElementsByType(P) + page.getElementsByType(H):
+            text = teletype.extractText(para).strip()
+            # The notes page's page-number field.
+            if text and not text.isdigit():
+                out.append(text)
+    return out
+
+
+def csv_text(path, name):
+    raw = open(path, "rb").read()
+    text = raw.decode(CSV_ENCODINGS.get(name, "utf-8-sig"))
+    try:
+        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",\t;|")
+    except csv.Error:
+        dialect = csv.excel
+    out = [row(cells) for cells in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in cells)]
+    return out + [""]
+
+
+def main(folder):
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        ext = name.rsplit(".", 1)[-1].lower()
+        if name in SKIP or name.endswith(".ref.txt"):
+            continue
+        if ext == "pptx":
+            lines = pptx(path)
+        elif ext == "xlsx":
+            lines = xlsx(path)
+        elif ext == "ods":
+            lines = ods(path)
+        elif ext == "odp":
+            lines = odp(path)
+        elif ext in ("csv", "tsv"):
+            lines = csv_text(path, name)
+        else:
+            continue
+        if not any(line.strip() for line in lines):
+            continue
+        with open(path + ".ref.txt", "w", encoding="utf-8") as f:
+            f.write("\n".join(lines).strip() + "\n")
+        print(name, len(lines))
+
+
+main(sys.argv[1])

@@ -1,0 +1,118 @@
+import { Parser, type Handler } from "htmlparser2";
+import { failures } from "@/lib/extract/failures";
+
+/**
+ * The XML of office parts, read with htmlparser2's streaming tokenizer (no
+ * DOM library: the parts are small and their names are all that is matched).
+ * Elements are named by their local name ("a:t" → "t"): PPTX, XLSX, ODP and
+ * ODS each use fixed prefixes, but nothing obliges a writer to.
+ *
+ * Two readers: `parseXml` builds a small tree for parts read whole (a slide,
+ * a workbook's sheet list), its elements counted against a budget shared by
+ * the whole document; `streamXml` feeds handlers without a tree, for sheets,
+ * whose size only the archive's unpacked cap bounds.
+ */
+export interface XmlElement {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlNode[];
+}
+export type XmlNode = XmlElement | string;
+
+export const localName = (qualified: string) => qualified.slice(qualified.indexOf(":") + 1);
+
+/** Attribute by local name (`r:id` and `id` differ, so the prefix given is matched when there is one). */
+export function attr(element: XmlElement, name: string): string | undefined {
+  return element.attrs[name];
+}
+
+export function childElements(element: XmlElement, name?: string): XmlElement[] {
+  return element.children.filter(
+    (child): child is XmlElement => typeof child !== "string" && (name === undefined || child.name === name),
+  );
+}
+
+export function firstChild(element: XmlElement, name: string): XmlElement | undefined {
+  return childElements(element, name)[0];
+}
+
+/** Every descendant named `name`, in document order, not descending into matches. */
+export function findAll(element: XmlElement, name: string, found: XmlElement[] = []): XmlElement[] {
+  for (const child of element.children) {
+    if (typeof child === "string") continue;
+    if (child.name === name) found.push(child);
+    else findAll(child, name, found);
+  }
+  return found;
+}
+
+export function findFirst(element: XmlElement, name: string): XmlElement | undefined {
+  for (const child of element.children) {
+    if (typeof child === "string") continue;
+    if (child.name === name) return child;
+    const deeper = findFirst(child, name);
+    if (deeper) return deeper;
+  }
+  return undefined;
+}
+
+/** Elements a document's parsed parts may hold together; the tree costs ~200 bytes an element. */
+export class ElementBudget {
+  private used = 0;
+  constructor(readonly max: number) {}
+  take(): void {
+    if (++this.used > this.max) throw failures.markupTooComplex({ limit: "elements", found: this.used, max: this.max });
+  }
+}
+
+/** A part as a tree of elements and text; attributes keep their qualified names. */
+export function parseXml(xml: string, budget: ElementBudget): XmlElement {
+  const root: XmlElement = { name: "#document", attrs: {}, children: [] };
+  const stack: XmlElement[] = [root];
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        budget.take();
+        const element: XmlElement = { name: localName(name), attrs, children: [] };
+        stack.at(-1)!.children.push(element);
+        stack.push(element);
+      },
+      onclosetag() {
+        if (stack.length > 1) stack.pop();
+      },
+      ontext(text) {
+        stack.at(-1)!.children.push(text);
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.end(xml);
+  return root;
+}
+
+/** The text of an element and all its descendants, joined. */
+export function textOf(element: XmlElement): string {
+  let text = "";
+  for (const child of element.children) text += typeof child === "string" ? child : textOf(child);
+  return text;
+}
+
+/** Characters tokenized between yields to the event loop. */
+const SLICE_CHARS = 64 * 1024;
+
+/**
+ * Streams `xml` through `handlers` a slice at a time, yielding between
+ * slices so a large sheet does not stall the server's thread, and giving up
+ * at `deadline` (ms since the epoch). Handlers may throw to stop.
+ */
+export async function streamXml(xml: string, handlers: Partial<Handler>, deadline: number): Promise<void> {
+  const parser = new Parser(handlers, { xmlMode: true, decodeEntities: true });
+  for (let from = 0; from < xml.length; from += SLICE_CHARS) {
+    parser.write(xml.slice(from, from + SLICE_CHARS));
+    if (from + SLICE_CHARS < xml.length) {
+      if (Date.now() > deadline) throw failures.tooComplex("time");
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  parser.end();
+}
