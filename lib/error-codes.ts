@@ -81,7 +81,7 @@ export const ERROR_CODES = {
   corrupted_document: {
     status: 400,
     scopes: ["document"],
-    when: "A damaged or invalid EPUB, ODT, RTF or e-mail (its container, manifest or markup cannot be read).",
+    when: "A damaged or invalid slide deck, workbook, EPUB, ODT, RTF or e-mail (its container, manifest or markup cannot be read).",
   },
   drm_protected: {
     status: 400,
