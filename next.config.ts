@@ -97,41 +97,61 @@ function dependencyClosure(names: string[]): string[] {
 const shared = new Set(dependencyClosure(SHARED_PACKAGES));
 const HEAVY_ONLY_PACKAGES = dependencyClosure(HEAVY_PACKAGES).filter((dir) => !shared.has(dir));
 
-/** What a heavy route adds to its traced files. */
+/**
+ * Tesseract's WebAssembly builds that load: tesseract.js picks the LSTM-only build with relaxed SIMD where the runtime
+ * has it (Node 22 and later) and with SIMD otherwise (Node 20), each a .js loader beside its .wasm. The other builds,
+ * and the .wasm.js copies with the WebAssembly inlined, never load.
+ */
+const TESSERACT_CORE_FILES = ["package.json", "index.js"].concat(
+  ["simd-lstm", "relaxedsimd-lstm"].flatMap((build) => [`tesseract-core-${build}.js`, `tesseract-core-${build}.wasm`]),
+);
+
+/** What the routes that read documents add to their traced files (Next's file tracing cannot see it). */
 const HEAVY_FILES = [
   `./${COMPILED_DIR}/cpu-worker.mjs`,
   "./workers/extract-worker.mjs",
   "./workers/html-tables.mjs",
-  ...dependencyClosure(["piscina", ...HEAVY_PACKAGES]).map((dir) => `${dir}/**`),
+  ...dependencyClosure(["piscina", ...HEAVY_PACKAGES]).flatMap((dir) =>
+    dir.endsWith("/tesseract.js-core") ? TESSERACT_CORE_FILES.map((file) => `${dir}/${file}`) : [`${dir}/**`],
+  ),
+  // Only the one file of each built language that OCR reads (not the larger "best" models).
   ...BUILT_OCR_LANGUAGES.map((code) => `./${languageDataPath(code)}`),
 ];
 
-/** What a light route loses from its traced files (file tracing finds OCR and the parsers through lazy imports). */
-const LIGHT_EXCLUDES = [
-  `./${COMPILED_DIR}/**`,
-  "./workers/**",
-  "./node_modules/@tesseract.js-data/**",
-  ...HEAVY_ONLY_PACKAGES.map((dir) => `${dir}/**`),
-  // Next's links to external packages, named <package>-<hash>.
-  ...HEAVY_ONLY_PACKAGES.filter((dir) => /^\.\/node_modules\/[^/]+(\/[^/]+)?$/.test(dir)).map(
-    (dir) => `./${DIST_DIR}/node_modules/${dir.slice("./node_modules/".length)}-*`,
-  ),
-];
-
 /**
- * What no route ships: Tesseract's WebAssembly builds that are never loaded (tesseract.js picks the LSTM-only build
- * with relaxed SIMD where the runtime has it, Node 22 and later, and with SIMD otherwise, Node 20; each as a .js
- * loader and its .wasm, never the .wasm.js copies with the WebAssembly inlined), the larger "best" language data,
- * and the installed languages the build does not ship.
+ * Files (relative to the project root) that the light routes do not ship, though file tracing finds them (through
+ * the lazy imports of OCR and the parsers, and the paths the code builds from the working directory): the heavy
+ * packages and what only they depend on, Next's links to them (`<dist>/node_modules/<name>-<hash>`), the compiled
+ * worker, the extraction worker, the language data. `npm run build` strips them from those routes' traces
+ * (scripts/trim-traces.ts).
  */
-const NEVER_SHIPPED = [
-  "./node_modules/tesseract.js-core/*.wasm.js",
-  "./node_modules/tesseract.js-core/tesseract-core{,-simd,-relaxedsimd,-lstm}.{js,wasm}",
-  "./node_modules/@tesseract.js-data/*/4.0.0_best_int/**",
-  ...installedLanguages()
-    .filter((code) => !BUILT_OCR_LANGUAGES.includes(code))
-    .map((code) => `./node_modules/@tesseract.js-data/${code}/**`),
-];
+export const LIGHT_ROUTES_DROP = new RegExp(
+  [
+    `^${escapeRegExp(COMPILED_DIR)}/`,
+    "^workers/",
+    "^node_modules/@tesseract\\.js-data/",
+    ...HEAVY_ONLY_PACKAGES.map((dir) => `^${escapeRegExp(dir.slice(2))}(/|$)`),
+    ...HEAVY_ONLY_PACKAGES.map(
+      (dir) =>
+        `^${escapeRegExp(DIST_DIR)}/node_modules/${escapeRegExp(dir.slice("./node_modules/".length))}-[0-9a-f]+$`,
+    ),
+  ].join("|"),
+);
+
+/** Files no route ships, wherever tracing found them: Tesseract builds and language data that never load. */
+export const NEVER_SHIPPED = new RegExp(
+  [
+    `^node_modules/tesseract\\.js-core/(?!(${TESSERACT_CORE_FILES.map(escapeRegExp).join("|")})$)`,
+    "^node_modules/@tesseract\\.js-data/[^/]+/4\\.0\\.0_best_int/",
+    ...installedLanguages()
+      .filter((code) => !BUILT_OCR_LANGUAGES.includes(code))
+      .map((code) => `^node_modules/@tesseract\\.js-data/${escapeRegExp(code)}/`),
+  ].join("|"),
+);
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 function installedLanguages(): string[] {
   const dir = path.join(process.cwd(), "node_modules/@tesseract.js-data");
@@ -154,12 +174,6 @@ function routeHandlers(dir = "app", found: string[] = []): string[] {
   }
   return found;
 }
-
-/**
- * A key of outputFileTracingIncludes/Excludes matching exactly `route`: Next matches keys as globs anywhere in the
- * route's path, so brackets are escaped and deeper routes (`/api` → `/api/health`) ruled out.
- */
-const exactly = (route: string) => `${route.replace(/[[\](){}*?!+@]/g, "\\$&")}!(/**)`;
 
 /** Every route handler not listed as light. */
 export const HEAVY_ROUTES = routeHandlers().filter((route) => !LIGHT_ROUTES.includes(route));
@@ -184,11 +198,9 @@ const nextConfig: NextConfig = {
   env: { CHUNKWISE_COMPILED_DIR: COMPILED_DIR, CHUNKWISE_BUILT_OCR_LANGUAGES: BUILT_OCR_LANGUAGES.join("+") },
   // Loaded by the worker threads from node_modules, never bundled.
   serverExternalPackages: [...HEAVY_PACKAGES, "piscina", "redis", "@redis/client"],
-  outputFileTracingIncludes: Object.fromEntries(HEAVY_ROUTES.map((route) => [exactly(route), HEAVY_FILES])),
-  outputFileTracingExcludes: {
-    "**": NEVER_SHIPPED,
-    ...Object.fromEntries(LIGHT_ROUTES.map((route) => [exactly(route), LIGHT_EXCLUDES])),
-  },
+  // Every API route gets what reading documents needs; `npm run build` then strips it from the light routes' traces
+  // (scripts/trim-traces.ts): Turbopack matches these keys against its own names for routes, not the routes' paths.
+  outputFileTracingIncludes: { "/api/**": HEAVY_FILES },
   poweredByHeader: false,
   async headers() {
     const list = (headers: Record<string, string>) => Object.entries(headers).map(([key, value]) => ({ key, value }));

@@ -4,7 +4,7 @@
  * an empty folder, so a package the route loads but does not ship fails here
  * as it would on Vercel. Calls the route's handler once and prints the
  * status and the start of the body; exits 1 when the handler throws.
- *   npx tsx scripts/function-alone.ts /api/health [GET|POST] [url path]
+ *   npx tsx scripts/function-alone.ts /api/health [GET|POST] [url path] [file to upload]
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -22,7 +22,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-const [route = "/api/health", method = "GET", url = route] = process.argv.slice(2);
+const [route = "/api/health", method = "GET", url = route, upload] = process.argv.slice(2);
 const root = path.resolve(import.meta.dirname, "..");
 const dist = process.env.NEXT_DIST_DIR || ".next";
 const entryDir = path.join(root, dist, "server", "app", ...route.split("/").filter(Boolean));
@@ -44,15 +44,21 @@ try {
     mkdirSync(path.dirname(target), { recursive: true });
     // Next's links to external packages (<dist>/node_modules/<name>-<hash>) stay links, to wherever they point.
     if (lstatSync(file).isSymbolicLink()) symlinkSync(readlinkSync(file), target);
-    else if (lstatSync(file).isFile()) (cpSync(file, target), copied++);
+    else if (lstatSync(file).isFile()) {
+      cpSync(file, target);
+      copied++;
+    }
   }
   const runner = path.join(folder, "run.cjs");
   writeFileSync(
     runner,
     `const { routeModule } = require(${JSON.stringify(path.join(folder, path.relative(root, entryDir), "route.js"))});
 const handler = routeModule.userland[${JSON.stringify(method)}];
-Promise.resolve(handler(new Request("http://127.0.0.1${url}", { method: ${JSON.stringify(method)} }), { params: Promise.resolve({}) }))
-  .then(async (response) => console.log(response.status, (await response.text()).slice(0, 200)))
+const init = { method: ${JSON.stringify(method)}, headers: { "x-chunkwise-peer": "127.0.0.1" } };
+${upload ? `init.body = new FormData(); init.body.set("file", new Blob([require("node:fs").readFileSync(${JSON.stringify(path.resolve(upload))})]), ${JSON.stringify(path.basename(upload))});` : ""}
+const params = Promise.resolve(${JSON.stringify(Object.fromEntries([...route.matchAll(/\[([^\]]+)\]/g)].map((m, i) => [m[1], url.split("/")[route.split("/").findIndex((s) => s === m[0])] ?? String(i)])))});
+Promise.resolve(handler(new Request("http://127.0.0.1${url}", init), { params }))
+  .then(async (response) => { console.log(response.status, (await response.text()).slice(0, 300)); process.exit(0); })
   .catch((error) => { console.error("FAILED", error); process.exit(1); });
 `,
   );

@@ -6,7 +6,7 @@
  * files of Next's minimal server (`next-minimal-server.js.nft.json`), which
  * Vercel adds to every function.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export interface FunctionBundle {
@@ -44,15 +44,54 @@ function walk(dir: string, found: string[] = []): string[] {
   return found;
 }
 
+/** The trace of each route and page of the build in `dist` (a path relative to `root`). */
+export function routeTraces(root: string, dist: string): { route: string; traceFile: string }[] {
+  const serverApp = path.resolve(root, dist, "server", "app");
+  if (!existsSync(serverApp)) throw new Error(`No build in ${dist}: run \`npm run build\` first.`);
+  return walk(serverApp).map((traceFile) => ({
+    route: routeOf(path.relative(serverApp, traceFile).replace(/\.js\.nft\.json$/, "")),
+    traceFile,
+  }));
+}
+
+interface Trace {
+  files: string[];
+  fileHashes?: string[];
+  /** [index into files, target, root index]: which listed files are links, sorted by index. */
+  symlinks?: [number, ...unknown[]][];
+  additionalRoots?: unknown[];
+}
+
+/**
+ * Removes from a trace every file `drop` names (given its path relative to `root`), keeping the lists that run
+ * beside `files` (hashes, links by index) in step. Returns how many it removed.
+ */
+export function trimTrace(root: string, traceFile: string, drop: (file: string) => boolean): number {
+  const trace = JSON.parse(readFileSync(traceFile, "utf8")) as Trace;
+  if (trace.additionalRoots?.length) throw new Error(`${traceFile}: traces with additional roots are not handled`);
+  const kept: number[] = [];
+  trace.files.forEach((file, index) => {
+    if (!drop(path.relative(root, path.resolve(path.dirname(traceFile), file)))) kept.push(index);
+  });
+  const removed = trace.files.length - kept.length;
+  if (removed === 0) return 0;
+  const newIndex = new Map(kept.map((old, index) => [old, index]));
+  trace.files = kept.map((index) => trace.files[index]!);
+  if (trace.fileHashes) trace.fileHashes = kept.map((index) => trace.fileHashes![index]!);
+  if (trace.symlinks)
+    trace.symlinks = trace.symlinks
+      .filter(([index]) => newIndex.has(index))
+      .map(([index, ...rest]) => [newIndex.get(index)!, ...rest]);
+  writeFileSync(traceFile, JSON.stringify(trace));
+  return removed;
+}
+
 /** Every function of the build in `dist` (a path relative to `root`), largest first. */
 export function functionBundles(root: string, dist: string): FunctionBundle[] {
   const distDir = path.resolve(root, dist);
-  const serverApp = path.join(distDir, "server", "app");
-  if (!existsSync(serverApp)) throw new Error(`No build in ${dist}: run \`npm run build\` first.`);
   const minimalServer = path.join(distDir, "next-minimal-server.js.nft.json");
   const shared = existsSync(minimalServer) ? tracedFiles(minimalServer) : [];
-  const bundles = walk(serverApp).map((traceFile) => {
-    const entry = path.relative(serverApp, traceFile).replace(/\.js\.nft\.json$/, "");
+  const bundles = routeTraces(root, dist).map(({ route, traceFile }) => {
     const own = traceFile.replace(/\.nft\.json$/, "");
     const unique = new Map<string, number>();
     for (const file of [own, ...tracedFiles(traceFile), ...shared]) {
@@ -64,7 +103,7 @@ export function functionBundles(root: string, dist: string): FunctionBundle[] {
     let bytes = 0;
     for (const size of unique.values()) bytes += size;
     return {
-      route: routeOf(entry),
+      route,
       files: unique.size,
       bytes,
       paths: [...unique.keys()].map((file) => path.relative(root, file)),

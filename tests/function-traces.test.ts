@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FunctionBundle, functionBundles, type SizeRules, sizeProblems } from "../scripts/function-traces";
+import { readFileSync } from "node:fs";
+import {
+  type FunctionBundle,
+  functionBundles,
+  type SizeRules,
+  sizeProblems,
+  trimTrace,
+} from "../scripts/function-traces";
 
 /**
  * The size check `npm run build` ends with (scripts/function-sizes.ts), on a
@@ -100,5 +107,43 @@ describe("function sizes from a build's traces", () => {
     expect(
       sizeProblems(bundles, { ...rules, light: { ...rules.light, routes: ["/api/health"] }, forbidden: /^$/ }),
     ).toEqual([]);
+  });
+});
+
+describe("trimming a trace", () => {
+  it("removes the files named, keeping hashes and links by index in step, and the function shrinks by them", () => {
+    const traceFile = path.join(root, "build/server/app/api/quota/route.js.nft.json");
+    file("build/server/app/api/quota/route.js", 10);
+    const relative = (f: string) => path.relative(path.dirname(traceFile), path.join(root, f));
+    writeFileSync(
+      traceFile,
+      JSON.stringify({
+        version: 1,
+        files: [
+          relative("build/node_modules/heavy-0123abcd"),
+          relative("node_modules/heavy/data.bin"),
+          relative("node_modules/next/server.js"),
+          relative("build/node_modules/other-link"),
+        ],
+        fileHashes: ["h0", "h1", "h2", "h3"],
+        symlinks: [
+          [0, relative("node_modules/heavy")],
+          [3, relative("node_modules/next")],
+        ],
+        entryHash: "e",
+      }),
+    );
+    const before = byRoute(functionBundles(root, "build"))["/api/quota"]!;
+    expect(trimTrace(root, traceFile, (f) => /heavy/.test(f))).toBe(2);
+    const trimmed = JSON.parse(readFileSync(traceFile, "utf8"));
+    expect(trimmed).toEqual({
+      version: 1,
+      files: [relative("node_modules/next/server.js"), relative("build/node_modules/other-link")],
+      fileHashes: ["h2", "h3"],
+      symlinks: [[1, relative("node_modules/next")]],
+      entryHash: "e",
+    });
+    expect(byRoute(functionBundles(root, "build"))["/api/quota"]!.bytes).toBe(before.bytes - 5000);
+    expect(trimTrace(root, traceFile, (f) => /heavy/.test(f))).toBe(0);
   });
 });
