@@ -98,12 +98,14 @@ const shared = new Set(dependencyClosure(SHARED_PACKAGES));
 const HEAVY_ONLY_PACKAGES = dependencyClosure(HEAVY_PACKAGES).filter((dir) => !shared.has(dir));
 
 /**
- * Tesseract's WebAssembly builds that load: tesseract.js picks the LSTM-only build with relaxed SIMD where the runtime
- * has it (Node 22 and later) and with SIMD otherwise (Node 20), each a .js loader beside its .wasm. The other builds,
- * and the .wasm.js copies with the WebAssembly inlined, never load.
+ * Tesseract's WebAssembly builds that load: with relaxed SIMD where the runtime has it (Node 22 and later), with SIMD
+ * otherwise (Node 20), each a .js loader beside its .wasm. tesseract.js 7.0.0 (pinned) passes Node's core loader a
+ * boolean where it expects an engine mode, so it loads the builds with the legacy engine too, not the LSTM-only ones
+ * (found by running a function with only its traced files: scripts/function-alone.ts). The other builds, and the
+ * .wasm.js copies with the WebAssembly inlined, never load.
  */
 const TESSERACT_CORE_FILES = ["package.json", "index.js"].concat(
-  ["simd-lstm", "relaxedsimd-lstm"].flatMap((build) => [`tesseract-core-${build}.js`, `tesseract-core-${build}.wasm`]),
+  ["simd", "relaxedsimd"].flatMap((build) => [`tesseract-core-${build}.js`, `tesseract-core-${build}.wasm`]),
 );
 
 /** What the routes that read documents add to their traced files (Next's file tracing cannot see it). */

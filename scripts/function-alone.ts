@@ -53,11 +53,14 @@ try {
   writeFileSync(
     runner,
     `const { routeModule } = require(${JSON.stringify(path.join(folder, path.relative(root, entryDir), "route.js"))});
+(async () => {
+await routeModule.ensureUserland?.();
 const handler = routeModule.userland[${JSON.stringify(method)}];
 const init = { method: ${JSON.stringify(method)}, headers: { "x-chunkwise-peer": "127.0.0.1" } };
 ${upload ? `init.body = new FormData(); init.body.set("file", new Blob([require("node:fs").readFileSync(${JSON.stringify(path.resolve(upload))})]), ${JSON.stringify(path.basename(upload))});` : ""}
 const params = Promise.resolve(${JSON.stringify(Object.fromEntries([...route.matchAll(/\[([^\]]+)\]/g)].map((m, i) => [m[1], url.split("/")[route.split("/").findIndex((s) => s === m[0])] ?? String(i)])))});
-Promise.resolve(handler(new Request("http://127.0.0.1${url}", init), { params }))
+return handler(new Request("http://127.0.0.1${url}", init), { params });
+})()
   .then(async (response) => { console.log(response.status, (await response.text()).slice(0, 300)); process.exit(0); })
   .catch((error) => { console.error("FAILED", error); process.exit(1); });
 `,
@@ -70,7 +73,7 @@ Promise.resolve(handler(new Request("http://127.0.0.1${url}", init), { params })
   });
   console.log(`${route}: ${copied} files copied`);
   process.stdout.write(run.stdout);
-  process.stderr.write(run.stderr.slice(0, 3000));
+  process.stderr.write(run.stderr.slice(-1500));
   process.exitCode = run.status ?? 1;
 } finally {
   rmSync(folder, { recursive: true, force: true });
