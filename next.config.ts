@@ -1,29 +1,31 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { NextConfig } from "next";
-import {
-  DEFAULT_OCR_LANGUAGES,
-  languageCodes,
-  languageDataPath,
-  languageProblem,
-} from "./lib/extract/ocr/language-data";
-
 /** The build's directory: `.next`, or a separate one per checkout of work in progress (two builds side by side). */
 const DIST_DIR = process.env.NEXT_DIST_DIR || ".next";
 /** Where `npm run build` compiles the CPU worker and server.mjs's start-up (scripts/compile-node.ts), beside the build. */
 export const COMPILED_DIR = `${DIST_DIR}-compiled`;
 
 /**
- * The OCR languages this build ships, read as the service reads OCR_LANGUAGES (default eng): set it at build time as
- * at run time. Only their data goes into the functions; the config refuses any other at run time.
+ * The OCR languages this build ships, read as the service reads OCR_LANGUAGES (default eng; codes joined by "+"): set
+ * it at build time as at run time. Only their data goes into the functions; the config refuses any other at run time.
+ * (`next start` loads this file without resolving the project's own TypeScript modules, so what it needs of
+ * lib/extract/ocr/language-data.ts is written here; the size check compares the file each function ships with it.)
  */
 export const BUILT_OCR_LANGUAGES = [
-  ...new Set(languageCodes((process.env.OCR_LANGUAGES ?? DEFAULT_OCR_LANGUAGES).trim())),
+  ...new Set(
+    (process.env.OCR_LANGUAGES ?? "eng")
+      .trim()
+      .split("+")
+      .map((code) => code.trim()),
+  ),
 ];
-for (const code of BUILT_OCR_LANGUAGES) {
-  const problem = languageProblem(code);
-  if (problem) throw new Error(problem);
-}
+const languageDataPath = (code: string) => `node_modules/@tesseract.js-data/${code}/4.0.0/${code}.traineddata.gz`;
+for (const code of BUILT_OCR_LANGUAGES)
+  if (!/^[a-z]{3}(_[a-z]{3,4})?$/.test(code) || !existsSync(languageDataPath(code)))
+    throw new Error(
+      `OCR_LANGUAGES names ${JSON.stringify(code)}, which is not an installed Tesseract language: npm install @tesseract.js-data/${code}`,
+    );
 
 /**
  * Route handlers whose functions run no parser, OCR, model or CPU worker: they ship none of it (each at most 50 MB,

@@ -69,12 +69,16 @@ async function coldStart(): Promise<number> {
     }
     throw new Error(`no 200 within ${GIVE_UP_MS / 1000} s:\n${errors}`);
   } finally {
-    const gone = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    await gone;
-    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) await stop(child);
   }
+}
+
+async function stop(child: ReturnType<typeof spawn>): Promise<void> {
+  const gone = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+  await gone;
+  clearTimeout(timer);
 }
 
 const times: number[] = [];
