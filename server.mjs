@@ -3,17 +3,25 @@
 // headers, and a client can send any X-Forwarded-For it likes.
 // In local mode (the default network, no SOLANA_RPC_URL) it also runs the
 // embedded Solana chain beside the app; deployed functions never load it.
+import { existsSync } from "node:fs";
 import http from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import next from "next";
-import { tsImport } from "tsx/esm/api";
 
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 const PEER_HEADER = "x-chunkwise-peer";
 const port = Number.parseInt(process.env.PORT ?? "3000", 10);
 const host = process.env.HOST ?? "0.0.0.0";
-const load = (path) => tsImport(path, import.meta.url);
+// What `npm run build` compiled beside the build (scripts/compile-node.ts): no TypeScript is compiled here.
+const compiled = path.join(import.meta.dirname, `${process.env.NEXT_DIST_DIR || ".next"}-compiled`);
+if (!existsSync(path.join(compiled, "server-start.mjs"))) {
+  console.error(`No compiled server in ${compiled}: run \`npm run build\` first.`);
+  process.exit(1);
+}
+const load = (name) => import(pathToFileURL(path.join(compiled, name)).href);
 
-const { loadConfig, ConfigError } = await load("./lib/config.ts");
+const { loadConfig, ConfigError, ChainIdentity, createChainRpc, payToTokenAccounts } = await load("server-start.mjs");
 let config;
 try {
   config = loadConfig();
@@ -25,7 +33,7 @@ try {
 
 let chain;
 if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
-  const { startLocalChain } = await load("./localchain/index.ts");
+  const { startLocalChain } = await load("local-chain.mjs");
   chain = await startLocalChain({ port: config.payments.localChainPort });
   // The app's config is read from the environment: point it at this chain and its generated test keys.
   Object.assign(process.env, {
@@ -37,14 +45,11 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
   console.log(`Local Solana chain (test USDC, no real money) on ${chain.rpcUrl}; payTo ${chain.payTo}`);
 } else if (config.network !== "solana-localnet") {
   // The same check every host makes on first use (lib/payments/chain-identity.ts), made here before listening.
-  const { ChainIdentity } = await load("./lib/payments/chain-identity.ts");
-  const { createChainRpc } = await load("./lib/payments/chain-rpc.ts");
   const wrongChain = await new ChainIdentity(createChainRpc(config.payments.rpcUrl), config.network).assert().then(
     () => false,
     (error) => error.code === "server_misconfigured",
   );
   if (wrongChain) process.exit(1);
-  const { payToTokenAccounts } = await load("./lib/payments/pay-to-account.ts");
   const accounts = await payToTokenAccounts(config).catch((error) => {
     console.warn(`Could not check payTo's USDC account (${error.message}); /api/health reports the RPC.`);
     return null;

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
-import { LANGUAGE_CODE, languageDataFile } from "@/lib/extract/ocr/language-data";
+import { DEFAULT_OCR_LANGUAGES, languageCodes, languageProblem } from "@/lib/extract/ocr/language-data";
 import { TIERS, isPaid } from "@/lib/tiers";
 import {
   DEFAULT_FEE_PAYER_MAX_SOL_USD,
@@ -109,11 +109,7 @@ const EnvSchema = z.object({
    */
   SHEET_MAX_CELLS: int(1000, 50_000_000).default(DEFAULT_SHEET_MAX_CELLS),
   /** Tesseract language codes joined by "+", each installed as @tesseract.js-data/<code>. */
-  OCR_LANGUAGES: z
-    .string()
-    .trim()
-    .default("eng")
-    .transform((value) => value.split("+").map((code) => code.trim())),
+  OCR_LANGUAGES: z.string().trim().default(DEFAULT_OCR_LANGUAGES).transform(languageCodes),
   /** Dense scanned pages are read at ~23 a minute on two cores, 17-19 when drawn (npm run bench): 10 take 26-35 s of 60. */
   OCR_SYNC_MAX_PAGES: int(1, 100_000).default(10),
   /** Pages read by OCR in one job (`async=true`): 300 dense pages take 13-18 minutes on two cores. */
@@ -453,13 +449,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       "AI_MODEL / AI_PRO_MODEL need AI_BASE_URL (any OpenAI-compatible endpoint) or AI_API_KEY (OpenAI itself).",
     );
-  for (const code of e.OCR_LANGUAGES)
-    if (!languageDataFile(code))
-      throw new ConfigError(
-        LANGUAGE_CODE.test(code)
-          ? `OCR_LANGUAGES names ${code}, which is not installed: npm install @tesseract.js-data/${code}`
-          : `OCR_LANGUAGES: ${JSON.stringify(code)} is not a Tesseract language code (eng, fra, chi_sim, ...; several joined by "+").`,
-      );
+  for (const code of e.OCR_LANGUAGES) {
+    const problem = languageProblem(code);
+    if (problem) throw new ConfigError(problem);
+  }
   if (e.DEFAULT_OVERLAP_TOKENS * 2 > e.DEFAULT_MAX_TOKENS)
     throw new ConfigError("DEFAULT_OVERLAP_TOKENS must be at most half of DEFAULT_MAX_TOKENS.");
 

@@ -67,11 +67,37 @@ afterAll(async () => {
   await chain?.close();
 });
 
+describe("starting the threads", () => {
+  it("starts no thread until the first task: a route that runs none (health, OpenAPI) needs no worker file", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const pool = newPool({ threads: 1, queue: 4 }, join(import.meta.dirname, "helpers", "no-such-worker.mjs"));
+      servicesFor(pool);
+      const quota = await remainingPages(newClient());
+      expect(quota).toBeGreaterThan(0);
+      // Time for a started worker to fail to load its file, had one been started.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(pool.stats()).toEqual({ threadIds: [], queued: 0, admitted: 0 });
+      expect(logged).not.toHaveBeenCalled();
+
+      const warm = newPool({ threads: 1, queue: 4 });
+      servicesFor(warm);
+      expect((await chunkFree(`# Notes\n\n${prose(1)}`, newClient())).status).toBe(200);
+      expect(warm.stats().threadIds).toHaveLength(1);
+    } finally {
+      logged.mockRestore();
+    }
+  }, 60_000);
+});
+
 describe("a worker that fails", () => {
   let pool: CpuPool;
-  beforeAll(() => {
+  beforeAll(async () => {
     pool = newPool({ threads: 1, queue: 4, taskTimeoutMs: 1000 }, MISBEHAVING_WORKER);
-  });
+    // Its thread started (the first task starts it), so each case below can tell a replaced worker from the same one.
+    servicesFor(pool);
+    expect((await chunkFree(`# Notes\n\n${prose(1)}`, newClient())).status).toBe(200);
+  }, 60_000);
 
   it.each([
     // A fault of ours gives the pages back; a document too complex (out of time or memory) keeps what it cost.

@@ -13,7 +13,7 @@ import {
 } from "pdf-lib";
 import sharp from "sharp";
 import { z } from "zod";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig } from "@/lib/config";
 import type { MethodContext } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
@@ -316,6 +316,25 @@ describe("languages", () => {
     );
     expect(() => loadConfig({ OCR_LANGUAGES: "english" })).toThrow(/"english" is not a Tesseract language code/);
     expect(() => loadConfig({ OCR_LANGUAGES: "../eng" })).toThrow(/not a Tesseract language code/);
+  });
+
+  it("in a build, takes only the languages the build shipped (a function without OCR has none installed)", () => {
+    // What next.config.ts inlines into a build made with OCR_LANGUAGES unset.
+    vi.stubEnv("CHUNKWISE_BUILT_OCR_LANGUAGES", "eng");
+    try {
+      expect(loadConfig({}).ocr.languages).toEqual(["eng"]);
+      // German is installed here, but this build did not ship it.
+      expect(() => loadConfig({ OCR_LANGUAGES: "eng+deu" })).toThrow(
+        new ConfigError(
+          "OCR_LANGUAGES names deu, which this build did not ship (it has eng): build again with OCR_LANGUAGES set as it is at run time.",
+        ),
+      );
+      vi.stubEnv("CHUNKWISE_BUILT_OCR_LANGUAGES", "eng+xyz");
+      // Shipped by the build: accepted though not installed in this checkout's node_modules.
+      expect(loadConfig({ OCR_LANGUAGES: "xyz" }).ocr.languages).toEqual(["xyz"]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it(

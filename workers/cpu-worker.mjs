@@ -1,7 +1,8 @@
 // A thread of the CPU pool (lib/cpu/pool.ts, through piscina): runs the
-// tasks of lib/cpu/tasks.ts. It loads the TypeScript sources itself with tsx,
-// as server.mjs does, so the same code runs under `next start`, `next dev`
-// and vitest without a separate build of the worker.
+// tasks of lib/cpu/tasks.ts. This one loads the TypeScript sources itself
+// with tsx, for `next dev`, vitest and the scripts; a production build runs
+// the copy `npm run build` compiles (scripts/compile-node.ts), so nothing
+// compiles TypeScript in production.
 import { tsImport } from "tsx/esm/api";
 
 const { runTask } = await tsImport("../lib/cpu/tasks.ts", import.meta.url);

@@ -37,9 +37,17 @@ export interface CpuRunner {
   ) => Promise<TaskResults[Op]>;
 }
 
-// Resolved from the working directory, not import.meta.url: Next.js bundles lib/ and must neither bundle
-// nor relocate the worker (the extraction worker does the same). Piscina starts it, from node_modules.
-const WORKER_FILE = path.join(process.cwd(), "workers/cpu-worker.mjs");
+/**
+ * The worker thread's module. A production build runs the one `npm run build` compiled (scripts/compile-node.ts;
+ * next.config.ts inlines its folder), so no TypeScript is compiled at run time and no compiler is shipped; dev, tests
+ * and scripts load the sources through tsx (workers/cpu-worker.mjs). Resolved from the working directory, not
+ * import.meta.url: Next.js bundles lib/ and must neither bundle nor relocate the worker (the extraction worker does
+ * the same). Piscina starts it, from node_modules.
+ */
+const WORKER_FILE =
+  process.env.NODE_ENV === "production" && process.env.CHUNKWISE_COMPILED_DIR
+    ? path.join(process.cwd(), process.env.CHUNKWISE_COMPILED_DIR, "cpu-worker.mjs")
+    : path.join(process.cwd(), "workers/cpu-worker.mjs");
 
 export const busy = (capacity: number) =>
   new ApiError(
@@ -161,7 +169,12 @@ const WORKER_NICE = 10;
  * pool replaces, and gets a 400 `document_too_complex`.
  */
 export class CpuPool implements CpuRunner {
-  readonly #pool: Piscina;
+  /**
+   * Started by the first task, not with the services: a function that never runs one (health, OpenAPI, job status)
+   * starts no thread, and ships no worker to start.
+   */
+  #pool: Piscina | undefined;
+  readonly #start: () => Piscina;
   readonly #timeoutMs: number;
   /** Requests admitted and not yet answered: running on a worker, waiting for one, or doing I/O between tasks. */
   #admitted = 0;
@@ -176,22 +189,25 @@ export class CpuPool implements CpuRunner {
   readonly forJobs: CpuRunner;
 
   constructor(settings: CpuSettings, workerFile = WORKER_FILE) {
-    this.#pool = new Piscina({
-      filename: workerFile,
-      minThreads: settings.threads,
-      maxThreads: settings.threads,
-      // Tasks await their port (embeddings): the worker's event loop must keep running between messages.
-      atomics: "disabled",
-      resourceLimits: { maxOldGenerationSizeMb: settings.heapMb },
-      // The worker loads TypeScript itself (tsx); the parent's loader flags (a test runner's) would only slow it.
-      execArgv: [],
-      // Below the main thread (Linux thread priorities, through @napi-rs/nice): when the cores are busy, the
-      // event loop still gets its turn, so small requests and health checks are answered while documents are chunked.
-      niceIncrement: WORKER_NICE,
-    });
-    // A worker that fails holding no task (it dies after its task ended, or runs out of memory while a timed-out
-    // task's worker is being terminated) is replaced by piscina, which reports it here; unheard, it would end the process.
-    this.#pool.on("error", (error: unknown) => console.error("A CPU worker failed between tasks:", error));
+    this.#start = () => {
+      const pool = new Piscina({
+        filename: workerFile,
+        minThreads: settings.threads,
+        maxThreads: settings.threads,
+        // Tasks await their port (embeddings): the worker's event loop must keep running between messages.
+        atomics: "disabled",
+        resourceLimits: { maxOldGenerationSizeMb: settings.heapMb },
+        // A worker from the sources loads TypeScript itself (tsx); the parent's loader flags (a test runner's) would only slow it.
+        execArgv: [],
+        // Below the main thread (Linux thread priorities, through @napi-rs/nice): when the cores are busy, the
+        // event loop still gets its turn, so small requests and health checks are answered while documents are chunked.
+        niceIncrement: WORKER_NICE,
+      });
+      // A worker that fails holding no task (it dies after its task ended, or runs out of memory while a timed-out
+      // task's worker is being terminated) is replaced by piscina, which reports it here; unheard, it would end the process.
+      pool.on("error", (error: unknown) => console.error("A CPU worker failed between tasks:", error));
+      return pool;
+    };
     this.#timeoutMs = settings.taskTimeoutMs;
     this.capacity = settings.threads + settings.queue;
     const jobThreads = settings.jobThreads ?? Math.max(1, Math.floor(settings.threads / 2));
@@ -240,7 +256,7 @@ export class CpuPool implements CpuRunner {
     const clock = new TaskClock(this.#timeoutMs, () => stop.abort());
     serve(port1, options.embedder, clock);
     try {
-      const outcome = (await this.#pool.run(
+      const outcome = (await (this.#pool ??= this.#start()).run(
         { ...task, port: port2 },
         { transferList: [port2, ...(options.transfer ?? [])], signal: stop.signal },
       )) as TaskOutcome<TaskResults[Op]>;
@@ -261,14 +277,14 @@ export class CpuPool implements CpuRunner {
   /** What the pool holds now: its workers' thread ids, tasks waiting, requests admitted. */
   stats(): { threadIds: number[]; queued: number; admitted: number } {
     return {
-      threadIds: this.#pool.threads.map((worker) => worker.threadId),
-      queued: this.#pool.queueSize,
+      threadIds: this.#pool?.threads.map((worker) => worker.threadId) ?? [],
+      queued: this.#pool?.queueSize ?? 0,
       admitted: this.#admitted,
     };
   }
 
-  close(): Promise<void> {
-    return this.#pool.destroy();
+  async close(): Promise<void> {
+    await this.#pool?.destroy();
   }
 }
 

@@ -8,7 +8,7 @@ import { ApiError } from "@/lib/errors";
 import type { Extracted } from "@/lib/extract/types";
 import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
 import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
-import { type OcrPage, type PageImage, recognize } from "@/lib/extract/ocr/recognize";
+import type { OcrPage, PageImage } from "@/lib/extract/ocr/recognize";
 import { type DocumentRef, type OutputFormat, formatChunks } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
 
@@ -116,6 +116,12 @@ class PortEmbedder implements Embedder {
 
 let localEmbedder: Embedder | undefined;
 
+/**
+ * OCR's module, loaded by the first OCR task: the main thread imports this module too (the command line runs these
+ * tasks in its own thread), and a route that never reads a scan must not load tesseract.js (its function ships none).
+ */
+const loadRecognize = async () => (await import("@/lib/extract/ocr/recognize")).recognize;
+
 async function chunk(task: ChunkTask, port: MessagePort): Promise<TaskResults["chunk"]> {
   const embedder =
     task.embedder.kind === "local"
@@ -139,7 +145,7 @@ async function run(task: CpuTask): Promise<TaskResults[keyof TaskResults]> {
     case "pdf-layout":
       return { pages: layoutPages(task.pages.map(toPageContent)) };
     case "ocr":
-      return recognize(task.page, task.languages);
+      return (await loadRecognize())(task.page, task.languages);
   }
 }
 

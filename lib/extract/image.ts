@@ -1,4 +1,4 @@
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
 import { failures } from "@/lib/extract/failures";
 import type { PageImage } from "@/lib/extract/ocr/recognize";
 import { readPages } from "@/lib/extract/ocr/read-pages";
@@ -43,7 +43,14 @@ export async function countImagePages(bytes: Uint8Array, limits: Pick<ExtractLim
   return pagesOf(await readHeader(bytes), limits);
 }
 
+/**
+ * sharp, loaded on the first image: every route that can take a document imports this module, and those that never
+ * get one (job status) must not load libvips (their functions ship none).
+ */
+const loadSharp = async () => (await import("sharp")).default;
+
 async function readHeader(bytes: Uint8Array): Promise<Metadata> {
+  const sharp = await loadSharp();
   try {
     return await sharp(bytes, HEADER_ONLY).metadata();
   } catch {
@@ -61,6 +68,7 @@ function pagesOf(header: Metadata, limits: Pick<ExtractLimits, "maxPages">): num
 const HEADER_ONLY = { limitInputPixels: false } as const;
 
 async function pageImage(bytes: Uint8Array, page: number, density: number): Promise<PageImage> {
+  const sharp = await loadSharp();
   let size: Metadata;
   try {
     size = await sharp(bytes, { ...HEADER_ONLY, page }).metadata();

@@ -1,4 +1,4 @@
-import { recognize, type OcrPage, type PageImage } from "@/lib/extract/ocr/recognize";
+import type { OcrPage, PageImage } from "@/lib/extract/ocr/recognize";
 import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
 import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
 import type { SliceClock } from "@/lib/jobs/slice-clock";
@@ -29,5 +29,6 @@ export interface PageMemo {
 /** The steps in this thread; OCR in `languages` (Tesseract's codes, installed from npm). */
 export const stepsHere = (languages: readonly string[]): ExtractSteps => ({
   layout: async (pages) => layoutPages(pages.map(toPageContent)),
-  ocr: (page) => recognize(page, languages),
+  // Loaded on the first scan read: a route that never reads one must not load tesseract.js (its function ships none).
+  ocr: async (page) => (await import("@/lib/extract/ocr/recognize")).recognize(page, languages),
 });
