@@ -14,12 +14,13 @@ const host = process.env.HOST ?? "0.0.0.0";
 const load = (path) => tsImport(path, import.meta.url);
 
 const { loadConfig, ConfigError } = await load("./lib/config.ts");
+const log = (await load("./lib/observability/log.ts")).logger();
 let config;
 try {
   config = loadConfig();
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
+  log.error({ event: "config.refused", reason: error.message });
   process.exit(1);
 }
 
@@ -34,7 +35,10 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
     PAY_TO_ADDRESS: chain.payTo,
     FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
   });
-  console.log(`Local Solana chain (test USDC, no real money) on ${chain.rpcUrl}; payTo ${chain.payTo}`);
+  log.info(
+    { event: "localchain.started", rpc_url: chain.rpcUrl, pay_to: chain.payTo },
+    `Local Solana chain (test USDC, no real money) on ${chain.rpcUrl}; payTo ${chain.payTo}`,
+  );
 } else if (config.network !== "solana-localnet") {
   // The same check every host makes on first use (lib/payments/chain-identity.ts), made here before listening.
   const { ChainIdentity } = await load("./lib/payments/chain-identity.ts");
@@ -46,11 +50,15 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
   if (wrongChain) process.exit(1);
   const { payToTokenAccounts } = await load("./lib/payments/pay-to-account.ts");
   const accounts = await payToTokenAccounts(config).catch((error) => {
-    console.warn(`Could not check payTo's USDC account (${error.message}); /api/health reports the RPC.`);
+    log.warn(
+      { event: "payto.unchecked", reason: error.message },
+      "Could not check payTo's USDC account; /api/health reports the RPC.",
+    );
     return null;
   });
   if (accounts?.length === 0) {
-    console.error(
+    log.error(
+      { event: "payto.no_token_account", pay_to: config.payTo, mint: config.usdcMint, network: config.network },
       `PAY_TO_ADDRESS ${config.payTo} has no USDC token account for mint ${config.usdcMint} on ${config.network}: create it before taking payments.`,
     );
     process.exit(1);
@@ -72,7 +80,7 @@ const server = http.createServer((req, res) => {
 server.headersTimeout = 15_000;
 server.requestTimeout = Math.max(server.headersTimeout, config.bodyRead.timeoutMs + 10_000);
 server.listen(port, host, () => {
-  console.log(`Chunkwise ready on http://localhost:${port} (API at /api)`);
+  log.info({ event: "server.ready", port }, `Chunkwise ready on http://localhost:${port} (API at /api)`);
 });
 
 for (const signal of ["SIGINT", "SIGTERM"]) {

@@ -14,6 +14,7 @@ import { lifetimeText, megabytes } from "@/lib/wording";
 
 export const STATUS_NAMES = {
   400: "Bad Request",
+  401: "Unauthorized",
   402: "Payment Required",
   404: "Not Found",
   405: "Method Not Allowed",
@@ -174,9 +175,14 @@ export const ERROR_CODES = {
   not_found: {
     status: 404,
     scopes: ["faucet"],
-    when: "No API endpoint at this path (the faucet exists only in local mode).",
+    when: "No API endpoint at this path (the faucet exists only in local mode, `/api/metrics` only with `METRICS_TOKEN`).",
   },
   unknown_endpoint: { status: 404, scopes: [], when: "No tier endpoint by that name under `/chunk/`." },
+  metrics_unauthorized: {
+    status: 401,
+    scopes: [],
+    when: "`GET /api/metrics` (operators' Prometheus endpoint) without its bearer token, `METRICS_TOKEN`.",
+  },
   method_not_allowed: { status: 405, scopes: [], when: "Another HTTP method: the `Allow` header names the right one." },
   payment_in_progress: {
     status: 409,

@@ -6,6 +6,7 @@ import { readJson } from "@/lib/http/json-body";
 import { readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
+import { noteTier } from "@/lib/observability/request-scope";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import { runChunkRequest } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";
@@ -53,6 +54,7 @@ function perClient(services: Services, request: Request, work: (client: string) 
 
 export function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
   const tier = tierForEndpoint(endpoint);
+  noteTier(tier);
   return perClient(services, request, (client) => chunkUpload(services, request, endpoint, tier, client));
 }
 

@@ -30,6 +30,7 @@ import type { HeldSlot } from "@/lib/client-slots";
 import { type TakenPages, pagesGoBack } from "@/lib/quota";
 import type { Services } from "@/lib/services";
 import { JobHandle } from "@/lib/jobs/job-handle";
+import { jobEvent, logFault, paymentReleased } from "@/lib/observability/events";
 import { TIERS, type TierId } from "@/lib/tiers";
 import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
 
@@ -79,6 +80,7 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
   };
   const version = await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
   services.schedule(() => runJob(services, version));
+  jobEvent("accepted", { job_id: record.job_id, tier: job.tier });
   return { success: true, async: true, job_id: record.job_id, status: "processing", status_url: statusUrl(record) };
 }
 
@@ -142,6 +144,7 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
       },
     });
     // Its workers died: the service's failure, so its pages go back too.
+    if (failed) jobEvent("failed", { job_id: record.job_id, tier: record.work.tier, code: "job_abandoned" });
     if (failed) await giveBack(services, failed.record, { pagesBack: true });
     return failed ?? (await services.jobs.get(record.job_id)) ?? version;
   }
@@ -153,6 +156,7 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
     message: "Restarting after its worker stopped",
   });
   if (!taken) return (await services.jobs.get(record.job_id)) ?? version;
+  jobEvent("taken_over", { job_id: record.job_id, tier: record.work.tier, attempt: taken.record.attempts });
   services.schedule(() => runJob(services, taken));
   return taken;
 }
@@ -168,15 +172,17 @@ async function giveBack(
 ): Promise<void> {
   const { payment, payment_request: request, client } = record.work;
   if (payment.transaction && request)
-    await services.payments
-      .releasePayment(payment.transaction, request)
-      .catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
+    await services.payments.releasePayment(payment.transaction, request).then(
+      () =>
+        paymentReleased({ tier: record.work.tier, reason: record.error?.code ?? "job_failed", job_id: record.job_id }),
+      (error: unknown) => logFault("Releasing the payment of a failed job failed", error, { job_id: record.job_id }),
+    );
   await freeSlot(services, record);
   if (client && record.free_pages && failure.pagesBack)
     await services.quota
       .refund(client, record.free_pages.pages, record.free_pages.taken_at)
       .catch((error: unknown) =>
-        console.error(`Returning the free pages of failed job ${record.job_id} failed`, error),
+        logFault("Returning the free pages of a failed job failed", error, { job_id: record.job_id }),
       );
 }
 
@@ -184,7 +190,9 @@ async function freeSlot(services: Pick<Services, "clientJobs">, record: JobRecor
   if (record.client_slot)
     await services.clientJobs
       .release(record.client_slot)
-      .catch((error: unknown) => console.error(`Freeing the client place of job ${record.job_id} failed`, error));
+      .catch((error: unknown) =>
+        logFault("Freeing the client place of a job failed", error, { job_id: record.job_id }),
+      );
 }
 
 /** Text one enrichment call takes (about 4 characters a token), for the estimate of calls before the chunks exist. */
@@ -216,6 +224,7 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
       message: "Completed",
       result_id: resultId,
     }));
+    if (completed) jobEvent("completed", { job_id: handle.record.job_id, tier: handle.record.work.tier });
     if (completed) await freeSlot(services, handle.record);
   } catch (error) {
     if (handle.lost.signal.aborted) return;
@@ -226,10 +235,11 @@ export async function runJob(services: Services, version: JobVersion): Promise<v
             code: "internal_error",
             message: `Something went wrong on our side. Submit the document again${handle.record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}.`,
           };
-    if (!(error instanceof ApiError)) console.error(`Job ${handle.record.job_id} failed:`, error);
+    if (!(error instanceof ApiError)) logFault("Job failed", error, { job_id: handle.record.job_id });
     // Given back before the job shows `failed`, since a client that sees it may retry with the same payment at once;
     // the renewal first makes sure the job is still this worker's, for a whole lease, and no other worker's to finish.
     if (!(await handle.renew().catch(() => false))) return;
+    jobEvent("failed", { job_id: handle.record.job_id, tier: handle.record.work.tier, code: failure.code });
     await giveBack(services, handle.record, { pagesBack: pagesGoBack(error) });
     await handle.write((r) => ({ ...r, status: "failed", message: "Failed", error: failure })).catch(() => false);
   } finally {

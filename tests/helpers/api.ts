@@ -9,6 +9,7 @@ import * as jobStatus from "@/app/api/job/[id]/status/route";
 import * as jobResult from "@/app/api/job/[id]/result/route";
 import * as mcp from "@/app/api/mcp/route";
 import * as quota from "@/app/api/quota/route";
+import * as metrics from "@/app/api/metrics/route";
 import { expect } from "vitest";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
@@ -46,6 +47,7 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "health" && !second) return { module: health, params: {} };
   if (first === "mcp" && !second) return { module: mcp, params: {} };
   if (first === "quota" && !second) return { module: quota, params: {} };
+  if (first === "metrics" && !second) return { module: metrics, params: {} };
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
