@@ -39,7 +39,7 @@ export class ChainIdentity {
       (genesis) => {
         if (genesis === expected) return;
         const error = wrongChain(this.network, genesis);
-        logEvent("payments.wrong_chain", { network: this.network, genesis }, "error");
+        logEvent("payments.wrong_chain", { network: this.network, reason: error.message }, "error");
         throw error;
       },
       (error: unknown) => {
