@@ -10,6 +10,8 @@ export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
     testTimeout: 30_000,
+    // The service's request and event lines (info) would bury the test output; tests/observability.test.ts reads them.
+    env: { LOG_LEVEL: "warn" },
     hookTimeout: 60_000,
     // Redis-backed suites each start their own redis-server; two cores, so keep parallelism modest.
     maxWorkers: 2,

@@ -5,7 +5,7 @@ import { createKeyPairSignerFromPrivateKeyBytes, getAddressEncoder, getBase58Dec
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSigner, wrapFetchWithPayment } from "x402-fetch";
 import { loadConfig } from "@/lib/config";
-import { redirectLogs } from "@/lib/observability/log";
+import { logger, redirectLogs } from "@/lib/observability/log";
 import { createServices, setServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { startLocalChain, type LocalChain } from "@/localchain";
@@ -29,6 +29,7 @@ const background = new Set<Promise<void>>();
 /** Every log line written while the tests run, parsed (each must be one JSON object). */
 const lines: Array<Record<string, any>> = [];
 let restoreLogs: () => void;
+let restoreLevel: () => void;
 
 /** Each request the x402 client sent, with its X-PAYMENT, its answer and the log lines written while it ran. */
 interface Sent {
@@ -61,6 +62,10 @@ function useServices(env: Record<string, string> = {}): Services {
 }
 
 beforeAll(async () => {
+  // The suite runs with LOG_LEVEL=warn (vitest.config.ts); these tests read the info lines.
+  const level = logger().level;
+  logger().level = "info";
+  restoreLevel = () => (logger().level = level);
   restoreLogs = redirectLogs({
     write: (line) => {
       for (const text of line.split("\n").filter(Boolean)) lines.push(JSON.parse(text) as Record<string, any>);
@@ -79,6 +84,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   restoreLogs?.();
+  restoreLevel?.();
   setServices(undefined);
   await chain?.close();
   await store?.close();
