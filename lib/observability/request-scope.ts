@@ -11,7 +11,10 @@ export interface RequestScope {
   tier?: string;
 }
 
-const storage = new AsyncLocalStorage<RequestScope>();
+// On globalThis: Next.js may instantiate this module once per route bundle, and server.mjs loads its own copy (whose
+// logger, made first, is the process's); every copy must read the one storage the handlers write.
+const holder = globalThis as typeof globalThis & { __chunkwiseRequestScope?: AsyncLocalStorage<RequestScope> };
+const storage = (holder.__chunkwiseRequestScope ??= new AsyncLocalStorage<RequestScope>());
 
 /** An incoming X-Request-Id is kept when it is a plain token of sane length: it is echoed and logged, never parsed. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
