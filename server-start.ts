@@ -9,3 +9,5 @@ export { ConfigError, loadConfig } from "@/lib/config";
 export { ChainIdentity } from "@/lib/payments/chain-identity";
 export { createChainRpc } from "@/lib/payments/chain-rpc";
 export { payToTokenAccounts } from "@/lib/payments/pay-to-account";
+export { refusedOverLimit } from "@/lib/http/function-body-limit";
+export { logger } from "@/lib/observability/log";

@@ -21,13 +21,15 @@ if (!existsSync(path.join(compiled, "server-start.mjs"))) {
 }
 const load = (name) => import(pathToFileURL(path.join(compiled, name)).href);
 
-const { loadConfig, ConfigError, ChainIdentity, createChainRpc, payToTokenAccounts } = await load("server-start.mjs");
+const { loadConfig, ConfigError, ChainIdentity, createChainRpc, payToTokenAccounts, refusedOverLimit, logger } =
+  await load("server-start.mjs");
+const log = logger();
 let config;
 try {
   config = loadConfig();
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
+  log.error({ event: "config.refused", reason: error.message });
   process.exit(1);
 }
 
@@ -42,7 +44,10 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
     PAY_TO_ADDRESS: chain.payTo,
     FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
   });
-  console.log(`Local Solana chain (test USDC, no real money) on ${chain.rpcUrl}; payTo ${chain.payTo}`);
+  log.info(
+    { event: "localchain.started", rpc_url: chain.rpcUrl, pay_to: chain.payTo },
+    `Local Solana chain (test USDC, no real money) on ${chain.rpcUrl}; payTo ${chain.payTo}`,
+  );
 } else if (config.network !== "solana-localnet") {
   // The same check every host makes on first use (lib/payments/chain-identity.ts), made here before listening.
   const wrongChain = await new ChainIdentity(createChainRpc(config.payments.rpcUrl), config.network).assert().then(
@@ -51,20 +56,24 @@ if (config.network === "solana-localnet" && !process.env.SOLANA_RPC_URL) {
   );
   if (wrongChain) process.exit(1);
   const accounts = await payToTokenAccounts(config).catch((error) => {
-    console.warn(`Could not check payTo's USDC account (${error.message}); /api/health reports the RPC.`);
+    log.warn(
+      { event: "payto.unchecked", reason: error.message },
+      "Could not check payTo's USDC account; /api/health reports the RPC.",
+    );
     return null;
   });
   if (accounts?.length === 0) {
-    console.error(
+    log.error(
+      { event: "payto.no_token_account", pay_to: config.payTo, mint: config.usdcMint, network: config.network },
       `PAY_TO_ADDRESS ${config.payTo} has no USDC token account for mint ${config.usdcMint} on ${config.network}: create it before taking payments.`,
     );
     process.exit(1);
   }
 }
 
-const { refusedOverLimit } = await load("./lib/http/function-body-limit.ts");
 if (config.functionBodyLimitBytes)
-  console.log(
+  log.info(
+    { event: "test_mode.body_limit", bytes: config.functionBodyLimitBytes },
     `Test mode: request bodies over ${config.functionBodyLimitBytes} bytes are refused (FUNCTION_BODY_LIMIT_BYTES)`,
   );
 
@@ -84,7 +93,7 @@ const server = http.createServer((req, res) => {
 server.headersTimeout = 15_000;
 server.requestTimeout = Math.max(server.headersTimeout, config.bodyRead.timeoutMs + 10_000);
 server.listen(port, host, () => {
-  console.log(`Chunkwise ready on http://localhost:${port} (API at /api)`);
+  log.info({ event: "server.ready", port }, `Chunkwise ready on http://localhost:${port} (API at /api)`);
 });
 
 for (const signal of ["SIGINT", "SIGTERM"]) {

@@ -13,6 +13,8 @@ export default defineConfig({
     // a hung test still ends, and speed is measured by `npm run bench`, not here.
     testTimeout: 180_000,
     hookTimeout: 240_000,
+    // The service's request and event lines (info) would bury the test output; tests/observability.test.ts reads them.
+    env: { LOG_LEVEL: "warn" },
     // Redis-backed suites each start their own redis-server; two cores, so keep parallelism modest.
     maxWorkers: 2,
     projects: [

@@ -1,3 +1,4 @@
+import { countPages } from "@/lib/observability/metrics";
 import { createHash } from "node:crypto";
 import { enrichChunks } from "@/lib/ai/enrich";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
@@ -115,7 +116,11 @@ export function extractDocument(
     job ? { ...steps, ...job } : steps,
     doc.detected,
     reading,
-  );
+  ).then((extracted) => {
+    const ocr = extracted.ocrPages?.length ?? 0;
+    countPages(extracted.pageCount - ocr, ocr);
+    return extracted;
+  });
 }
 
 /** A result with its chunks' records still as the JSON the worker made of them (a large result is never parsed again). */

@@ -1,3 +1,4 @@
+import { logFault } from "@/lib/observability/events";
 import { randomUUID } from "node:crypto";
 import { ApiError } from "@/lib/errors";
 import type { Store } from "@/lib/store/types";
@@ -58,7 +59,7 @@ export class ClientSlots {
       return await work();
     } finally {
       clearInterval(renewal);
-      await this.release(slot).catch((error: unknown) => console.error("Releasing a client slot failed", error));
+      await this.release(slot).catch((error: unknown) => logFault("Releasing a client slot failed", error));
     }
   }
 }

@@ -37,6 +37,22 @@ export type Network = (typeof NETWORKS)[number];
 export const DEVNET_USDC_MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 export const MAINNET_USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const LogLevelSchema = z
+  .enum(LOG_LEVELS)
+  .or(z.literal("").transform((): LogLevel => "info"))
+  .default("info");
+
+/**
+ * LOG_LEVEL alone: the logger needs it before the whole configuration can be loaded (a configuration refused at
+ * load is itself logged). An invalid value gives the default here; `loadConfig` refuses it.
+ */
+export function logLevelFrom(env: Record<string, string | undefined> = process.env): LogLevel {
+  const parsed = LogLevelSchema.safeParse(env.LOG_LEVEL);
+  return parsed.success ? parsed.data : "info";
+}
+
 const EnvSchema = z.object({
   PUBLIC_BASE_URL: z
     .url()
@@ -201,6 +217,22 @@ const EnvSchema = z.object({
   /** QStash's further deliveries of a slice its function failed or never answered (backoff between them is QStash's). */
   QSTASH_RETRIES: int(0, 10).default(3),
 
+  LOG_LEVEL: LogLevelSchema,
+  /** Bearer token for GET /api/metrics; unset, the endpoint answers 404. */
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: "METRICS_TOKEN must be at least 16 characters (it guards the metrics endpoint)",
+  }),
+  /** OpenTelemetry's own variables: set, metrics are also pushed by OTLP/HTTP. */
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url()
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  OTEL_METRIC_EXPORT_INTERVAL: int(1000, 3_600_000).default(60_000),
+
   RESULT_TTL_SECONDS: int(1, 7 * 24 * 3600).default(3600),
   DEFAULT_MAX_TOKENS: int(32, 8192).default(512),
   DEFAULT_OVERLAP_TOKENS: int(0, 4096).default(64),
@@ -339,6 +371,17 @@ export interface Config {
     badReplyRetries: number;
     /** Model calls (chat and embeddings) at once in the whole process, whatever the requests' own concurrency. */
     maxInflight: number;
+  };
+  /** Logs and metrics (lib/observability). */
+  observability: {
+    logLevel: LogLevel;
+    /** Bearer token of GET /api/metrics; absent, that endpoint answers 404. */
+    metricsToken?: string;
+    /** OTLP/HTTP metrics endpoint (OpenTelemetry's variables); absent, metrics are only served for scraping. */
+    otlpMetricsEndpoint?: string;
+    otlpExportIntervalMs: number;
+    /** On Vercel (VERCEL set): `@vercel/otel` registers the OpenTelemetry SDK (instrumentation.ts). */
+    vercelOtel: boolean;
   };
   jobs: {
     /** A job's worker holds it this long without a sign of life; after that the next poll takes it over. */
@@ -568,6 +611,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRetries: e.AI_MAX_RETRIES,
       badReplyRetries: e.AI_BAD_REPLY_RETRIES,
       maxInflight: e.AI_MAX_INFLIGHT,
+    },
+    observability: {
+      logLevel: e.LOG_LEVEL,
+      metricsToken: e.METRICS_TOKEN,
+      // OpenTelemetry's rule: the metrics endpoint as given; the general one with the signal's path appended.
+      otlpMetricsEndpoint:
+        e.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ??
+        (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/metrics`),
+      otlpExportIntervalMs: e.OTEL_METRIC_EXPORT_INTERVAL,
+      vercelOtel: Boolean(e.VERCEL),
     },
     jobs,
   };

@@ -48,6 +48,7 @@ export type Scope =
   | "jobResult"
   | "result"
   | "faucet"
+  | "metrics"
   | "store"
   | "chain"
   | "uploadId"
@@ -208,10 +209,15 @@ export const ERROR_CODES = {
   },
   not_found: {
     status: 404,
-    scopes: ["faucet"],
-    when: "No API endpoint at this path (the faucet exists only in local mode).",
+    scopes: ["faucet", "metrics"],
+    when: "No API endpoint at this path (the faucet exists only in local mode, `/api/metrics` only with `METRICS_TOKEN`).",
   },
   unknown_endpoint: { status: 404, scopes: [], when: "No tier endpoint by that name under `/chunk/`." },
+  metrics_unauthorized: {
+    status: 401,
+    scopes: ["metrics"],
+    when: "`GET /api/metrics` (operators' Prometheus endpoint) without its bearer token, `METRICS_TOKEN`.",
+  },
   method_not_allowed: { status: 405, scopes: [], when: "Another HTTP method: the `Allow` header names the right one." },
   payment_in_progress: {
     status: 409,

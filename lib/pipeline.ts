@@ -11,6 +11,7 @@ import {
   resultJson,
   sha256Hex,
 } from "@/lib/chunk-result";
+import { ApiError } from "@/lib/errors";
 import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import { mainThreadTurn } from "@/lib/main-thread-turns";
@@ -25,8 +26,15 @@ import type { ResourceKind } from "@/lib/payments/x402-v2";
 import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptionsInput } from "@/lib/api-schema";
-import { ApiError } from "@/lib/errors";
 import type { JobWebhook } from "@/lib/webhooks/job-webhook";
+import {
+  logFault,
+  paymentReleased,
+  paymentReplayed,
+  paymentSettled,
+  paymentVerified,
+} from "@/lib/observability/events";
+import { noteTier } from "@/lib/observability/request-scope";
 
 /**
  * The one path every chunking request takes: input → quota or payment gate → extract → chunk → format →
@@ -88,6 +96,7 @@ async function prepare(
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
   const tier = TIERS[request.tier];
+  noteTier(tier.id);
   const options = resolveOptions(request.options, services.config.chunking);
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (isAiTier(tier.id)) requireModel(services.models, tier.id);
@@ -136,7 +145,7 @@ async function runFree(
         });
         return { body, headers: rateLimitHeaders(reservation) };
       } catch (error) {
-        await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
+        await reservation.refund().catch((refundError: unknown) => logFault("Quota refund failed", refundError));
         throw error;
       }
     });
@@ -154,7 +163,7 @@ async function runFree(
     return await answer.make(payment, rateLimitHeaders(reservation));
   } catch (error) {
     if (pagesGoBack(error))
-      await reservation.refund().catch((refundError: unknown) => console.error("Quota refund failed", refundError));
+      await reservation.refund().catch((refundError: unknown) => logFault("Quota refund failed", refundError));
     throw error;
   }
 }
@@ -253,9 +262,19 @@ async function runPaid(
     resource: `${request.apiBase}${request.resourcePath}`,
     resourceKind: request.resourceKind ?? (request.input.kind === "url" ? "json" : "form-data"),
   });
-  if (admission.kind === "replay") return admission.response;
+  if (admission.kind === "replay") {
+    paymentReplayed({ tier: tier.id });
+    return admission.response;
+  }
 
-  const { receipt, claim, settle } = admission;
+  const { receipt, claim } = admission;
+  const payer = { tier: tier.id, payer: receipt.payer, header: request.payment?.name };
+  paymentVerified({ ...payer, amount: receipt.amount });
+  const settle = async () => {
+    const settled = await admission.settle();
+    paymentSettled({ ...payer, amount: settled.amount, transaction: settled.transaction });
+    return settled;
+  };
   const paymentOf = (paid: typeof receipt) => ({
     amount: Number(paid.amount),
     asset: "USDC" as const,
@@ -314,7 +333,10 @@ async function runPaid(
     return response;
   } catch (error) {
     // The work failed or the money did not move, so the payment bought nothing: free it for a retry.
-    await claim.release().catch((releaseError: unknown) => console.error("Payment release failed", releaseError));
+    await claim.release().then(
+      () => paymentReleased({ tier: tier.id, reason: error instanceof ApiError ? error.code : "internal_error" }),
+      (releaseError: unknown) => logFault("Payment release failed", releaseError),
+    );
     if (computed) await services.payments.keepComputed(requestKey, computed);
     throw error;
   }

@@ -1,5 +1,6 @@
 import { ApiError } from "@/lib/errors";
 import type { Store } from "@/lib/store/types";
+import { freePagesEvent } from "@/lib/observability/events";
 
 /**
  * The free tier's daily page allowance per client address, counted with an
@@ -87,12 +88,14 @@ export class FreeQuota {
     const w = { limit: this.limit, remaining: this.limit - used, resetAt: resetMs / 1000 };
     if (used > this.limit) {
       await this.store.incrBy(k, -pages, { ttlMs });
+      freePagesEvent("refused", { pages, remaining: Math.max(0, this.limit - (used - pages)) });
       throw exceeded(
         { ...w, remaining: this.limit - (used - pages) },
         now,
         `This document has ${pages} page(s) and ${Math.max(0, this.limit - (used - pages))} free page(s) are left today.`,
       );
     }
+    freePagesEvent("taken", { pages, remaining: w.remaining });
     let refunded = false;
     const reservation: Reservation = {
       ...w,
@@ -123,12 +126,14 @@ export class FreeQuota {
     const w = { limit: this.limit, remaining: this.limit - used, resetAt: resetMs / 1000 };
     if (more > 0 && used > this.limit) {
       await this.store.incrBy(k, -more, { ttlMs });
+      freePagesEvent("refused", { pages: more, remaining: Math.max(0, this.limit - (used - more)) });
       throw exceeded(
         { ...w, remaining: Math.max(0, this.limit - (used - more)) },
         this.now(),
         `This document has ${exact} page(s) once read, ${more} more than its first count, and ${Math.max(0, this.limit - (used - more))} free page(s) are left today; the ${taken.pages} page(s) of the first count stay taken.`,
       );
     }
+    if (more !== 0) freePagesEvent(more > 0 ? "taken" : "returned", { pages: Math.abs(more), remaining: w.remaining });
     return { ...w, remaining: Math.max(0, w.remaining) };
   }
 
@@ -136,7 +141,9 @@ export class FreeQuota {
   async refund(client: string, pages: number, takenAt: number): Promise<void> {
     const { day, resetMs } = window(takenAt);
     const ttlMs = resetMs - this.now() + 60_000;
-    if (ttlMs > 0) await this.store.incrBy(key(day, client), -pages, { ttlMs });
+    if (ttlMs <= 0) return;
+    await this.store.incrBy(key(day, client), -pages, { ttlMs });
+    freePagesEvent("returned", { pages });
   }
 }
 

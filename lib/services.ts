@@ -12,6 +12,7 @@ import { type ChainRpc, createChainRpc } from "@/lib/payments/chain-rpc";
 import { PaymentGate } from "@/lib/payments/gate";
 import { createEngine, type Engine } from "@/lib/jobs/engine";
 import { JobStore } from "@/lib/jobs/job-store";
+import { logEvent } from "@/lib/observability/events";
 import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
@@ -167,7 +168,7 @@ export function getServices(): Services {
       config = loadConfig();
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      console.error(error.message);
+      logEvent("config.refused", { reason: error.message }, "error");
       throw new ApiError(
         "server_misconfigured",
         "This server's configuration is refused; its operator's log says why. Nothing was served or charged.",

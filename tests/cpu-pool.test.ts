@@ -1,6 +1,7 @@
+import { redirectLogs } from "@/lib/observability/log";
 import { join } from "node:path";
 import { createSolanaRpc } from "@solana/kit";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireModel } from "@/lib/ai/model-client";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
@@ -69,7 +70,8 @@ afterAll(async () => {
 
 describe("starting the threads", () => {
   it("starts no thread until the first task: a route that runs none (health, OpenAPI) needs no worker file", async () => {
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logged: unknown[] = [];
+    const restoreLogs = redirectLogs({ write: (line) => void logged.push(JSON.parse(line)) });
     try {
       const pool = newPool({ threads: 1, queue: 4 }, join(import.meta.dirname, "helpers", "no-such-worker.mjs"));
       servicesFor(pool);
@@ -78,14 +80,14 @@ describe("starting the threads", () => {
       // Time for a started worker to fail to load its file, had one been started.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(pool.stats()).toEqual({ threadIds: [], queued: 0, admitted: 0 });
-      expect(logged).not.toHaveBeenCalled();
+      expect(logged.filter((line) => (line as { level?: string }).level === "error")).toEqual([]);
 
       const warm = newPool({ threads: 1, queue: 4 });
       servicesFor(warm);
       expect((await chunkFree(`# Notes\n\n${prose(1)}`, newClient())).status).toBe(200);
       expect(warm.stats().threadIds).toHaveLength(1);
     } finally {
-      logged.mockRestore();
+      restoreLogs();
     }
   }, 60_000);
 });
@@ -133,7 +135,10 @@ describe("a worker that fails", () => {
     servicesFor(pool);
     const client = newClient();
     const [worker] = pool.stats().threadIds;
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logged: Array<Record<string, unknown>> = [];
+    const restoreLogs = redirectLogs({
+      write: (line) => void logged.push(JSON.parse(line) as Record<string, unknown>),
+    });
     try {
       const response = await chunkFree(`# Notes\n\n${prose(1)}\n\nWORKER:LATE`, client);
       expect(response.status).toBe(200);
@@ -142,9 +147,16 @@ describe("a worker that fails", () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       expect(pool.stats().threadIds).toHaveLength(1);
       expect(pool.stats().threadIds[0]).not.toBe(worker);
-      expect(logged).toHaveBeenCalledWith("A CPU worker failed between tasks:", expect.any(Error));
+      expect(logged).toContainEqual(
+        expect.objectContaining({
+          level: "error",
+          event: "fault",
+          msg: "A CPU worker failed between tasks",
+          err: expect.objectContaining({ message: expect.any(String) }),
+        }),
+      );
     } finally {
-      logged.mockRestore();
+      restoreLogs();
     }
     const next = await chunkFree(`# Notes\n\n${prose(1)}`, client);
     expect(next.status).toBe(200);

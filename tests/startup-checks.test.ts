@@ -1,3 +1,4 @@
+import { redirectLogs } from "@/lib/observability/log";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, MAINNET_USDC_MINT, loadConfig } from "@/lib/config";
@@ -57,15 +58,14 @@ describe("a mainnet USDC_MINT other than USDC's", () => {
     setServices(undefined);
     Object.assign(process.env, mainnet(chain.usdcMint));
     const logged: unknown[] = [];
-    const error = console.error;
-    console.error = (...args: unknown[]) => void logged.push(args.join(" "));
+    const restoreLogs = redirectLogs({ write: (line) => void logged.push(line) });
     try {
       const response = await call("GET", "/api/health");
       expect(response.status).toBe(503);
       expect((await json(response)).code).toBe("server_misconfigured");
       expect(logged.join("\n")).toMatch(/is not USDC on mainnet/);
     } finally {
-      console.error = error;
+      restoreLogs();
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
       Object.assign(process.env, saved);
       setServices(undefined);
@@ -99,8 +99,7 @@ describe("an RPC whose genesis hash is not SOLANA_NETWORK's", () => {
       const signature = await transferToken(rpc, payer, { owner: chain.payTo, mint: chain.usdcMint, amount: 2000n });
       servicesOn(network);
       const logged: unknown[] = [];
-      const error = console.error;
-      console.error = (...args: unknown[]) => void logged.push(args.join(" "));
+      const restoreLogs = redirectLogs({ write: (line) => void logged.push(line) });
       try {
         const paid = await call("POST", "/api/chunk/standard", {
           body: upload("# A report\n\nSome text.", "report.md"),
@@ -116,7 +115,7 @@ describe("an RPC whose genesis hash is not SOLANA_NETWORK's", () => {
         expect(health.status).toBe(503);
         expect((await json(health)).checks.chain).toMatchObject({ ok: false, error: expect.stringMatching(/genesis/) });
       } finally {
-        console.error = error;
+        restoreLogs();
         setServices(undefined);
       }
     },

@@ -8,6 +8,8 @@ import { embedderId } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import { ApiError } from "@/lib/errors";
 import { failures } from "@/lib/extract/failures";
+import { logFault } from "@/lib/observability/events";
+import { countBusy, watchCpuPool } from "@/lib/observability/metrics";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { Extracted } from "@/lib/extract/types";
 import type { DocumentRef, OutputFormat } from "@/lib/formats";
@@ -87,7 +89,7 @@ async function embed(port: MessagePort, embedder: Embedder | undefined, id: numb
     // Copied, not transferred: an embedder may keep the vectors it returns.
     port.postMessage({ type: "vectors", id, vectors: await embedder.embed(texts) } satisfies ToWorker);
   } catch (error) {
-    if (!(error instanceof ApiError)) console.error("Embedding for a worker failed:", error);
+    if (!(error instanceof ApiError)) logFault("Embedding for a worker failed", error);
     const failure = error instanceof ApiError ? error : processingFailed(error);
     port.postMessage({ type: "embed-failed", id, error: sendApiError(failure) } satisfies ToWorker);
   }
@@ -187,6 +189,7 @@ export class CpuPool implements CpuRunner {
    * (two pages at a time) never fills every thread and synchronous requests always find one.
    */
   readonly forJobs: CpuRunner;
+  readonly #unwatch: () => void;
 
   constructor(settings: CpuSettings, workerFile = WORKER_FILE) {
     this.#start = () => {
@@ -205,7 +208,7 @@ export class CpuPool implements CpuRunner {
       });
       // A worker that fails holding no task (it dies after its task ended, or runs out of memory while a timed-out
       // task's worker is being terminated) is replaced by piscina, which reports it here; unheard, it would end the process.
-      pool.on("error", (error: unknown) => console.error("A CPU worker failed between tasks:", error));
+      pool.on("error", (error: unknown) => logFault("A CPU worker failed between tasks", error));
       return pool;
     };
     this.#timeoutMs = settings.taskTimeoutMs;
@@ -214,6 +217,7 @@ export class CpuPool implements CpuRunner {
     this.#jobTasks = pLimit(jobThreads);
     this.#jobExtractions = pLimit(jobThreads);
     this.forJobs = { run: (task, options) => this.#jobTasks(() => this.run(task, options)) };
+    this.#unwatch = watchCpuPool(this);
   }
 
   /**
@@ -227,7 +231,10 @@ export class CpuPool implements CpuRunner {
 
   /** A place for one request; the returned function gives it back (once, however often it is called). */
   admit(): () => void {
-    if (this.#admitted >= this.capacity) throw busy(this.capacity);
+    if (this.#admitted >= this.capacity) {
+      countBusy();
+      throw busy(this.capacity);
+    }
     this.#admitted++;
     let released = false;
     return () => {
@@ -266,7 +273,7 @@ export class CpuPool implements CpuRunner {
       if (stop.signal.aborted) throw failures.tooComplex("time");
       if ((error as { code?: unknown } | null)?.code === "ERR_WORKER_OUT_OF_MEMORY")
         throw failures.tooComplex("memory");
-      console.error("A CPU task failed:", error);
+      logFault("A CPU task failed", error);
       throw processingFailed(error);
     } finally {
       clock.stop();
@@ -284,6 +291,7 @@ export class CpuPool implements CpuRunner {
   }
 
   async close(): Promise<void> {
+    this.#unwatch();
     await this.#pool?.destroy();
   }
 }

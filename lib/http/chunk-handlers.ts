@@ -6,6 +6,7 @@ import { readJson } from "@/lib/http/json-body";
 import { type Upload, readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
+import { noteTier } from "@/lib/observability/request-scope";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import { isBodilessProbe, probeOffer } from "@/lib/payments/probe-offer";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
@@ -68,6 +69,7 @@ async function refuseProbe(
 
 export async function handleUpload(services: Services, request: Request, endpoint: string): Promise<Response> {
   const tier = tierForEndpoint(endpoint);
+  noteTier(tier);
   await refuseProbe(services, request, [TIERS[tier]], `/chunk/${endpoint}`, "form-data");
   return perClient(services, request, (client) => chunkUpload(services, request, endpoint, tier, client));
 }

@@ -1,5 +1,9 @@
 import { STATUS_NAMES } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
+import { routeLabel } from "@/lib/http/route-label";
+import { logEvent, logFault } from "@/lib/observability/events";
+import { recordRequest } from "@/lib/observability/metrics";
+import { type RequestScope, inRequestScope, requestIdFrom } from "@/lib/observability/request-scope";
 
 /** CORS for every API answer: the API is public and agents call it from anywhere. */
 export const CORS_HEADERS: Record<string, string> = {
@@ -7,7 +11,7 @@ export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-methods": "GET, POST, PUT, OPTIONS",
   "access-control-allow-headers": "content-type, x-payment, payment-signature",
   "access-control-expose-headers":
-    "payment-required, payment-response, x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
+    "payment-required, payment-response, x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-request-id",
 };
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
@@ -30,7 +34,7 @@ export function jsonText(text: string, init: { status?: number; headers?: Record
 /** The one place an error becomes an HTTP answer. Unknown faults are logged and answered as a generic 500. */
 export function errorResponse(error: unknown): Response {
   if (!(error instanceof ApiError)) {
-    console.error("Internal error, answered with 500:", error);
+    logFault("Internal error, answered with 500", error);
     return errorResponse(
       new ApiError("internal_error", "Something went wrong on our side; the request was not charged. Try again later."),
     );
@@ -44,15 +48,53 @@ export function errorResponse(error: unknown): Response {
   return json(body, { status: error.status, headers: error.headers });
 }
 
-/** Wraps a route handler so that every thrown error takes the one path above. */
+/**
+ * Wraps a route handler: every thrown error takes the one path above; the request gets its id (X-Request-Id,
+ * on every log line of it), one log line when answered, and its metrics.
+ */
 export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response>) {
   return async (...args: A): Promise<Response> => {
-    try {
-      return await fn(...args);
-    } catch (error) {
-      return errorResponse(error);
-    }
+    const started = performance.now();
+    const request = args[0] instanceof Request ? args[0] : undefined;
+    const scope: RequestScope = { requestId: requestIdFrom(request?.headers ?? new Headers()) };
+    return inRequestScope(scope, async () => {
+      let response: Response;
+      let code: string | undefined;
+      try {
+        response = await fn(...args);
+      } catch (error) {
+        code = error instanceof ApiError ? error.code : "internal_error";
+        response = errorResponse(error);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const answer = {
+        route: request ? routeLabel(new URL(request.url).pathname) : "{other}",
+        method: request?.method ?? "GET",
+        tier: scope.tier,
+        status: response.status,
+        code,
+      };
+      recordRequest({ ...answer, seconds });
+      logEvent(
+        response.status >= 500 ? "request.failed" : response.status >= 400 ? "request.refused" : "request.completed",
+        { ...answer, duration_ms: Math.round(seconds * 1000) },
+        response.status >= 500 ? "warn" : "info",
+      );
+      return withHeader(response, "x-request-id", scope.requestId);
+    });
   };
+}
+
+/** Sets a header, copying the response first when its headers are immutable (a fetched or redirect response). */
+function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set(name, value);
+    return copy;
+  }
 }
 
 export const preflight = () => new Response(null, { status: 204, headers: CORS_HEADERS });

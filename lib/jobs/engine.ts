@@ -2,6 +2,7 @@ import { Client } from "@upstash/qstash";
 import { z } from "zod";
 import type { Config } from "@/lib/config";
 import { WebhookDeliverySchema } from "@/lib/webhooks/scheduler";
+import { logFault } from "@/lib/observability/events";
 
 /**
  * What drives work that outlives a response, one step at a time: an async job's slices and its webhook's tries.
@@ -87,7 +88,7 @@ export class InProcessEngine implements Engine {
         )(step);
       } catch (error) {
         // Nobody awaits a detached step: its job is taken over by a later poll once its lease lapses.
-        console.error(`A ${step.kind} step failed`, error);
+        logFault(`A ${step.kind} step failed`, error);
       }
     });
   }

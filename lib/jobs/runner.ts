@@ -45,6 +45,7 @@ import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } fr
 import { SliceClock, SliceEnd } from "./slice-clock";
 import { abandon, freeSlot, giveBack, publishSlice, statusBody, statusUrl } from "./status";
 import type { JobWebhook } from "@/lib/webhooks/job-webhook";
+import { jobEvent, logFault } from "@/lib/observability/events";
 
 export interface NewJob {
   tier: TierId;
@@ -96,6 +97,7 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
   };
   await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
   await publishSlice(services, record);
+  jobEvent("accepted", { job_id: record.job_id, tier: job.tier });
   return {
     success: true,
     async: true,
@@ -199,6 +201,7 @@ async function finishSlice(
       result_id: resultId,
     }));
     if (completed) await freeSlot(services, handle.record);
+    if (completed) jobEvent("completed", { job_id: handle.record.job_id, tier: handle.record.work.tier });
     if (completed) services.webhooks.jobEnded(handle.record, statusBody(handle.record));
     return "done";
   } catch (error) {
@@ -211,7 +214,7 @@ async function finishSlice(
             code: "internal_error",
             message: `Something went wrong on our side. Submit the document again${handle.record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}.`,
           };
-    if (!(error instanceof ApiError)) console.error(`Job ${handle.record.job_id} failed:`, error);
+    if (!(error instanceof ApiError)) logFault("Job failed", error, { job_id: handle.record.job_id });
     // Given back before the job shows `failed`, since a client that sees it may retry with the same payment at once;
     // the renewal first makes sure the job is still this worker's, for a whole lease, and no other worker's to finish.
     if (!(await handle.renew().catch(() => false))) return "stale";
@@ -219,6 +222,7 @@ async function finishSlice(
     const failed = await handle
       .write((r) => ({ ...r, status: "failed", message: "Failed", error: failure }))
       .catch(() => false);
+    if (failed) jobEvent("failed", { job_id: handle.record.job_id, tier: handle.record.work.tier, code: failure.code });
     if (failed) services.webhooks.jobEnded(handle.record, statusBody(handle.record));
     return "done";
   }

@@ -9,6 +9,7 @@ import { ApiError } from "@/lib/errors";
 import type { Services } from "@/lib/services";
 import { type JobRecord, type JobVersion, jobExpired } from "./job-store";
 import { webhookStatus } from "@/lib/webhooks/job-webhook";
+import { jobEvent, logFault, paymentReleased } from "@/lib/observability/events";
 
 export const statusUrl = (record: JobRecord) => `${record.work.api_base}/job/${record.job_id}/status`;
 
@@ -64,7 +65,7 @@ export async function publishSlice(services: Pick<Services, "engine">, record: J
       { deduplicationId: `${record.job_id}-${record.cursor}` },
     )
     .catch((error: unknown) =>
-      console.error(`Publishing slice ${record.cursor} of job ${record.job_id} failed`, error),
+      logFault("Publishing a job's slice failed", error, { job_id: record.job_id, cursor: record.cursor }),
     );
 }
 
@@ -86,6 +87,8 @@ async function takeOver(services: Services, version: JobVersion): Promise<JobVer
     message: workerDied ? "Resuming after its worker stopped" : record.message,
   });
   if (!taken) return (await services.jobs.get(record.job_id)) ?? version;
+  if (workerDied)
+    jobEvent("taken_over", { job_id: record.job_id, tier: record.work.tier, attempt: taken.record.attempts });
   await publishSlice(services, taken.record);
   return taken;
 }
@@ -104,6 +107,7 @@ export async function abandon(services: Services, version: JobVersion): Promise<
   });
   // Its workers died: the service's failure, so its pages go back too.
   if (failed) await giveBack(services, failed.record, { pagesBack: true });
+  if (failed) jobEvent("failed", { job_id: record.job_id, tier: record.work.tier, code: "job_abandoned" });
   if (failed) services.webhooks.jobEnded(failed.record, statusBody(failed.record));
   return failed ?? (await services.jobs.get(record.job_id)) ?? version;
 }
@@ -119,15 +123,17 @@ export async function giveBack(
 ): Promise<void> {
   const { payment, payment_request: request, client } = record.work;
   if (payment.transaction && request)
-    await services.payments
-      .releasePayment(payment.transaction, request)
-      .catch((error: unknown) => console.error(`Releasing the payment of failed job ${record.job_id} failed`, error));
+    await services.payments.releasePayment(payment.transaction, request).then(
+      () =>
+        paymentReleased({ tier: record.work.tier, reason: record.error?.code ?? "job_failed", job_id: record.job_id }),
+      (error: unknown) => logFault("Releasing the payment of a failed job failed", error, { job_id: record.job_id }),
+    );
   await freeSlot(services, record);
   if (client && record.free_pages && failure.pagesBack)
     await services.quota
       .refund(client, record.free_pages.pages, record.free_pages.taken_at)
       .catch((error: unknown) =>
-        console.error(`Returning the free pages of failed job ${record.job_id} failed`, error),
+        logFault("Returning the free pages of a failed job failed", error, { job_id: record.job_id }),
       );
 }
 
@@ -135,5 +141,7 @@ export async function freeSlot(services: Pick<Services, "clientJobs">, record: J
   if (record.client_slot)
     await services.clientJobs
       .release(record.client_slot)
-      .catch((error: unknown) => console.error(`Freeing the client place of job ${record.job_id} failed`, error));
+      .catch((error: unknown) =>
+        logFault("Freeing the client place of a job failed", error, { job_id: record.job_id }),
+      );
 }

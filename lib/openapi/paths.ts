@@ -237,6 +237,23 @@ function operations(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]
         "x-codeSamples": [curl(["curl", `${apiBase}/job/ai-pro_3f9c0a1b2c3d4e5f60718293a4b5c6d7/result`])],
       },
     },
+    "/metrics": {
+      get: {
+        operationId: "getMetrics",
+        tags: [TAGS.service],
+        summary: "Operators' metrics (Prometheus)",
+        description:
+          "This instance's metrics in Prometheus's text format, for its operator: send `Authorization: Bearer <METRICS_TOKEN>`. 404 when the server has no METRICS_TOKEN. Each instance counts its own (requests by route, tier and status, latency, the CPU line, pages read and OCR'd, jobs, payments and USDC settled).",
+        responses: {
+          200: {
+            description: "Prometheus text format 0.0.4.",
+            content: { "text/plain": { schema: z.string() } },
+          },
+          ...errorResponses(catalogue, ["metrics"]),
+        },
+        "x-codeSamples": [curl(["curl", "-H 'authorization: Bearer <METRICS_TOKEN>'", `${apiBase}/metrics`])],
+      },
+    },
     ...(config.network === "solana-localnet"
       ? {
           "/dev/faucet": {

@@ -1,3 +1,4 @@
+import { logEvent } from "@/lib/observability/events";
 import { z } from "zod";
 import type { Network } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
@@ -38,7 +39,7 @@ export class ChainIdentity {
       (genesis) => {
         if (genesis === expected) return;
         const error = wrongChain(this.network, genesis);
-        console.error(`Refusing payments: ${error.message}`);
+        logEvent("payments.wrong_chain", { network: this.network, reason: error.message }, "error");
         throw error;
       },
       (error: unknown) => {

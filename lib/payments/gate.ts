@@ -40,6 +40,7 @@ import { isAiTier } from "@/lib/ai/model-client";
 import { ReferenceUseCounter } from "@/lib/payments/reference-use";
 import { ChainIdentity } from "@/lib/payments/chain-identity";
 import { type Hold, UnsettledPayments } from "@/lib/payments/unsettled";
+import { paymentRefused } from "@/lib/observability/events";
 
 /**
  * Admission of paid requests: no header is a 402 with fresh requirements;
@@ -193,12 +194,15 @@ export class PaymentGate {
     try {
       return await fn();
     } catch (error) {
-      if (error instanceof ApiError && error.status === 402 && !error.body)
+      if (error instanceof ApiError && error.status === 402 && !error.body) {
+        // A request without payment is asked for one; one with a payment is refused, with the reason.
+        if (request.payment) paymentRefused({ tier: request.tier.id, code: error.code, header: request.payment.name });
         throw paymentRequiredError(await this.#requirement(request, true), this.#config, request.resourceKind, {
           // A 402's code is one of the table's 402 codes, which the type of `status` cannot say.
           code: error.code as CodeOf<402>,
           message: error.message,
         });
+      }
       throw error;
     }
   }

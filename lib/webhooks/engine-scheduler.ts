@@ -1,5 +1,6 @@
 import type { Engine } from "@/lib/jobs/engine";
 import { type WebhookDelivery, type WebhookScheduler, deliveryKey } from "./scheduler";
+import { logFault } from "@/lib/observability/events";
 
 /**
  * Webhook tries as steps of the engine that drives jobs (QStash when configured): a retry waits in QStash's
@@ -17,7 +18,7 @@ export class EngineWebhookScheduler implements WebhookScheduler {
       );
       return true;
     } catch (error) {
-      console.error(`Publishing a webhook try of job ${delivery.job_id} failed`, error);
+      logFault("Publishing a webhook try failed", error, { job_id: delivery.job_id });
       return false;
     }
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { logFault } from "@/lib/observability/events";
 
 /**
  * When a job's webhook is tried: the first try as soon as the job ends, each retry after its backoff. Behind this
@@ -53,7 +54,7 @@ export class InProcessWebhookScheduler implements WebhookScheduler {
         this.options
           .deliver(delivery)
           .then(() => undefined)
-          .catch((error: unknown) => console.error(`A webhook try of job ${delivery.job_id} failed`, error))
+          .catch((error: unknown) => logFault("A webhook try failed", error, { job_id: delivery.job_id }))
           .finally(() => this.#done()),
       );
     if (delayMs <= 0) run();

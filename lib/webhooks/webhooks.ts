@@ -5,6 +5,7 @@ import type { JobRecord, JobStore, JobVersion } from "@/lib/jobs/job-store";
 import type { WebhookEndpoint } from "./endpoint";
 import { type JobWebhook, newJobWebhook, webhookId } from "./job-webhook";
 import type { WebhookDelivery, WebhookScheduler } from "./scheduler";
+import { logFault } from "@/lib/observability/events";
 
 /**
  * Signed webhooks for jobs (Standard Webhooks, with the `standardwebhooks` package): a job asked with
@@ -53,7 +54,7 @@ export class Webhooks {
     void this.deps.scheduler
       .later(delivery, 0)
       .then((scheduled) => (scheduled ? undefined : this.#notScheduled(delivery)))
-      .catch((error: unknown) => console.error(`Scheduling the webhook of job ${record.job_id} failed`, error));
+      .catch((error: unknown) => logFault("Scheduling a job's webhook failed", error, { job_id: record.job_id }));
   }
 
   /**

@@ -16,6 +16,7 @@ import * as rootOpenApi from "@/app/openapi.json/route";
 import * as uploads from "@/app/api/uploads/route";
 import * as uploadBytes from "@/app/api/uploads/[id]/route";
 import * as uploadBlob from "@/app/api/uploads/blob/route";
+import * as metrics from "@/app/api/metrics/route";
 import { expect } from "vitest";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
@@ -60,6 +61,7 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "mcp" && !second) return { module: mcp, params: {} };
   if (first === "quota" && !second) return { module: quota, params: {} };
   if (first === "openapi.json" && !second) return { module: openApi, params: {} };
+  if (first === "metrics" && !second) return { module: metrics, params: {} };
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };

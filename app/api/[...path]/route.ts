@@ -1,10 +1,9 @@
 import { ApiError } from "@/lib/errors";
-import { errorResponse } from "@/lib/http/respond";
+import { handle } from "@/lib/http/respond";
 
 /** Unknown API paths answer with the JSON error body instead of Next's HTML 404 page. */
-const notFound = async (request: Request) =>
-  errorResponse(
-    new ApiError("not_found", `No API endpoint at ${new URL(request.url).pathname}. GET /api lists the endpoints.`),
-  );
+const notFound = handle(async (request: Request) => {
+  throw new ApiError("not_found", `No API endpoint at ${new URL(request.url).pathname}. GET /api lists the endpoints.`);
+});
 
 export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };

@@ -7,5 +7,5 @@ export const runtime = "nodejs";
 export const maxDuration = 300;
 
 export const POST = handle(async (request: Request) => handleUrl(getServices(), request));
-export const GET = async () => methodNotAllowed("POST");
+export const GET = handle(async () => methodNotAllowed("POST"));
 export const OPTIONS = preflight;

@@ -47,6 +47,6 @@ export const POST = handle(async (request: Request) => {
   }
 });
 
-export const GET = async () => methodNotAllowed("POST");
-export const DELETE = async () => methodNotAllowed("POST");
+export const GET = handle(async () => methodNotAllowed("POST"));
+export const DELETE = handle(async () => methodNotAllowed("POST"));
 export const OPTIONS = async () => new Response(null, { status: 204, headers: MCP_CORS });

@@ -11,5 +11,5 @@ export const POST = handle(async (request: Request, context: { params: Promise<{
   handleUpload(getServices(), request, (await context.params).endpoint),
 );
 
-export const GET = async () => methodNotAllowed("POST");
+export const GET = handle(async () => methodNotAllowed("POST"));
 export const OPTIONS = preflight;
