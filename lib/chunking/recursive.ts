@@ -343,7 +343,7 @@ export function splitRecursive(text: string, options: SplitOptions): Span[] {
     throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens >= maxTokens)
     throw new RangeError("overlapTokens must be an integer from 0 to maxTokens - 1");
-  const s: Splitter = { text, index: new TokenIndex(text), maxTokens, overlapTokens, spans: [] };
+  const s: Splitter = { text, index: new TokenIndex(text, options.tokenizer), maxTokens, overlapTokens, spans: [] };
   splitRange(s, 0, text.length, PARAGRAPH);
   return s.spans;
 }

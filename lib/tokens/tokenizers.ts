@@ -1,0 +1,84 @@
+/**
+ * The tokenizers sizes can be measured in, each an exact byte-pair encoder:
+ * a split pattern (pre-tokens never merge with each other) and a rank table.
+ * All three share the merge loop (lib/tokens/bpe.ts), so a choice costs only
+ * its vocabulary's first build (~50-300 ms, once per process).
+ *   - o200k_base: GPT-4o, GPT-4.1, GPT-5, o-series (gpt-tokenizer's ranks);
+ *   - cl100k_base: GPT-4, GPT-3.5, text-embedding-3 (gpt-tokenizer's ranks);
+ *   - llama3: Llama 3.x (the vocabulary inside llama3-tokenizer-js, whose
+ *     ids are tiktoken ranks; the pattern is cl100k's). Special tokens
+ *     (`<|begin_of_text|>`, ids from 128000) are neither added nor matched:
+ *     text is counted as text, as with the other two.
+ */
+import cl100kRanks from "gpt-tokenizer/bpeRanks/cl100k_base";
+import o200kRanks from "gpt-tokenizer/bpeRanks/o200k_base";
+import llama3 from "llama3-tokenizer-js";
+import { countPreTokenRange } from "./bpe";
+import { scanCl100kPreToken } from "./cl100k-pre-tokenizer";
+import { type CountCache, createCountCache } from "./count-cache";
+import { scanPreToken } from "./pre-tokenizer";
+import { type Vocabulary, buildVocabulary } from "./vocabulary";
+
+export const TOKENIZER_NAMES = ["o200k_base", "cl100k_base", "llama3"] as const;
+export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
+export const DEFAULT_TOKENIZER: TokenizerName = "o200k_base";
+
+export interface Tokenizer {
+  readonly name: TokenizerName;
+  /** End of the pre-token starting at `pos` in `text.slice(0, limit)`. */
+  scan(text: string, pos: number, limit: number): number;
+  /** Exact token count of the pre-token text[start, end) (cached). */
+  countPiece(text: string, start: number, end: number): number;
+  readonly cache: CountCache;
+}
+
+/** Llama 3's first 128000 ids, the byte-level alphabet (GPT-2's bytes_to_unicode) decoded back to bytes. */
+function llama3Ranks(): Uint8Array[] {
+  const byteOf = new Map<number, number>();
+  let shifted = 0;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+    byteOf.set(printable ? b : 256 + shifted++, b);
+  }
+  const ranks: Uint8Array[] = [];
+  for (let id = 0; id < 128000; id++) {
+    const token = llama3.vocabById[id]!;
+    const bytes = new Uint8Array(token.length);
+    let n = 0;
+    for (const char of token) bytes[n++] = byteOf.get(char.codePointAt(0)!)!;
+    ranks.push(bytes.subarray(0, n));
+  }
+  return ranks;
+}
+
+const RANKS: Record<TokenizerName, () => ArrayLike<string | ArrayLike<number> | undefined>> = {
+  o200k_base: () => o200kRanks,
+  cl100k_base: () => cl100kRanks,
+  llama3: llama3Ranks,
+};
+
+const SCANNERS: Record<TokenizerName, Tokenizer["scan"]> = {
+  o200k_base: scanPreToken,
+  cl100k_base: scanCl100kPreToken,
+  llama3: scanCl100kPreToken,
+};
+
+const built = new Map<TokenizerName, Tokenizer>();
+
+/** The tokenizer by name, its vocabulary built on first use. */
+export function tokenizerFor(name: TokenizerName = DEFAULT_TOKENIZER): Tokenizer {
+  let tokenizer = built.get(name);
+  if (tokenizer) return tokenizer;
+  let vocabulary: Vocabulary | undefined;
+  const cache = createCountCache((text, start, end) =>
+    countPreTokenRange((vocabulary ??= buildVocabulary(RANKS[name]())), text, start, end),
+  );
+  tokenizer = { name, scan: SCANNERS[name], countPiece: cache.count, cache };
+  built.set(name, tokenizer);
+  return tokenizer;
+}
+
+/** Forgets every tokenizer's cached counts (benchmarks start cold). */
+export function clearTokenCaches(): void {
+  for (const tokenizer of built.values()) tokenizer.cache.clear();
+}
