@@ -10,6 +10,7 @@ import {
   resolveOptions,
   resultJson,
   sha256Hex,
+  withOcrLanguages,
 } from "@/lib/chunk-result";
 import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
@@ -69,10 +70,14 @@ interface Checked extends ChunkRequest {
 async function prepare(
   services: Pick<Services, "config" | "cpu" | "fetchUrl">,
   request: Checked,
+  options: ResolvedOptions,
 ): Promise<{ doc: Loaded; extracted: Extracted }> {
   const doc = await load(services, request);
   await mainThreadTurn();
-  return { doc, extracted: await extractDocument(doc, services.config, services.cpu) };
+  return {
+    doc,
+    extracted: await extractDocument(doc, withOcrLanguages(services.config, options), services.cpu),
+  };
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
@@ -130,7 +135,7 @@ async function runFree(
   try {
     const answer = await services.cpu.admitted(async () => {
       await mainThreadTurn();
-      const extracted = await extractDocument(doc, config, services.cpu);
+      const extracted = await extractDocument(doc, withOcrLanguages(config, options), services.cpu);
       await reservation.settle(extracted.pageCount);
       return chunk(services, request, { doc, extracted, tier, options });
     });
@@ -290,7 +295,7 @@ interface Answer {
 }
 
 async function work(services: Services, request: Checked, tier: Tier, options: ResolvedOptions): Promise<Answer> {
-  return chunk(services, request, { ...(await prepare(services, request)), tier, options });
+  return chunk(services, request, { ...(await prepare(services, request, options)), tier, options });
 }
 
 interface Work {

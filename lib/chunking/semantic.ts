@@ -156,7 +156,11 @@ export async function splitSemantic(
     const tokenCount = index.count(start, end);
     // Counts of joined ranges are not quite monotone in BPE; a chunk the fit check let through over the limit is cut again.
     if (tokenCount > maxTokens) {
-      for (const piece of splitRecursive(text.slice(units[first]!.start, end), { maxTokens, overlapTokens: 0, tokenizer: options.tokenizer }))
+      for (const piece of splitRecursive(text.slice(units[first]!.start, end), {
+        maxTokens,
+        overlapTokens: 0,
+        tokenizer: options.tokenizer,
+      }))
         spans.push({
           start: units[first]!.start + piece.start,
           end: units[first]!.start + piece.end,

@@ -238,7 +238,11 @@ export class UnitBuilder {
     extra: Additions = {},
     firstExtra = extra,
   ): void {
-    const spans = splitRecursive(this.text.slice(start, end), { maxTokens: budget, overlapTokens: 0, tokenizer: this.index.tokenizer.name });
+    const spans = splitRecursive(this.text.slice(start, end), {
+      maxTokens: budget,
+      overlapTokens: 0,
+      tokenizer: this.index.tokenizer.name,
+    });
     spans.forEach((span, i) => {
       this.push({
         start: start + span.start,

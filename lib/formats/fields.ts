@@ -1,5 +1,6 @@
 import type { Entity, RecordScalars } from "@/lib/api-schema";
 import type { Chunk, ChunkBox } from "@/lib/chunking/types";
+import type { TokenizerName } from "@/lib/tokens/names";
 
 /** What the record ids and the document-level fields are made of. */
 export interface DocumentRef {
@@ -9,6 +10,8 @@ export interface DocumentRef {
   tier: string;
   maxTokens: number;
   overlapTokens: number;
+  /** Absent or `o200k_base`: the default, left out of record keys. */
+  tokenizer?: TokenizerName;
 }
 
 export type { ChunkBox } from "@/lib/chunking/types";
@@ -51,6 +54,7 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     headings,
     summary,
     entities,
+    language,
     ...unmapped
   } = chunk.metadata;
   // A metadata field added to chunks must get a mapping for every store here (and in README's table) before this compiles.
@@ -69,6 +73,7 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
       token_count,
     },
   };
+  if (language) fields.scalars.language = language;
   if (page_start !== undefined && page_end !== undefined) fields.pages = { page_start, page_end };
   if (boxes?.length) fields.boxes = boxes;
   if (ocr_confidence !== undefined) fields.ocrConfidence = ocr_confidence;

@@ -34,6 +34,7 @@ export interface FormattedRecord {
  * |--------------------|------------------------|--------------------------|-----------------|-----------------|
  * | chunk text         | `chunk_text`           | `document`               | `text`          | `text`          |
  * | id                 | record key             | record key               | UUID v5 of key  | UUID v5 of key  |
+ * | language           | string, if detected    | string, if detected      | text, if detected | string, if detected |
  * | headings           | string[]               | "A > B" string           | text[]          | string[]        |
  * | summary            | string                 | string                   | text            | string          |
  * | entities           | ["type:text", …]       | JSON string              | object[]        | object[]        |

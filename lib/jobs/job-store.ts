@@ -2,6 +2,7 @@ import { newCapabilityId } from "@/lib/capability-id";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { OUTPUT_FORMATS } from "@/lib/formats";
+import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 import type { Store } from "@/lib/store/types";
 import { JOB_ID_PATTERN } from "@/lib/api-schema";
 import { TIER_IDS, type TierId } from "@/lib/tiers";
@@ -43,7 +44,13 @@ export const JobRecord = z.object({
   work: z.object({
     tier: z.enum(TIER_IDS),
     input: JobInput,
-    options: z.object({ maxTokens: z.number(), overlapTokens: z.number(), outputFormat: z.enum(OUTPUT_FORMATS) }),
+    options: z.object({
+      maxTokens: z.number(),
+      overlapTokens: z.number(),
+      outputFormat: z.enum(OUTPUT_FORMATS),
+      tokenizer: z.enum(TOKENIZER_NAMES).optional(),
+      ocrLanguages: z.array(z.string()).optional(),
+    }),
     api_base: z.string(),
     /** Free tier: amount 0, no transaction. */
     payment: z.object({

@@ -23,7 +23,14 @@ import type { JobAccepted, JobStatus } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/ai/model-boundaries";
-import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
+import {
+  buildResult,
+  extractDocument,
+  loaded,
+  type ResolvedOptions,
+  resultJson,
+  withOcrLanguages,
+} from "@/lib/chunk-result";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
 import type { HeldSlot } from "@/lib/client-slots";
@@ -255,7 +262,7 @@ async function work(services: Services, handle: JobHandle): Promise<Record<strin
   let ocrShare = 0;
   const cpu = services.cpu.forJobs;
   const extracted = await services.cpu.jobExtraction(() =>
-    extractDocument(doc, services.config, cpu, {
+    extractDocument(doc, withOcrLanguages(services.config, options), cpu, {
       onPageRead(done, total) {
         ocrShare = isAiTier(tier) ? 0.5 : 0.9;
         handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);

@@ -19,9 +19,9 @@ import { type CountCache, createCountCache } from "./count-cache";
 import { scanPreToken } from "./pre-tokenizer";
 import { type Vocabulary, buildVocabulary } from "./vocabulary";
 
-export const TOKENIZER_NAMES = ["o200k_base", "cl100k_base", "llama3"] as const;
-export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
-export const DEFAULT_TOKENIZER: TokenizerName = "o200k_base";
+import { DEFAULT_TOKENIZER, type TokenizerName } from "./names";
+
+export { DEFAULT_TOKENIZER, TOKENIZER_NAMES, type TokenizerName } from "./names";
 
 export interface Tokenizer {
   readonly name: TokenizerName;
