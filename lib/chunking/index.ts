@@ -1,5 +1,6 @@
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
+import { detectLanguage } from "@/lib/language/detect";
 import type { TierId } from "@/lib/tiers";
 import { provenance } from "./provenance";
 import { splitRecursive } from "./recursive";
@@ -79,6 +80,8 @@ export async function splitDocument(
         token_count: span.tokenCount,
       },
     };
+    const language = detectLanguage(text);
+    if (language) chunk.metadata.language = language;
     if (span.headings) chunk.metadata.headings = span.headings;
     Object.assign(chunk.metadata, provenance(source, span.start, span.end));
     return chunk;
