@@ -5,13 +5,14 @@
  * left undetermined (no `language` field), which are not right either.
  */
 import { performance } from "node:perf_hooks";
-import { detectLanguage } from "@/lib/language/detect";
+import { detectLanguage, loadLanguageDetector } from "@/lib/language/detect";
 import { UDHR_LANGUAGES, udhrText, windows } from "./language-samples";
 
 export const LANGUAGE_WINDOW_SIZES = [50, 100, 200];
 const WINDOWS_PER_SIZE = 40;
 
-export function languageSection(): string {
+export async function languageSection(): Promise<string> {
+  await loadLanguageDetector();
   const header = `| language | ${LANGUAGE_WINDOW_SIZES.map((n) => `${n} chars`).join(" | ")} | none (${LANGUAGE_WINDOW_SIZES.join("/")}) |`;
   const lines = [header, `|---|${LANGUAGE_WINDOW_SIZES.map(() => "---:").join("|")}|---:|`];
   const right = LANGUAGE_WINDOW_SIZES.map(() => 0);

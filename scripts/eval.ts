@@ -63,7 +63,7 @@ async function main(): Promise<number> {
   });
   if (values.only !== undefined) {
     if (values.only !== "language") throw new Error("--only: language is the one quick path");
-    console.log(languageSection());
+    console.log(await languageSection());
     return 0;
   }
   const budgets = values.budgets ? values.budgets.split(",").map((b) => Number.parseInt(b, 10)) : DEFAULT_BUDGETS;
@@ -247,7 +247,7 @@ async function main(): Promise<number> {
   }
 
   if (corpora.includes("language")) {
-    const section = languageSection();
+    const section = await languageSection();
     console.log(`\n${section}`);
     sections.push(section);
   }

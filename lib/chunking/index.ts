@@ -1,6 +1,7 @@
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
-import { detectLanguage } from "@/lib/language/detect";
+import { detectLanguage, loadLanguageDetector } from "@/lib/language/detect";
+import { loadTokenizer } from "@/lib/tokens";
 import type { TierId } from "@/lib/tiers";
 import { provenance } from "./provenance";
 import { splitRecursive } from "./recursive";
@@ -67,6 +68,7 @@ export async function splitDocument(
   options: SplitOptions,
   context: SplitContext,
 ): Promise<Chunk[]> {
+  await Promise.all([loadTokenizer(options.tokenizer), loadLanguageDetector()]);
   const spans = await METHODS[tier].split(source, options, context);
   return spans.map((span, index) => {
     const text = span.text ?? source.text.slice(span.start, span.end);

@@ -14,13 +14,26 @@
  * language rather than "und", so a filter on `language` never matches a
  * guess.
  */
-import { eld } from "eld/medium";
+type Eld = (typeof import("eld/medium"))["eld"];
+
+let detector: Eld | undefined;
+
+/**
+ * Imports eld's data on first use (~2.6 s, ~10 MB of n-grams): route handlers
+ * that only describe the service never pay it, and chunking awaits it once a
+ * process.
+ */
+export async function loadLanguageDetector(): Promise<void> {
+  detector ??= (await import("eld/medium")).eld;
+}
 
 /** Characters of a chunk read: a paragraph tells a language as well as a page does, at a bounded cost a chunk. */
 const SAMPLE_CHARS = 600;
 
+/** The language of `text`, after `loadLanguageDetector()`. */
 export function detectLanguage(text: string): string | undefined {
+  if (!detector) throw new Error("The language detector is not loaded: await loadLanguageDetector() first.");
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
-  const result = eld.detect(sample);
+  const result = detector.detect(sample);
   return result.language && result.isReliable() ? result.language : undefined;
 }

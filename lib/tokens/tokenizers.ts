@@ -10,9 +10,7 @@
  *     (`<|begin_of_text|>`, ids from 128000) are neither added nor matched:
  *     text is counted as text, as with the other two.
  */
-import cl100kRanks from "gpt-tokenizer/bpeRanks/cl100k_base";
 import o200kRanks from "gpt-tokenizer/bpeRanks/o200k_base";
-import llama3 from "llama3-tokenizer-js";
 import { countPreTokenRange } from "./bpe";
 import { scanCl100kPreToken } from "./cl100k-pre-tokenizer";
 import { type CountCache, createCountCache } from "./count-cache";
@@ -32,8 +30,11 @@ export interface Tokenizer {
   readonly cache: CountCache;
 }
 
+type Ranks = ArrayLike<string | ArrayLike<number> | undefined>;
+
 /** Llama 3's first 128000 ids, the byte-level alphabet (GPT-2's bytes_to_unicode) decoded back to bytes. */
-function llama3Ranks(): Uint8Array[] {
+async function llama3Ranks(): Promise<Ranks> {
+  const { default: llama3 } = await import("llama3-tokenizer-js");
   const byteOf = new Map<number, number>();
   let shifted = 0;
   for (let b = 0; b < 256; b++) {
@@ -51,11 +52,21 @@ function llama3Ranks(): Uint8Array[] {
   return ranks;
 }
 
-const RANKS: Record<TokenizerName, () => ArrayLike<string | ArrayLike<number> | undefined>> = {
-  o200k_base: () => o200kRanks,
-  cl100k_base: () => cl100kRanks,
+/**
+ * Rank tables other than the default's are imported on first use: loading
+ * llama3-tokenizer-js (which decodes its vocabulary and merges) takes ~2.3 s,
+ * which no process should pay at start-up for an option few requests take.
+ */
+const RANK_LOADERS: Record<Exclude<TokenizerName, "o200k_base">, () => Promise<Ranks>> = {
+  cl100k_base: async () => (await import("gpt-tokenizer/bpeRanks/cl100k_base")).default,
   llama3: llama3Ranks,
 };
+const ranks = new Map<TokenizerName, Ranks>([["o200k_base", o200kRanks]]);
+
+/** Makes `tokenizerFor(name)` usable: imports its rank table once per process (a no-op for o200k_base). */
+export async function loadTokenizer(name: TokenizerName = DEFAULT_TOKENIZER): Promise<void> {
+  if (name !== "o200k_base" && !ranks.has(name)) ranks.set(name, await RANK_LOADERS[name]());
+}
 
 const SCANNERS: Record<TokenizerName, Tokenizer["scan"]> = {
   o200k_base: scanPreToken,
@@ -65,13 +76,15 @@ const SCANNERS: Record<TokenizerName, Tokenizer["scan"]> = {
 
 const built = new Map<TokenizerName, Tokenizer>();
 
-/** The tokenizer by name, its vocabulary built on first use. */
+/** The tokenizer by name, its vocabulary built on first use; other than o200k_base, after `loadTokenizer(name)`. */
 export function tokenizerFor(name: TokenizerName = DEFAULT_TOKENIZER): Tokenizer {
   let tokenizer = built.get(name);
   if (tokenizer) return tokenizer;
+  const table = ranks.get(name);
+  if (!table) throw new Error(`The ${name} tokenizer is not loaded: await loadTokenizer("${name}") first.`);
   let vocabulary: Vocabulary | undefined;
   const cache = createCountCache((text, start, end) =>
-    countPreTokenRange((vocabulary ??= buildVocabulary(RANKS[name]())), text, start, end),
+    countPreTokenRange((vocabulary ??= buildVocabulary(table)), text, start, end),
   );
   tokenizer = { name, scan: SCANNERS[name], countPiece: cache.count, cache };
   built.set(name, tokenizer);
