@@ -19,9 +19,9 @@ const INLINE_UNITS = 10;
 
 export interface CountCache {
   /** Exact count of the pre-token text[start, end), from the cache when seen before. */
-  count(text: string, start: number, end: number): number;
+  count: (text: string, start: number, end: number) => number;
   /** Forgets every cached count, so a benchmark run starts as cold as a fresh process (less the one-time vocabulary build). */
-  clear(): void;
+  clear: () => void;
 }
 
 /** A cache in front of `countRange` (one tokenizer's exact count of a pre-token). */

@@ -24,9 +24,9 @@ export { DEFAULT_TOKENIZER, TOKENIZER_NAMES, type TokenizerName } from "./names"
 export interface Tokenizer {
   readonly name: TokenizerName;
   /** End of the pre-token starting at `pos` in `text.slice(0, limit)`. */
-  scan(text: string, pos: number, limit: number): number;
+  scan: (text: string, pos: number, limit: number) => number;
   /** Exact token count of the pre-token text[start, end) (cached). */
-  countPiece(text: string, start: number, end: number): number;
+  countPiece: (text: string, start: number, end: number) => number;
   readonly cache: CountCache;
 }
 
