@@ -17,7 +17,7 @@ import { createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { countTokens, loadTokenizer } from "@/lib/tokens";
 import { type LocalChain, startLocalChain } from "@/localchain";
-import { ORIGIN, call, prose, upload } from "./helpers/api";
+import { ORIGIN, call, pollUntilDone, prose, upload } from "./helpers/api";
 import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
 const read = (name: string) => fs.readFileSync(join(import.meta.dirname, "fixtures", name), "utf8");
@@ -67,6 +67,21 @@ describe("tokenizer", () => {
     expect(plain.body.metadata.tokenizer).toBe("o200k_base");
     // The first requests start the worker threads and load each tokenizer and the language detector there.
   }, 180_000);
+
+  it("is kept with a job: an async request's result is sized in it", { timeout: 180_000 }, async () => {
+    const { status, body: job } = await chunkFree(prose(1, 7), "a.txt", {
+      max_tokens: "64",
+      overlap_tokens: "0",
+      tokenizer: "cl100k_base",
+      ocr_languages: "deu+eng",
+      async: "true",
+    });
+    expect([status, job.job_id]).toEqual([200, expect.any(String)]);
+    expect((await pollUntilDone(job.job_id, 120_000)).at(-1)).toMatchObject({ status: "completed" });
+    const result = (await (await call("GET", `/api/job/${job.job_id}/result`)).json()) as Record<string, any>;
+    expect(result.metadata).toMatchObject({ tokenizer: "cl100k_base", ocr_languages: ["deu", "eng"] });
+    for (const chunk of result.chunks) expect(chunk.metadata.token_count).toBe(countTokens(chunk.text, "cl100k_base"));
+  });
 
   it("refuses a tokenizer it does not have, naming the ones it has", async () => {
     const { status, body } = await chunkFree("Some text.", "a.txt", { tokenizer: "gpt2" });
