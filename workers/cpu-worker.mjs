@@ -4,6 +4,7 @@
 // and vitest without a separate build of the worker.
 import { tsImport } from "tsx/esm/api";
 
-const { runTask } = await tsImport("../lib/cpu/tasks.ts", import.meta.url);
+const { runTask, prepareWorker } = await tsImport("../lib/cpu/tasks.ts", import.meta.url);
+await prepareWorker();
 
 export default runTask;
