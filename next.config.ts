@@ -3,7 +3,16 @@ import path from "node:path";
 import type { NextConfig } from "next";
 
 /** Parsers the extraction worker (workers/extract-worker.mjs) imports at run time. */
-const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown", "@napi-rs/canvas", "sharp"];
+const WORKER_PACKAGES = [
+  "unpdf",
+  "mammoth",
+  "node-html-markdown",
+  "@napi-rs/canvas",
+  "sharp",
+  // Imported on first use by the chunking in the workers (lib/language/detect.ts, lib/tokens/tokenizers.ts).
+  "eld",
+  "llama3-tokenizer-js",
+];
 /**
  * OCR (lib/extract/ocr): tesseract.js starts a worker thread of its own by path, which loads Tesseract's
  * WebAssembly (tesseract.js-core) and the language data of every installed @tesseract.js-data package
