@@ -48,7 +48,16 @@ export const LIGHT_ROUTES = [
 ];
 
 /** Parsers the extraction worker (workers/extract-worker.mjs) imports at run time. */
-const WORKER_PACKAGES = ["unpdf", "mammoth", "node-html-markdown", "@napi-rs/canvas", "sharp"];
+const WORKER_PACKAGES = [
+  "unpdf",
+  "mammoth",
+  "node-html-markdown",
+  "@napi-rs/canvas",
+  "sharp",
+  // Imported on first use by the chunking in the workers (lib/language/detect.ts, lib/tokens/tokenizers.ts).
+  "eld",
+  "llama3-tokenizer-js",
+];
 /**
  * OCR (lib/extract/ocr): tesseract.js starts a worker thread of its own by path, which loads Tesseract's
  * WebAssembly (tesseract.js-core); sharp decodes uploaded images with its native libvips.

@@ -4,6 +4,8 @@ import type { Config } from "@/lib/config";
 import { methodFor } from "@/lib/chunking";
 import { embedderId } from "@/lib/embeddings";
 import { OUTPUT_FORMATS } from "@/lib/formats";
+import { installedLanguages } from "@/lib/extract/ocr/language-data";
+import { DEFAULT_TOKENIZER, TOKENIZER_NAMES } from "@/lib/tokens/names";
 import { x402Network } from "@/lib/payments/requirements";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
 import { lifetimeText } from "@/lib/wording";
@@ -78,14 +80,19 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
         output_format: OUTPUT_FORMATS.join(" | "),
         max_tokens: "integer",
         overlap_tokens: "integer",
+        tokenizer: TOKENIZER_NAMES.join(" | "),
+        ocr_languages: 'installed Tesseract codes joined by "+"',
       },
     },
     defaults: {
       max_tokens: config.chunking.defaultMaxTokens,
       overlap_tokens: config.chunking.defaultOverlapTokens,
       output_format: "raw",
-      tokenizer: "o200k_base",
+      tokenizer: DEFAULT_TOKENIZER,
+      ocr_languages: config.ocr.languages.join("+"),
     },
+    tokenizers: [...TOKENIZER_NAMES],
+    ocr_languages_installed: [...installedLanguages()],
     limits: {
       max_upload_bytes: config.limits.maxUploadBytes,
       max_pages_per_request: config.limits.maxPagesPerRequest,

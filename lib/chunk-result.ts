@@ -17,6 +17,8 @@ import type { Extracted } from "@/lib/extract/types";
 import type { OutputFormat } from "@/lib/formats";
 import { documentTitle, pageUnit } from "@/lib/formats/embed-text";
 import type { TierId } from "@/lib/tiers";
+import { DEFAULT_TOKENIZER, type TokenizerName } from "@/lib/tokens/names";
+import { installedLanguages } from "@/lib/extract/ocr/language-data";
 
 /**
  * A document's chunking result without HTTP, quota or payment: options
@@ -35,9 +37,21 @@ export interface ResolvedOptions {
   outputFormat: OutputFormat;
   /** Slide decks: speaker notes under "## Notes" (request option `include_notes`, default true). */
   includeNotes: boolean;
+  /** Absent: o200k_base. */
+  tokenizer?: TokenizerName;
+  /** Tesseract's codes for this request's scanned pages; absent: the server's OCR_LANGUAGES. */
+  ocrLanguages?: string[];
 }
 
-export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunking"]): ResolvedOptions {
+/**
+ * The request's options checked against this server's bounds and installed
+ * OCR languages (`installed`, read from node_modules unless a caller says).
+ */
+export function resolveOptions(
+  input: ChunkOptionsInput,
+  chunking: Config["chunking"],
+  installed: () => readonly string[] = installedLanguages,
+): ResolvedOptions {
   const maxTokens = input.max_tokens ?? chunking.defaultMaxTokens;
   if (maxTokens < chunking.minMaxTokens || maxTokens > chunking.maxMaxTokens)
     throw new ApiError(
@@ -47,12 +61,28 @@ export function resolveOptions(input: ChunkOptionsInput, chunking: Config["chunk
   const overlapTokens = input.overlap_tokens ?? Math.min(chunking.defaultOverlapTokens, Math.floor(maxTokens / 2));
   if (overlapTokens < 0 || overlapTokens * 2 > maxTokens)
     throw new ApiError("invalid_options", "overlap_tokens must be between 0 and half of max_tokens.");
-  return {
+  const resolved: ResolvedOptions = {
     maxTokens,
     overlapTokens,
     outputFormat: input.output_format ?? "raw",
     includeNotes: input.include_notes ?? true,
   };
+  // The default is left out, so a paid request's key (options included) is what it was before tokenizers were an option.
+  if (input.tokenizer && input.tokenizer !== DEFAULT_TOKENIZER) resolved.tokenizer = input.tokenizer;
+  if (input.ocr_languages !== undefined) resolved.ocrLanguages = ocrLanguages(input.ocr_languages, installed());
+  return resolved;
+}
+
+/** `eng+deu` as Tesseract's codes, each installed, none twice; otherwise a 400 naming the installed ones. */
+function ocrLanguages(value: string, installed: readonly string[]): string[] {
+  const codes = [...new Set(value.split("+").map((code) => code.trim()))];
+  const unknown = codes.filter((code) => !installed.includes(code));
+  if (unknown.length > 0 || codes.length === 0)
+    throw new ApiError(
+      "invalid_options",
+      `ocr_languages: ${unknown.map((code) => JSON.stringify(code)).join(", ") || "empty"} not installed here; installed: ${installed.join(", ")} (several joined by "+").`,
+    );
+  return codes;
 }
 
 /** The answer of a synchronous request, and a stored result's body: the wire schema's type. */
@@ -83,6 +113,11 @@ export function loaded(
     documentId: (known.sha256 ?? sha256Hex(source.bytes)).slice(0, 32),
     detected: known.detected,
   };
+}
+
+/** The settings extraction reads, with the request's OCR languages in place of the server's when it gave some. */
+export function withOcrLanguages<C extends Pick<Config, "ocr">>(config: C, options: ResolvedOptions): C {
+  return options.ocrLanguages ? { ...config, ocr: { ...config.ocr, languages: options.ocrLanguages } } : config;
 }
 
 /**
@@ -144,7 +179,11 @@ export async function buildResult(
   context: MethodContext & { cpu?: CpuRunner },
 ): Promise<BuiltResult> {
   const cpu = context.cpu ?? inThisThread;
-  const split = { maxTokens: options.maxTokens, overlapTokens: options.overlapTokens };
+  const split: SplitOptions = {
+    maxTokens: options.maxTokens,
+    overlapTokens: options.overlapTokens,
+    tokenizer: options.tokenizer ?? DEFAULT_TOKENIZER,
+  };
   const found = isAiTier(tier) ? await modelBoundaries(extracted.text, tier, context) : undefined;
   const format = {
     format: options.outputFormat,
@@ -156,6 +195,7 @@ export async function buildResult(
       overlapTokens: split.overlapTokens,
       title: documentTitle(doc.filename),
       pageUnit: pageUnit(extracted.kind),
+      tokenizer: split.tokenizer,
     },
   };
   let count: number;
@@ -195,6 +235,8 @@ export async function buildResult(
       max_tokens: options.maxTokens,
       overlap_tokens: options.overlapTokens,
       output_format: options.outputFormat,
+      tokenizer: split.tokenizer,
+      ...(options.ocrLanguages ? { ocr_languages: options.ocrLanguages } : {}),
     },
     ...(enrichment ? { document_summary: enrichment.documentSummary } : {}),
     chunksJson,

@@ -10,6 +10,7 @@ import {
   resolveOptions,
   resultJson,
   sha256Hex,
+  withOcrLanguages,
 } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
 import { type Detected, detect } from "@/lib/extract/detect";
@@ -91,7 +92,10 @@ async function prepare(
 ): Promise<{ doc: Loaded; extracted: Extracted }> {
   const doc = await load(services, request);
   await mainThreadTurn();
-  return { doc, extracted: await extractDocument(doc, services.config, services.cpu, undefined, options) };
+  return {
+    doc,
+    extracted: await extractDocument(doc, withOcrLanguages(services.config, options), services.cpu, undefined, options),
+  };
 }
 
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
@@ -156,7 +160,7 @@ async function runFree(
   try {
     const answer = await services.cpu.admitted(async () => {
       await mainThreadTurn();
-      const extracted = await extractDocument(doc, config, services.cpu, undefined, options);
+      const extracted = await extractDocument(doc, withOcrLanguages(config, options), services.cpu, undefined, options);
       await reservation.settle(extracted.pageCount);
       return chunk(services, request, { doc, extracted, tier, options });
     });

@@ -28,6 +28,9 @@
  * seen before are dropped, so boilerplate repeated across packages (MIT
  * licences) appears once.
  *
+ * `npx tsx scripts/bench.ts --only "chunkwise recursive"` runs the lines whose
+ * names hold the string (here: the recursive splitter in each tokenizer).
+ *
  * One script over 300 lines on purpose: one benchmark, read top to bottom.
  */
 import { chunkExtracted } from "@/lib/chunk-result";
@@ -49,7 +52,7 @@ import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
 import type { TierId } from "@/lib/tiers";
-import { clearTokenCache, countTokens } from "@/lib/tokens";
+import { type TokenizerName, clearTokenCache, countTokens, loadTokenizer } from "@/lib/tokens";
 
 const MAX_TOKENS = 512;
 const OVERLAP_TOKENS = 64;
@@ -223,6 +226,8 @@ interface Runner {
   coldCache?: boolean;
   /** Not a splitter: a reference line, without chunk statistics. */
   reference?: boolean;
+  /** What its budget is measured in, for the over-budget count (o200k_base when absent). */
+  tokenizer?: TokenizerName;
   /**
    * Embeds every sentence with the built-in model (minutes a megabyte): timed
    * once on the first this many bytes of the 1 MB text, after one small
@@ -246,6 +251,7 @@ const asExtracted = (text: string): Extracted => ({
 });
 
 async function makeRunners(embedder: Embedder): Promise<Runner[]> {
+  await Promise.all([loadTokenizer("cl100k_base"), loadTokenizer("llama3")]);
   const { MarkdownTextSplitter, RecursiveCharacterTextSplitter } = await import("@langchain/textsplitters");
   const langchainTokens = new RecursiveCharacterTextSplitter({
     chunkSize: MAX_TOKENS,
@@ -304,6 +310,17 @@ async function makeRunners(embedder: Embedder): Promise<Runner[]> {
       reset: clearTokenCache,
       run: chunkwise,
     },
+    // The other tokenizers (request option `tokenizer`): the same splitter, its sizes in each.
+    ...(["cl100k_base", "llama3"] as const).map((tokenizer): Runner => ({
+      name: `chunkwise recursive, ${tokenizer}`,
+      note: `the same in exact ${tokenizer} tokens (lib/tokens/tokenizers.ts), overlap 64`,
+      reset: clearTokenCache,
+      tokenizer,
+      run: async (text) =>
+        splitRecursive(text, { maxTokens: MAX_TOKENS, overlapTokens: OVERLAP_TOKENS, tokenizer }).map((s) =>
+          text.slice(s.start, s.end),
+        ),
+    })),
     {
       name: "chunkwise, empty cache",
       note: "the same, its pre-token cache emptied right before the timed run (a fresh process; worst case)",
@@ -416,7 +433,10 @@ const padLeft = (value: string, width: number) =>
 async function main(): Promise<void> {
   const { warmup, sized } = loadTexts();
   // The built-in embedder whatever the environment says: the bench needs no network.
-  const runners = await makeRunners(createEmbedder({ kind: "local" }));
+  const all = await makeRunners(createEmbedder({ kind: "local" }));
+  // `--only chunkwise` (a substring of splitter names): a quick run of some lines, e.g. the tokenizers'.
+  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+  const runners = only ? all.filter((r) => r.name.includes(only)) : all;
   console.log(
     `node ${process.version}; budget ${MAX_TOKENS} tokens, overlap ${OVERLAP_TOKENS}; texts: ` +
       sized.map((s) => `${s.label} = ${(Buffer.byteLength(s.text) / 1e6).toFixed(2)} MB`).join(", "),
@@ -470,7 +490,9 @@ async function main(): Promise<void> {
       }
       const { seconds, runs, chunks } = await time(runner, text, warmup);
       // Not timed: how many chunks exceed the budget by an exact count.
-      const overBudget = runner.reference ? Number.NaN : chunks.filter((c) => countTokens(c) > MAX_TOKENS).length;
+      const overBudget = runner.reference
+        ? Number.NaN
+        : chunks.filter((c) => countTokens(c, runner.tokenizer) > MAX_TOKENS).length;
       const chunkCount = runner.reference ? Number.NaN : chunks.length;
       results.push({
         splitter: runner.name,

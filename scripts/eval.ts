@@ -4,8 +4,9 @@
  * topic-segmentation set. Method and corpora: docs/eval.md.
  *
  *   npm run eval [-- --budgets 400,200,800] [--methods structure,langchain-recursive]
- *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout,retrieval,formats] [--chroma-dir DIR]
+ *                [--corpora chroma,markdown,pdf,segmentation,ocr,layout,retrieval,formats,language] [--chroma-dir DIR]
  *                [--tables-dir DIR] [--layout-out DIR] [--no-docs]
+ *   npm run eval -- --only language    (language detection on short chunks alone, in seconds)
  *
  * A full default run rewrites the results section of docs/eval.md. The exit
  * code is 0 whether or not the bars hold (this is a report), 1 if a method or
@@ -26,6 +27,7 @@ import { layoutSection } from "@/eval/layout";
 import { retrievalScores, retrievalSection } from "@/eval/retrieval";
 import { chunkwiseEngine, opendataloaderEngine, pdf2mdEngine } from "@/eval/layout-engines";
 import { buildLayoutSet } from "@/eval/layout-set";
+import { languageSection } from "@/eval/language";
 import { ocrSection } from "@/eval/ocr";
 import { loadOwnCorpora, scanSources, segmentationSources } from "@/eval/own-corpora";
 import { type Row, barLines, bars, corpusTable, mainTable } from "@/eval/report";
@@ -44,7 +46,17 @@ const DEFAULT_TABLES_DIR = path.resolve(ROOT, "../shared/eval-data/tables-dev");
 const DOCS = path.join(ROOT, "docs", "eval.md");
 const MAIN_BUDGET = 400;
 const DEFAULT_BUDGETS = [MAIN_BUDGET, 200, 800];
-const CORPORA = ["chroma", "markdown", "pdf", "segmentation", "ocr", "layout", "retrieval", "formats"] as const;
+const CORPORA = [
+  "chroma",
+  "markdown",
+  "pdf",
+  "segmentation",
+  "ocr",
+  "layout",
+  "retrieval",
+  "formats",
+  "language",
+] as const;
 const RESULTS_START = "<!-- results:start -->";
 const RESULTS_END = "<!-- results:end -->";
 
@@ -58,8 +70,14 @@ async function main(): Promise<number> {
       "tables-dir": { type: "string", default: DEFAULT_TABLES_DIR },
       "layout-out": { type: "string" },
       "no-docs": { type: "boolean", default: false },
+      only: { type: "string" },
     },
   });
+  if (values.only !== undefined) {
+    if (values.only !== "language") throw new Error("--only: language is the one quick path");
+    console.log(await languageSection());
+    return 0;
+  }
   const budgets = values.budgets ? values.budgets.split(",").map((b) => Number.parseInt(b, 10)) : DEFAULT_BUDGETS;
   if (budgets.some((b) => !Number.isInteger(b) || b < 32 || b > 8192))
     throw new Error("--budgets: integers between 32 and 8192");
@@ -259,6 +277,12 @@ async function main(): Promise<number> {
       chunkwiseReader({ ...scanLimits, maxOcrPages: 0, timeoutMs: config.limits.extractTimeoutMs }),
       officeparserReader,
     ]);
+    console.log(`\n${section}`);
+    sections.push(section);
+  }
+
+  if (corpora.includes("language")) {
+    const section = await languageSection();
     console.log(`\n${section}`);
     sections.push(section);
   }

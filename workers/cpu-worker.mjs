@@ -5,6 +5,7 @@
 // compiles TypeScript in production.
 import { tsImport } from "tsx/esm/api";
 
-const { runTask } = await tsImport("../lib/cpu/tasks.ts", import.meta.url);
+const { runTask, prepareWorker } = await tsImport("../lib/cpu/tasks.ts", import.meta.url);
+await prepareWorker();
 
 export default runTask;

@@ -75,7 +75,13 @@ export const ChunkMetadataSchema = z
         "Where the chunk starts in the extracted text, in UTF-16 code units: `text === extracted.slice(start, end)` unless the tier rewrote the chunk (a re-fenced code block, a repeated table header, an HTML table's closing tags).",
     }),
     end: count.meta({ description: "Where the chunk ends in the extracted text (exclusive), in UTF-16 code units." }),
-    token_count: count.meta({ description: "Exact `o200k_base` tokens in `text`; never more than `max_tokens`." }),
+    token_count: count.meta({
+      description: "Exact tokens in `text`, in the request's `tokenizer`; never more than `max_tokens`.",
+    }),
+    language: z.string().optional().meta({
+      description:
+        "The chunk's language, ISO 639-1 (`en`, `zh`, `th`), detected from its text; absent when too little text to tell (numbers, code, a short heading).",
+    }),
     page_start: z.number().int().min(1).optional().meta({
       description:
         "PDFs and images: the first page the chunk covers (1-based). Slide decks: the slide's number. Spreadsheets and CSV: the sheet's position in the workbook (hidden sheets counted, not read). EPUB: the chapter, as its place in the book's spine (1-based).",
@@ -129,13 +135,15 @@ const recordFields = {
   start: count,
   end: count,
   token_count: count,
+  language: z.string().optional().meta({ description: "The chunk's language (ISO 639-1), when detected." }),
 };
 const recordKey = z.string().meta({
   description:
-    "`<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`: the same document chunked the same way always gets the same ids.",
+    "`<document_id>#<tier>:<max_tokens>:<overlap_tokens>[:<tokenizer>]#<chunk_index>` (the tokenizer when not `o200k_base`): the same document chunked the same way always gets the same ids.",
 });
 const recordUuid = z.uuid().meta({
-  description: "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk_index>`.",
+  description:
+    "UUID v5 of the record key `<document_id>#<tier>:<max_tokens>:<overlap_tokens>[:<tokenizer>]#<chunk_index>`.",
 });
 
 const textOffset = count.meta({

@@ -6,6 +6,7 @@
 import { isAddress } from "@solana/kit";
 import { z } from "zod";
 import { TIER_IDS } from "@/lib/tiers";
+import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 
 /** The output formats: raw chunks, or records for a vector store's official JS client (lib/formats/). */
 export const OUTPUT_FORMATS = ["raw", "pinecone", "weaviate", "chroma", "qdrant"] as const;
@@ -15,10 +16,19 @@ const tokens = z.coerce.number({ error: "must be a whole number" }).int("must be
 export const ChunkOptionsSchema = z.object({
   max_tokens: tokens
     .optional()
-    .meta({ description: "The most tokens (`o200k_base`) a chunk may have; no chunk exceeds it." }),
+    .meta({ description: "The most tokens (in `tokenizer`) a chunk may have; no chunk exceeds it." }),
   overlap_tokens: tokens
     .optional()
     .meta({ description: "Tokens each chunk repeats from the end of the one before; at most half of `max_tokens`." }),
+  tokenizer: z.enum(TOKENIZER_NAMES).optional().meta({
+    description:
+      "What `max_tokens`, `overlap_tokens` and `token_count` are measured in: `o200k_base` (default; GPT-4o, GPT-4.1, GPT-5), `cl100k_base` (GPT-4, text-embedding-3) or `llama3` (Llama 3.x).",
+  }),
+  ocr_languages: z.string().max(200).optional().meta({
+    description:
+      'Tesseract languages for scanned pages, joined by "+" (`eng+deu`), from those installed (`GET /api` lists them); the server\'s setting by default.',
+    example: "eng+deu",
+  }),
   output_format: z
     .enum(OUTPUT_FORMATS)
     .optional()

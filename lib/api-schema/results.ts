@@ -1,6 +1,7 @@
 /** Wire shapes of what a chunking request answers: a result (inline or stored), a job and its status, an error. */
 
 import { z } from "zod";
+import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 import { OUTPUT_FORMATS } from "./requests";
 import { TIER_IDS } from "@/lib/tiers";
 import { ChunkRecordSchema, JobIdSchema, ResultIdSchema } from "./chunks";
@@ -49,6 +50,13 @@ export const DocumentMetadataSchema = z
     max_tokens: z.number().int(),
     overlap_tokens: z.number().int(),
     output_format: z.enum(OUTPUT_FORMATS),
+    tokenizer: z.enum(TOKENIZER_NAMES).optional().meta({
+      description: "What the sizes and token counts are measured in (absent in results stored before it was asked).",
+    }),
+    ocr_languages: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "The request's `ocr_languages`, when it gave them: what scanned pages were read with." }),
   })
   .meta({ id: "DocumentMetadata" });
 

@@ -1,6 +1,7 @@
 /** Wire shapes of the service's own endpoints: `GET /api` and its tiers, health, the free allowance, the faucet's answer, the OpenAPI document. */
 
 import { z } from "zod";
+import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 import { OUTPUT_FORMATS } from "./requests";
 import { TIER_IDS } from "@/lib/tiers";
 
@@ -46,7 +47,13 @@ export const ApiInfoSchema = z
       max_tokens: z.number().int(),
       overlap_tokens: z.number().int(),
       output_format: z.enum(OUTPUT_FORMATS),
+      tokenizer: z.enum(TOKENIZER_NAMES),
+      ocr_languages: z.string().meta({ description: 'The server\'s OCR languages (OCR_LANGUAGES), joined by "+".' }),
     }),
+    tokenizers: z.array(z.enum(TOKENIZER_NAMES)).meta({ description: "What a request's `tokenizer` may name." }),
+    ocr_languages_installed: z
+      .array(z.string())
+      .meta({ description: "Tesseract languages installed here: what a request's `ocr_languages` may name." }),
     limits: z.looseObject({
       max_upload_bytes: count,
       max_tokens_range: z.tuple([z.number().int(), z.number().int()]),

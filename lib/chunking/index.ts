@@ -1,5 +1,7 @@
 import type { Embedder } from "@/lib/embeddings/types";
 import type { DocumentPart, Extracted } from "@/lib/extract/types";
+import { detectLanguage, loadLanguageDetector } from "@/lib/language/detect";
+import { loadTokenizer } from "@/lib/tokens";
 import type { TierId } from "@/lib/tiers";
 import { provenance } from "./provenance";
 import { splitRecursive } from "./recursive";
@@ -66,6 +68,7 @@ export async function splitDocument(
   options: SplitOptions,
   context: SplitContext,
 ): Promise<Chunk[]> {
+  await Promise.all([loadTokenizer(options.tokenizer), loadLanguageDetector()]);
   const spans = source.parts?.length
     ? await splitParts(source, source.parts, tier, options, context)
     : await METHODS[tier].split(source, options, context);
@@ -81,6 +84,8 @@ export async function splitDocument(
         token_count: span.tokenCount,
       },
     };
+    const language = detectLanguage(text);
+    if (language) chunk.metadata.language = language;
     if (span.headings) chunk.metadata.headings = span.headings;
     Object.assign(chunk.metadata, provenance(source, span.start, span.end));
     return chunk;

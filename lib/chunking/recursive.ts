@@ -1,8 +1,10 @@
 /**
- * The free tier's splitter: recursive splitting sized in exact o200k tokens.
+ * The free tier's splitter: recursive splitting sized in exact tokens (o200k_base unless asked otherwise).
  *
  * A range too big for one chunk is cut at the coarsest separator present —
- * paragraphs, then lines, sentences, words, grapheme clusters — and its
+ * paragraphs, then lines, sentences, words (in Chinese, Japanese, Thai, Lao,
+ * Khmer and Burmese, where spaces do not separate words, as Intl.Segmenter
+ * finds them: word-breaks.ts), grapheme clusters — and its
  * pieces are merged greedily, neighbour by neighbour, into chunks of at most
  * `maxTokens`; a piece that alone is too big is split the same way one level
  * finer. Separators stay with the text before them; each chunk is trimmed of
@@ -37,6 +39,7 @@ import { TokenIndex } from "@/lib/tokens";
 import type { Span, SplitOptions } from "./types";
 import { isHighSurrogate, isLowSurrogate } from "./surrogates";
 import { isSpace } from "./whitespace";
+import { needsWordSegmenter, wordEnds } from "./word-breaks";
 import { isGraphemeBoundary, nextGraphemeBoundary, previousGraphemeBoundary, graphemeStarts } from "./graphemes";
 
 // Levels, coarsest first; lines (1) and sentences (2) are reached only as `level + 1`.
@@ -88,7 +91,9 @@ function trimEnd(s: Splitter, floor: number, to: number, level: number): number 
 function pieceEnds(s: Splitter, start: number, end: number, level: number): Int32Array {
   const text = s.text;
   const out: number[] = [];
-  if (level < GRAPHEME) {
+  if (level === WORD && needsWordSegmenter(text, start, end)) {
+    for (const stop of wordEnds(text, start, end)) if (isGraphemeBoundary(text, stop)) out.push(stop);
+  } else if (level < GRAPHEME) {
     const re = SEPARATORS[level]!;
     re.lastIndex = start;
     for (let m = re.exec(text); m !== null && m.index < end; m = re.exec(text)) {
@@ -343,7 +348,7 @@ export function splitRecursive(text: string, options: SplitOptions): Span[] {
     throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens >= maxTokens)
     throw new RangeError("overlapTokens must be an integer from 0 to maxTokens - 1");
-  const s: Splitter = { text, index: new TokenIndex(text), maxTokens, overlapTokens, spans: [] };
+  const s: Splitter = { text, index: new TokenIndex(text, options.tokenizer), maxTokens, overlapTokens, spans: [] };
   splitRange(s, 0, text.length, PARAGRAPH);
   return s.spans;
 }

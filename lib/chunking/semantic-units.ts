@@ -62,7 +62,11 @@ export function buildUnits(text: string, index: TokenIndex, maxTokens: number, m
     }
     pending = -1;
     if (tokens > maxTokens) {
-      const pieces = splitRecursive(text.slice(start, sentence.end), { maxTokens, overlapTokens: 0 });
+      const pieces = splitRecursive(text.slice(start, sentence.end), {
+        maxTokens,
+        overlapTokens: 0,
+        tokenizer: index.tokenizer.name,
+      });
       pieces.forEach((piece, i) =>
         units.push({
           start: start + piece.start,

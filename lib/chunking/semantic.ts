@@ -112,7 +112,7 @@ export async function splitSemantic(
     throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens >= maxTokens)
     throw new RangeError("overlapTokens must be an integer from 0 to maxTokens - 1");
-  const index = new TokenIndex(text);
+  const index = new TokenIndex(text, options.tokenizer);
   const built = buildUnits(text, index, maxTokens, tuning.minUnitTokens);
   if (built.length === 0) return [];
   const units = options.flavor === "plain" ? built : markWholeBlocks(text, built, index, maxTokens);
@@ -156,7 +156,11 @@ export async function splitSemantic(
     const tokenCount = index.count(start, end);
     // Counts of joined ranges are not quite monotone in BPE; a chunk the fit check let through over the limit is cut again.
     if (tokenCount > maxTokens) {
-      for (const piece of splitRecursive(text.slice(units[first]!.start, end), { maxTokens, overlapTokens: 0 }))
+      for (const piece of splitRecursive(text.slice(units[first]!.start, end), {
+        maxTokens,
+        overlapTokens: 0,
+        tokenizer: options.tokenizer,
+      }))
         spans.push({
           start: units[first]!.start + piece.start,
           end: units[first]!.start + piece.end,

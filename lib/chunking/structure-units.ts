@@ -98,7 +98,7 @@ export class UnitBuilder {
 
   private tokensOf(s: string): number {
     let n = this.addedTokens.get(s);
-    if (n === undefined) this.addedTokens.set(s, (n = countTokens(s)));
+    if (n === undefined) this.addedTokens.set(s, (n = countTokens(s, this.index.tokenizer.name)));
     return n;
   }
 
@@ -238,7 +238,11 @@ export class UnitBuilder {
     extra: Additions = {},
     firstExtra = extra,
   ): void {
-    const spans = splitRecursive(this.text.slice(start, end), { maxTokens: budget, overlapTokens: 0 });
+    const spans = splitRecursive(this.text.slice(start, end), {
+      maxTokens: budget,
+      overlapTokens: 0,
+      tokenizer: this.index.tokenizer.name,
+    });
     spans.forEach((span, i) => {
       this.push({
         start: start + span.start,

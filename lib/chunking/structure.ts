@@ -150,9 +150,10 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
     throw new RangeError("overlapTokens must be an integer from 0 to maxTokens - 1");
   // Parsing nested containers costs time in proportion to their depth on every line, so a
   // document nested absurdly deep (no real one is) would hold the thread for minutes.
-  if (containerDepth(text) > MAX_CONTAINER_DEPTH) return splitRecursive(text, { maxTokens, overlapTokens });
+  if (containerDepth(text) > MAX_CONTAINER_DEPTH)
+    return splitRecursive(text, { maxTokens, overlapTokens, tokenizer: options.tokenizer });
   const plain = options.flavor === "plain";
-  const index = new TokenIndex(text);
+  const index = new TokenIndex(text, options.tokenizer);
   const budget = maxTokens - JOIN_SLACK;
   // Overlap takes at most half a chunk, whatever was asked (the API allows no more).
   const reserve = Math.min(overlapTokens, Math.floor(maxTokens / 2), budget - MIN_PIECE_TOKENS);

@@ -1,4 +1,5 @@
 import type { ChunkBoxBody, ChunkMetadataBody } from "@/lib/api-schema";
+import type { TokenizerName } from "@/lib/tokens";
 
 /**
  * A chunk as a range of the extracted text. Its text is `source.slice(start, end)`
@@ -18,6 +19,8 @@ export interface Span {
 export interface SplitOptions {
   maxTokens: number;
   overlapTokens: number;
+  /** What `maxTokens`, `overlapTokens` and every `tokenCount` are measured in; o200k_base when absent. */
+  tokenizer?: TokenizerName;
 }
 
 /** A chunk's metadata in the raw format, and a line's box on its page: the wire schema's types. */

@@ -1,5 +1,6 @@
 import type { MessagePort } from "node:worker_threads";
 import { splitDocument } from "@/lib/chunking";
+import { loadLanguageDetector } from "@/lib/language/detect";
 import type { Chunk, SplitOptions } from "@/lib/chunking/types";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
@@ -150,6 +151,15 @@ async function run(task: CpuTask): Promise<TaskResults[keyof TaskResults]> {
 }
 
 /** Runs one task; a refusal of the document (an ApiError) is an answer, anything else a fault that rejects. */
+/**
+ * What a worker loads before it takes its first task: the language detector's
+ * data (~2 s), which every chunk task needs, so its loading never counts
+ * against a task's time limit (a replaced worker's first task included).
+ */
+export async function prepareWorker(): Promise<void> {
+  await loadLanguageDetector();
+}
+
 export async function runTask(task: CpuTask): Promise<TaskOutcome<TaskResults[keyof TaskResults]>> {
   task.port.postMessage({ type: "started" } satisfies ToMain);
   try {

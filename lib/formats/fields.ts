@@ -1,5 +1,6 @@
 import type { Entity, RecordScalars } from "@/lib/api-schema";
 import type { Chunk, ChunkBox } from "@/lib/chunking/types";
+import type { TokenizerName } from "@/lib/tokens/names";
 
 /** What the record ids and the document-level fields are made of. */
 export interface DocumentRef {
@@ -13,6 +14,8 @@ export interface DocumentRef {
   title?: string;
   /** For `embed_text`'s prefix: what `page_start` counts ("Page", "Slide", …). */
   pageUnit?: string;
+  /** Absent or `o200k_base`: the default, left out of record keys. */
+  tokenizer?: TokenizerName;
 }
 
 export type { ChunkBox } from "@/lib/chunking/types";
@@ -59,6 +62,7 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     entities,
     email,
     attachment,
+    language,
     ...unmapped
   } = chunk.metadata;
   // A metadata field added to chunks must get a mapping for every store here (and in README's table) before this compiles.
@@ -77,6 +81,7 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
       token_count,
     },
   };
+  if (language) fields.scalars.language = language;
   if (page_start !== undefined && page_end !== undefined) fields.pages = { page_start, page_end };
   if (email || attachment) {
     fields.email = Object.fromEntries(Object.entries(email ?? {}).map(([key, value]) => [`email_${key}`, value]));

@@ -5,7 +5,7 @@ import type { DocumentRef } from "./fields";
 const RECORD_NAMESPACE = "6f1c3c52-6a4e-4d2b-9a55-2f0c7a1d9e01";
 
 /**
- * `<document id>#<tier>:<max_tokens>:<overlap_tokens>#<chunk index>`, the id of
+ * `<document id>#<tier>:<max_tokens>:<overlap_tokens>[:<tokenizer>]#<chunk index>`, the id of
  * one chunk of one chunking of one document. The chunking settings are part of
  * it because they decide where chunks start and end: with them in the id, one
  * id always names the same text, re-chunking with the same settings upserts
@@ -17,7 +17,9 @@ const RECORD_NAMESPACE = "6f1c3c52-6a4e-4d2b-9a55-2f0c7a1d9e01";
  * request option.
  */
 export function recordKey(doc: DocumentRef, chunkIndex: number): string {
-  return `${doc.documentId}#${doc.tier}:${doc.maxTokens}:${doc.overlapTokens}#${chunkIndex}`;
+  // A tokenizer other than the default sizes chunks differently, so it is in the key; the default is not, so ids given before tokenizers were an option stay.
+  const tokenizer = doc.tokenizer && doc.tokenizer !== "o200k_base" ? `:${doc.tokenizer}` : "";
+  return `${doc.documentId}#${doc.tier}:${doc.maxTokens}:${doc.overlapTokens}${tokenizer}#${chunkIndex}`;
 }
 
 /** The record key as a name-based UUID (v5), for the stores that take only UUIDs (Weaviate) or UUIDs and integers (Qdrant). */

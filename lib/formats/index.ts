@@ -39,6 +39,7 @@ export interface FormattedRecord {
  * | text to embed      | `chunk_text`           | `document`               | `embed_text`    | `embed_text`    |
  * | chunk text         | from `text_offset`     | from `text_offset`       | `text`          | `text`          |
  * | id                 | record key             | record key               | UUID v5 of key  | UUID v5 of key  |
+ * | language           | string, if detected    | string, if detected      | text, if detected | string, if detected |
  * | headings           | string[]               | "A > B" string           | text[]          | string[]        |
  * | summary            | string                 | string                   | text            | string          |
  * | entities           | ["type:text", …]       | JSON string              | object[]        | object[]        |

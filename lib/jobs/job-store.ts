@@ -2,6 +2,7 @@ import { newCapabilityId } from "@/lib/capability-id";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { OUTPUT_FORMATS } from "@/lib/formats";
+import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 import type { Store } from "@/lib/store/types";
 import { JOB_ID_PATTERN } from "@/lib/api-schema";
 import { TIER_IDS, type TierId } from "@/lib/tiers";
@@ -58,6 +59,8 @@ export const JobRecord = z.object({
       outputFormat: z.enum(OUTPUT_FORMATS),
       // Absent in jobs stored before the option existed: notes were not read then, so the default applies.
       includeNotes: z.boolean().default(true),
+      tokenizer: z.enum(TOKENIZER_NAMES).optional(),
+      ocrLanguages: z.array(z.string()).optional(),
     }),
     api_base: z.string(),
     /** Free tier: amount 0, no transaction. */

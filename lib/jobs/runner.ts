@@ -31,7 +31,14 @@ import type { JobAccepted } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { ModelProgress } from "@/lib/ai/model-boundaries";
-import { buildResult, extractDocument, loaded, type ResolvedOptions, resultJson } from "@/lib/chunk-result";
+import {
+  buildResult,
+  extractDocument,
+  loaded,
+  type ResolvedOptions,
+  resultJson,
+  withOcrLanguages,
+} from "@/lib/chunk-result";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
 import type { HeldSlot } from "@/lib/client-slots";
@@ -269,7 +276,7 @@ async function work(
   const extracted = await services.cpu.jobExtraction(() =>
     extractDocument(
       doc,
-      services.config,
+      withOcrLanguages(services.config, options),
       cpu,
       {
         onPageRead(done, total) {

@@ -6,7 +6,7 @@
  * (the vocabulary's lookups cost one probe plus a byte comparison).
  */
 import { lastWriteHadLoneSurrogate, writeUtf8 } from "./utf8";
-import { NO_RANK, type Vocabulary, getVocabulary, hashBytes, joinHash, rankOf } from "./vocabulary";
+import { NO_RANK, type Vocabulary, hashBytes, joinHash, rankOf } from "./vocabulary";
 
 /** Pieces up to this many bytes merge with a plain scan for the lowest rank; longer ones use a heap. */
 const SHORT_PIECE_BYTES = 256;
@@ -33,8 +33,7 @@ function ensureScratch(n: number): void {
  * counts 1; otherwise the adjacent pair of lowest rank merges first, the
  * leftmost on ties, until no pair is a token.
  */
-export function countPreTokenRange(text: string, start: number, end: number): number {
-  const v = getVocabulary();
+export function countPreTokenRange(v: Vocabulary, text: string, start: number, end: number): number {
   if (pieceBytes.length < (end - start) * 3) pieceBytes = new Uint8Array((end - start) * 3 * 2);
   const bytes = pieceBytes;
   const n = writeUtf8(text, start, end, bytes, 0);
@@ -180,6 +179,6 @@ function mergeWithHeap(v: Vocabulary, bytes: Uint8Array, n: number): number {
 }
 
 /** Exact token count of one pre-token (a string `scanPreToken` returns whole). */
-export function countPreToken(piece: string): number {
-  return countPreTokenRange(piece, 0, piece.length);
+export function countPreToken(v: Vocabulary, piece: string): number {
+  return countPreTokenRange(v, piece, 0, piece.length);
 }

@@ -1,6 +1,7 @@
 /**
- * The one place tokens are counted: exact o200k_base counts (GPT-4o, GPT-4.1,
- * GPT-5 and o-series models).
+ * The one place tokens are counted: exact counts in o200k_base (GPT-4o,
+ * GPT-4.1, GPT-5 and o-series models; the default), cl100k_base or Llama 3
+ * (lib/tokens/tokenizers.ts).
  *
  * Byte-pair encoding never merges across pre-tokens, so a text's token count
  * is the sum of its pre-tokens' counts. That gives two speed-ups over calling
@@ -18,20 +19,40 @@
  * several pre-tokens. gpt-tokenizer's `encode` throws on them by default; with
  * `{ disallowedSpecial: new Set() }` it agrees with this module.
  */
-import { countCached } from "./count-cache";
-import { isSpace, scanPreToken } from "./pre-tokenizer";
+import { isSpace } from "./pre-tokenizer";
+import { type Tokenizer, type TokenizerName, clearTokenCaches, tokenizerFor } from "./tokenizers";
 
 export { O200K_PATTERN, preTokenize } from "./pre-tokenizer";
-export { countPreToken } from "./bpe";
-export { clearTokenCache } from "./count-cache";
+export { CL100K_PATTERN } from "./cl100k-pre-tokenizer";
+export {
+  DEFAULT_TOKENIZER,
+  TOKENIZER_NAMES,
+  type Tokenizer,
+  type TokenizerName,
+  loadTokenizer,
+  tokenizerFor,
+} from "./tokenizers";
 
-/** Exact o200k_base token count of `text`, equal to gpt-tokenizer's `encode(text).length`. */
-export function countTokens(text: string): number {
+/** Forgets every cached pre-token count, so a benchmark run starts as cold as a fresh process (less the one-time vocabulary builds). */
+export const clearTokenCache = clearTokenCaches;
+
+/** Exact count of one pre-token (a string the tokenizer's scanner returns whole). */
+export function countPreToken(piece: string, tokenizer: TokenizerName = "o200k_base"): number {
+  return tokenizerFor(tokenizer).countPiece(piece, 0, piece.length);
+}
+
+/**
+ * Exact token count of `text`; in o200k_base (the default) equal to
+ * gpt-tokenizer's `encode(text).length`, in cl100k_base to tiktoken's, in
+ * llama3 to llama3-tokenizer-js's without the begin/end-of-text tokens.
+ */
+export function countTokens(text: string, tokenizer: TokenizerName = "o200k_base"): number {
+  const { scan, countPiece } = tokenizerFor(tokenizer);
   let total = 0;
   const limit = text.length;
   for (let pos = 0; pos < limit;) {
-    const end = scanPreToken(text, pos, limit);
-    total += countCached(text, pos, end);
+    const end = scan(text, pos, limit);
+    total += countPiece(text, pos, end);
     pos = end;
   }
   return total;
@@ -55,14 +76,17 @@ export function countTokens(text: string): number {
  */
 export class TokenIndex {
   readonly text: string;
+  readonly tokenizer: Tokenizer;
   /** Pre-token i is [starts[i], starts[i + 1]); starts[pieces] === text.length. */
   private readonly starts: Int32Array;
   /** cumulative[i]: tokens in pre-tokens 0 .. i-1. */
   private readonly cumulative: Float64Array;
   readonly pieces: number;
 
-  constructor(text: string) {
+  constructor(text: string, tokenizer: TokenizerName = "o200k_base") {
     this.text = text;
+    this.tokenizer = tokenizerFor(tokenizer);
+    const { scan: scanPreToken, countPiece: countCached } = this.tokenizer;
     const limit = text.length;
     let starts = new Int32Array((limit >> 2) + 16);
     let cumulative = new Float64Array(starts.length);
@@ -137,6 +161,7 @@ export class TokenIndex {
   /** Exact `countTokens(text.slice(start, end))`. */
   count(start: number, end: number): number {
     if (end <= start) return 0;
+    const { scan: scanPreToken, countPiece: countCached } = this.tokenizer;
     const text = this.text;
     const starts = this.starts;
     let total = 0;
@@ -190,6 +215,7 @@ export class TokenIndex {
    */
   countJoined(prefix: string, start: number, end: number, suffix: string): number {
     if (!prefix && !suffix) return this.count(start, end);
+    const { scan: scanPreToken, countPiece: countCached } = this.tokenizer;
     const text = this.text;
     const joined = prefix + text.slice(start, Math.max(start, end)) + suffix;
     const limit = joined.length;

@@ -1,10 +1,10 @@
 /**
- * The o200k_base vocabulary as byte-pair encoding looks it up: every token's
- * bytes in one arena, found through an open-addressing table keyed by a
- * polynomial hash whose value for two joined parts follows from the parts'
- * hashes, so a lookup during merging allocates nothing.
+ * A byte-pair vocabulary (o200k_base, cl100k_base, Llama 3) as byte-pair
+ * encoding looks it up: every token's bytes in one arena, found through an
+ * open-addressing table keyed by a polynomial hash whose value for two joined
+ * parts follows from the parts' hashes, so a lookup during merging allocates
+ * nothing.
  */
-import bpeRanks from "gpt-tokenizer/bpeRanks/o200k_base";
 import { writeUtf8 } from "./utf8";
 
 const HASH_MULTIPLIER = 0x01000193;
@@ -48,17 +48,17 @@ export interface Vocabulary {
   pairs: Int32Array;
 }
 
-let vocabulary: Vocabulary | undefined;
-
 /** No merge possible: ranks are compared as numbers, this is larger than any. */
 export const NO_RANK = 0x7fffffff;
 const FILTER_BITS = 22;
 
 const filterBit = (hash: number) => Math.imul(hash ^ (hash >>> 13), 0x5bd1e995) >>> (32 - FILTER_BITS);
 
-/** Built from gpt-tokenizer's rank table on first use, once per process (~50 ms). */
-export function getVocabulary(): Vocabulary {
-  if (vocabulary) return vocabulary;
+/**
+ * Built from a rank table (token i's text or bytes at index i, as
+ * gpt-tokenizer ships them), once per tokenizer and process (~50 ms).
+ */
+export function buildVocabulary(bpeRanks: ArrayLike<string | ArrayLike<number> | undefined>): Vocabulary {
   const count = bpeRanks.length;
   const offsets = new Int32Array(count + 1);
   let arena = new Uint8Array(count * 12);
@@ -74,7 +74,7 @@ export function getVocabulary(): Vocabulary {
       arena = grown;
     }
     if (typeof token === "string") at = writeUtf8(token, 0, token.length, arena, at);
-    else for (const byte of token) arena[at++] = byte;
+    else for (let k = 0; k < token.length; k++) arena[at++] = token[k]!;
   }
   offsets[count] = at;
   const size = 1 << Math.ceil(Math.log2(count * 2.5));
@@ -97,8 +97,7 @@ export function getVocabulary(): Vocabulary {
     slots[slot * 4 + 2] = from;
     slots[slot * 4 + 3] = to - from;
   }
-  vocabulary = { arena: arena.slice(0, at), slots, mask, filter, pairs };
-  return vocabulary;
+  return { arena: arena.slice(0, at), slots, mask, filter, pairs };
 }
 
 /** Rank of the token whose bytes are bytes[start, end) (hash `h`), or NO_RANK. */

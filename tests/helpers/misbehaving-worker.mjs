@@ -9,7 +9,8 @@
 //                 worker while it holds no task
 import { tsImport } from "tsx/esm/api";
 
-const { runTask } = await tsImport("../../lib/cpu/tasks.ts", import.meta.url);
+const { runTask, prepareWorker } = await tsImport("../../lib/cpu/tasks.ts", import.meta.url);
+await prepareWorker();
 
 export default async function misbehave(task) {
   const text = task.op === "chunk" ? new TextDecoder().decode(task.text) : "";

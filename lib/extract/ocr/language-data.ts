@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -78,4 +78,21 @@ export function languageFolder(codes: readonly string[]): string {
     symlinkSync(file, link);
   });
   return folder;
+}
+
+let installed: string[] | undefined;
+
+/**
+ * Tesseract's codes whose data packages are installed, sorted: what a
+ * request's `ocr_languages` may name. Read from node_modules once per
+ * process (the set only changes with a deploy).
+ */
+export function installedLanguages(): readonly string[] {
+  if (installed) return installed;
+  // In a build, what it shipped to the functions that run OCR (see `languageProblem`), whatever this function holds.
+  const built = process.env.CHUNKWISE_BUILT_OCR_LANGUAGES;
+  if (built !== undefined) return (installed = built.split("+").filter(Boolean).sort());
+  const root = path.join(process.cwd(), "node_modules/@tesseract.js-data");
+  installed = (existsSync(root) ? readdirSync(root) : []).filter((code) => languageDataFile(code)).sort();
+  return installed;
 }
