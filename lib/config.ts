@@ -641,7 +641,15 @@ function jobSettings(e: z.infer<typeof EnvSchema>): Config["jobs"] {
     sliceMs: e.JOB_SLICE_MS,
     ...(e.FUNCTION_LIMIT_MS === undefined ? {} : { functionLimitMs: e.FUNCTION_LIMIT_MS }),
   };
-  if (!e.QSTASH_TOKEN) return { ...base, engine: { kind: "in-process" } };
+  if (!e.QSTASH_TOKEN) {
+    // A function there lives for one request: a slice left to the process would die with it, and the job status
+    // route, built without the pipeline (next.config.ts), cannot run one.
+    if (e.VERCEL)
+      throw new ConfigError(
+        "On Vercel, jobs run as QStash deliveries: set QSTASH_TOKEN, QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY (the Upstash integration), and PUBLIC_BASE_URL.",
+      );
+    return { ...base, engine: { kind: "in-process" } };
+  }
   if (!e.QSTASH_CURRENT_SIGNING_KEY || !e.QSTASH_NEXT_SIGNING_KEY)
     throw new ConfigError(
       "QSTASH_TOKEN needs QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY: deliveries are verified with them.",

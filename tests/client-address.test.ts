@@ -58,7 +58,14 @@ describe("clientAddress behind trusted proxies", () => {
   });
 
   it("on Vercel reads x-vercel-forwarded-for, which its edge sets, and trusts it by default", () => {
-    const vercel = loadConfig({ VERCEL: "1" });
+    const vercel = loadConfig({
+      VERCEL: "1",
+      // Vercel runs jobs only through QStash (lib/config.ts refuses it otherwise).
+      QSTASH_TOKEN: "qstash-test-token",
+      QSTASH_CURRENT_SIGNING_KEY: "sig_current",
+      QSTASH_NEXT_SIGNING_KEY: "sig_next",
+      PUBLIC_BASE_URL: "https://chunkwise.example",
+    });
     expect(vercel.clientIp).toEqual({ header: "x-vercel-forwarded-for", hops: 1 });
     const headers = new Headers({ "x-vercel-forwarded-for": "203.0.113.8", "x-forwarded-for": "1.2.3.4" });
     expect(clientAddress(headers, vercel)).toBe("203.0.113.8");

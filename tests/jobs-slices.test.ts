@@ -58,6 +58,9 @@ function services(env: Record<string, string>): Services {
     AI_MODEL: "standin-small",
     AI_PRO_MODEL: "standin-large",
     JOB_LEASE_MS: "3000",
+    // One model call at a time: a job's calls take (calls x delay) whatever the machine's speed, so a slice
+    // deadline shorter than that always cuts it into several slices.
+    AI_PRO_CONCURRENCY: "1",
     ...env,
   });
   const made = createServices(config, {
@@ -157,7 +160,7 @@ describe("in process, no QStash, under the function limit", () => {
   it("runs ai-pro on a 200-page document with a slow model in slices, making each model call once", async () => {
     const s = services({ JOB_SLICE_MS: "1500", FUNCTION_LIMIT_MS: "20000" });
     model.reset();
-    model.control({ delayMs: 150 });
+    model.control({ delayMs: 300 });
     const id = await submit(s, "ai-pro", LONG_TEXT, "long.txt");
     expect(await finished(s, id, 600_000)).toMatchObject({ status: "completed" });
     expect((await record(s, id)).cursor).toBeGreaterThanOrEqual(2);
@@ -232,7 +235,7 @@ describe("through QStash (its stand-in): signed, duplicated and dropped deliveri
 
   it("completes ai-pro on 200 pages with every delivery made twice and the first one lost, each call made once", async () => {
     model.reset();
-    model.control({ delayMs: 150 });
+    model.control({ delayMs: 300 });
     qstash.behave({ duplicates: 1, dropNext: 1 });
     const id = await submit(s, "ai-pro", LONG_TEXT, "long.txt");
     expect(await finished(s, id, 600_000)).toMatchObject({ status: "completed" });
@@ -317,5 +320,21 @@ describe("through QStash (its stand-in): signed, duplicated and dropped deliveri
     const answer = await post({ "upstash-signature": signed });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ outcome: "stale" });
+  });
+});
+
+describe("the engine a host gets", () => {
+  it("is QStash only when fully configured, and required on Vercel, where a slice left to the process would die", () => {
+    const qstash = {
+      QSTASH_TOKEN: "qstash-test-token",
+      QSTASH_CURRENT_SIGNING_KEY: "sig_current",
+      QSTASH_NEXT_SIGNING_KEY: "sig_next",
+    };
+    expect(loadConfig({}).jobs.engine.kind).toBe("in-process");
+    expect(() => loadConfig({ VERCEL: "1" })).toThrow(/QSTASH_TOKEN/);
+    expect(() => loadConfig({ QSTASH_TOKEN: "t" })).toThrow(/SIGNING_KEY/);
+    expect(() => loadConfig(qstash)).toThrow(/PUBLIC_BASE_URL/);
+    const vercel = loadConfig({ VERCEL: "1", ...qstash, PUBLIC_BASE_URL: "https://chunkwise.example/" });
+    expect(vercel.jobs.engine).toMatchObject({ kind: "qstash", stepUrl: "https://chunkwise.example/api/jobs/step" });
   });
 });
