@@ -43,6 +43,8 @@ export const LIGHT_ROUTES = [
   "/api/job/[id]/result",
   "/api/results/[id]",
   "/api/dev/faucet",
+  "/api/metrics",
+  "/openapi.json",
   "/llms.txt",
   "/.well-known/x402",
 ];
@@ -156,6 +158,10 @@ export const NEVER_SHIPPED = new RegExp(
   [
     `^node_modules/tesseract\\.js-core/(?!(${TESSERACT_CORE_FILES.map(escapeRegExp).join("|")})$)`,
     "^node_modules/@tesseract\\.js-data/[^/]+/4\\.0\\.0_best_int/",
+    // The language detector's other n-gram sets (lib/language/detect.ts loads `eld/medium`), and the tokenizer's
+    // CommonJS copies and sources (its package's main file, ESM, is what loads).
+    "^node_modules/eld/src/ngrams/(?!medium\\.js$)",
+    "^node_modules/llama3-tokenizer-js/(src/|bundle/commonjs-)",
     ...installedLanguages()
       .filter((code) => !BUILT_OCR_LANGUAGES.includes(code))
       .map((code) => `^node_modules/@tesseract\\.js-data/${escapeRegExp(code)}/`),
