@@ -1,5 +1,6 @@
 import type { Embedder } from "@/lib/embeddings/types";
 import { splitDocument } from "@/lib/chunking";
+import { cosine } from "@/lib/chunking/topic-shifts";
 import { documentTitle, embedText, pageUnit } from "@/lib/formats/embed-text";
 import type { DocumentRef } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
@@ -21,18 +22,6 @@ export interface RetrievalScores {
   questions: number;
   text: number;
   embedText: number;
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb || 1);
 }
 
 const length = (ranges: readonly Range[]) => ranges.reduce((n, r) => n + r.end - r.start, 0);
