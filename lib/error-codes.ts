@@ -240,7 +240,7 @@ export const ERROR_CODES = {
   job_abandoned: {
     status: 500,
     scopes: [],
-    when: "A failed job's `error.code` only: its worker stopped too many times without finishing; the payment was released, free pages given back.",
+    when: "A failed job's `error.code` only: its work stopped too many times without finishing (workers died or slices were never delivered); the payment was released, free pages given back.",
   },
   file_too_large: {
     status: 413,

@@ -71,29 +71,30 @@ export async function publishSlice(services: Pick<Services, "engine">, record: J
 
 /**
  * A job whose lease lapsed: its slice's worker died (a claimed slice) or its delivery was lost (a waiting one). The
- * cursor moves past that slice and the next is published; only a worker's death counts as an attempt. Returns the
- * job as it now stands (someone else's takeover, if they won).
+ * cursor moves past that slice and the next is published; either counts as an attempt. Returns the job as it now
+ * stands (someone else's takeover, if they won).
  */
 async function takeOver(services: Services, version: JobVersion): Promise<JobVersion> {
   const { record } = version;
   const workerDied = record.lease_owner !== "";
-  if (workerDied && record.attempts >= services.config.jobs.maxAttempts) return abandon(services, version);
+  // A slice never delivered counts as much as a worker that died: an engine that keeps losing the job's slices
+  // must not leave its client polling for the job's whole lifetime.
+  if (record.attempts >= services.config.jobs.maxAttempts) return abandon(services, version);
   const taken = await services.jobs.replace(version, {
     ...record,
     cursor: record.cursor + 1,
-    attempts: workerDied ? record.attempts + 1 : record.attempts,
+    attempts: record.attempts + 1,
     lease_owner: "",
     lease_until: Date.now() + services.config.jobs.leaseMs,
-    message: workerDied ? "Resuming after its worker stopped" : record.message,
+    message: workerDied ? "Resuming after its worker stopped" : "Resuming: its next slice was never delivered",
   });
   if (!taken) return (await services.jobs.get(record.job_id)) ?? version;
-  if (workerDied)
-    jobEvent("taken_over", { job_id: record.job_id, tier: record.work.tier, attempt: taken.record.attempts });
+  jobEvent("taken_over", { job_id: record.job_id, tier: record.work.tier, attempt: taken.record.attempts });
   await publishSlice(services, taken.record);
   return taken;
 }
 
-/** A job whose workers died `maxAttempts` times fails `job_abandoned`, giving everything back. */
+/** A job whose work stopped `maxAttempts` times fails `job_abandoned`, giving everything back. */
 export async function abandon(services: Services, version: JobVersion): Promise<JobVersion> {
   const { record } = version;
   const failed = await services.jobs.replace(version, {
@@ -102,7 +103,7 @@ export async function abandon(services: Services, version: JobVersion): Promise<
     message: "Failed",
     error: {
       code: "job_abandoned" satisfies ErrorCode,
-      message: `its worker stopped ${record.attempts} times without finishing; submit it again${record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}`,
+      message: `its work stopped ${record.attempts} times without finishing (a worker died, or a slice was never delivered); submit it again${record.work.payment_request ? " with the same X-PAYMENT, which has been released" : ""}`,
     },
   });
   // Its workers died: the service's failure, so its pages go back too.
