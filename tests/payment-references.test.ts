@@ -66,6 +66,12 @@ function suite(name: string, open: () => Promise<{ store: Store; keys: () => Pro
       gate = new PaymentGate(config, store, createChainRpc(config.payments.rpcUrl));
     });
 
+    it("gives each of 20 takes at once a token while the bucket has 30: contention is not a full bucket", async () => {
+      const bucket = new TokenBucket(store, `contended-${name}:`, { burst: 30, perMinute: 2 });
+      const taken = await Promise.all(Array.from({ length: 20 }, () => bucket.take("one-client")));
+      expect(taken.filter((t) => t.ok)).toHaveLength(20);
+    });
+
     it("10,000 unpaid requests for distinct documents from one client leave 2 keys per allowed reference and a bucket", async () => {
       const before = await keys();
       const started = Date.now();

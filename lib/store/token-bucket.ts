@@ -17,8 +17,14 @@ export interface BucketSize {
 
 export type Taken = { ok: true } | { ok: false; retryAfterMs: number };
 
-/** Compare-and-set rounds before a contended take gives up (refused for one interval). */
-const MAX_ROUNDS = 8;
+/**
+ * Compare-and-set rounds before a contended take gives up (refused for one interval). Each round has one winner,
+ * so N requests of one client at once need up to N rounds: 8 refused a client's 20 parallel quotes with a full
+ * bucket's 429 (tests/jobs-instances.test.ts). Losers wait a few random milliseconds, so they do not collide again.
+ */
+const MAX_ROUNDS = 64;
+
+const jitter = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 4));
 
 export class TokenBucket {
   readonly #intervalMs: number;
@@ -49,6 +55,7 @@ export class TokenBucket {
           ? await this.store.setIfAbsent(stored, String(next), { ttlMs })
           : await this.store.setIfEquals(stored, value, String(next), { ttlMs });
       if (written) return { ok: true };
+      await jitter();
     }
     return { ok: false, retryAfterMs: this.#intervalMs };
   }
@@ -66,6 +73,7 @@ export class TokenBucket {
           ? await this.store.delIfEquals(stored, value)
           : await this.store.setIfEquals(stored, value, String(next), { ttlMs: Math.ceil(next - now) });
       if (written) return;
+      await jitter();
     }
   }
 }
