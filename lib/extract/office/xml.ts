@@ -21,7 +21,7 @@ export type XmlNode = XmlElement | string;
 
 export const localName = (qualified: string) => qualified.slice(qualified.indexOf(":") + 1);
 
-/** Attribute by local name (`r:id` and `id` differ, so the prefix given is matched when there is one). */
+/** Attribute by its qualified name as written (`r:id` and `id` are different attributes). */
 export function attr(element: XmlElement, name: string): string | undefined {
   return element.attrs[name];
 }
