@@ -7,7 +7,7 @@ import { lifetimeText, megabytes } from "@/lib/wording";
  * failed job's `error`): its HTTP status and when it happens. The one table:
  * `ApiError` takes its status from here, so only a listed code can be thrown;
  * the OpenAPI document lists each operation's codes from it (by scope), and
- * the README's error table is written from it (`npm run docs:errors`).
+ * docs/errors.md's table is written from it (`npm run docs:errors`).
  *
  * One module over 300 lines on purpose: it is the one table of codes.
  */
@@ -400,7 +400,7 @@ export function errorCatalogue(config: Config): ErrorCodeEntry[] {
   }));
 }
 
-/** The README's error table: one row per code, in the table's order. */
+/** docs/errors.md's table: one row per code, in the table's order. */
 export function errorTableMarkdown(catalogue: ErrorCodeEntry[]): string {
   const rows = catalogue.map(
     ({ status, code, when }) => `| ${status} | \`${code}\` | ${when.replaceAll("|", "\\|")} |`,

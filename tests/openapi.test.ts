@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } fr
 import { z } from "zod";
 import * as openapiRoute from "@/app/api/openapi.json/route";
 import * as quotaRoute from "@/app/api/quota/route";
-import { withErrorTable } from "@/scripts/docs-errors";
+import { ERRORS_PAGE, withErrorTable } from "@/scripts/docs-errors";
 import type { apiInfo } from "@/lib/api-info";
 import {
   ApiInfoSchema,
@@ -351,7 +351,7 @@ describe("the document", () => {
     expect(devnet.servers[0].description).toContain("solana-devnet");
   });
 
-  it("lists every code of the table under its status, each answered with somewhere, and the README's table is the same", async () => {
+  it("lists every code of the table under its status, each answered with somewhere, and docs/errors.md's table is the same", async () => {
     const { document } = await served();
     const catalogue = document["x-error-codes"] as Array<{ status: number; code: string; when: string }>;
     const listed = new Map(catalogue.map((entry) => [entry.code, entry.status]));
@@ -380,9 +380,9 @@ describe("the document", () => {
     for (const entry of catalogue)
       expect(code, `${entry.code} is in the table but nothing answers with it`).toContain(`"${entry.code}"`);
 
-    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const page = readFileSync(join(root, ERRORS_PAGE), "utf8");
     const table = errorTableMarkdown(errorCatalogue(loadConfig({})));
-    expect(withErrorTable(readme, table), "README's error table is stale: run npm run docs:errors").toBe(readme);
+    expect(withErrorTable(page, table), `${ERRORS_PAGE}'s error table is stale: run npm run docs:errors`).toBe(page);
 
     // Each operation's error answers use listed codes, under their status.
     for (const item of Object.values(document.paths))

@@ -61,15 +61,15 @@ const ROOT = join(import.meta.dirname, "..", "..");
 /**
  * Each run's screenshots go to test-results/screenshots/ (not tracked), so a
  * test run leaves the tree clean; `E2E_SCREENSHOTS=docs/screenshots` refreshes
- * the committed ones the README shows.
+ * the committed ones docs/web-app.md shows.
  */
 const SCREENSHOTS = join(ROOT, process.env.E2E_SCREENSHOTS || join("test-results", "screenshots"));
 
-/** Longest page captured whole; anything below is cut (a screenshot for the README, not a record). */
+/** Longest page captured whole; anything below is cut (a screenshot for the docs, not a record). */
 const MAX_SCREENSHOT_HEIGHT = 6_000;
 
 /**
- * Saves the whole page as <screenshots>/<name>.png (the README shows
+ * Saves the whole page as <screenshots>/<name>.png (docs/web-app.md shows
  * them), once it has settled: fonts loaded, the layout no longer growing.
  * The viewport is stretched to the page's height for the capture, so the
  * virtualised chunk list renders every row a reader would scroll to and the

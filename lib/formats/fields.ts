@@ -65,7 +65,7 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     language,
     ...unmapped
   } = chunk.metadata;
-  // A metadata field added to chunks must get a mapping for every store here (and in README's table) before this compiles.
+  // A metadata field added to chunks must get a mapping for every store here (and in docs/api.md's table) before this compiles.
   const exhaustive: Record<string, never> = unmapped;
   void exhaustive;
 

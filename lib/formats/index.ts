@@ -32,7 +32,7 @@ export interface FormattedRecord {
  * Records shaped for each store's official JS client, with metadata only of
  * the value types that store takes and within its size limits. Vectors are
  * left to the caller (Chunkwise does not embed for storage). Field by field
- * (README, "Output formats", has the same table):
+ * (docs/api.md, "Output formats", has the same table):
  *
  * | field              | pinecone               | chroma                   | weaviate        | qdrant          |
  * |--------------------|------------------------|--------------------------|-----------------|-----------------|
