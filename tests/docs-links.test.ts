@@ -32,7 +32,7 @@ function headingsAndLinks(page: string) {
     for (const child of token.children ?? [])
       if (child.type === "link_open" || child.type === "image") {
         const target = child.attrGet(child.type === "image" ? "src" : "href");
-        if (target) links.push(target);
+        if (typeof target === "string") links.push(target);
       }
   });
   return { anchors, links };
