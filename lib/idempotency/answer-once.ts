@@ -3,6 +3,7 @@ import { requestFingerprint } from "@/lib/idempotency/fingerprint";
 import { oneKey } from "@/lib/idempotency/key";
 import { paymentIdentifierOf } from "@/lib/idempotency/payment-identifier";
 import { IdempotencyRecords } from "@/lib/idempotency/records";
+import { mainThreadTurn } from "@/lib/main-thread-turns";
 import { logFault } from "@/lib/observability/events";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import type { ChunkResponse, DocumentInput } from "@/lib/pipeline";
@@ -47,7 +48,10 @@ export async function answerOnce(
   const key = oneKey(ask.key, paymentIdentifierOf(ask.payment));
   if (key === undefined) return run();
   const records = new IdempotencyRecords(services.store, services.config.resultTtlSeconds * 1000, LEASE_MS);
-  const begun = await records.begin(ask.client, key, requestFingerprint(ask.tier, ask.input, ask.options));
+  // Hashing an upload reads all of it: on a main-thread turn of its own, as the pipeline's own hashing is.
+  if (ask.input.kind === "upload") await mainThreadTurn();
+  const fingerprint = requestFingerprint(ask.tier, ask.input, ask.options);
+  const begun = await records.begin(ask.client, key, fingerprint);
   switch (begun.kind) {
     case "replay":
       return { body: begun.response.body, headers: { ...begun.response.headers, [REPLAYED_HEADER]: "true" } };
