@@ -9,8 +9,10 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
+import { IdempotencyRecords } from "@/lib/idempotency/records";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
@@ -329,5 +331,44 @@ describe("MCP chunk_document idempotency_key", () => {
     } finally {
       await sdk.close();
     }
+  });
+});
+
+describe("IdempotencyRecords on redis", () => {
+  const records = (leaseMs: number) => new IdempotencyRecords(store, 60_000, leaseMs);
+  const response = (n: number) => ({ body: { n }, headers: { "x-n": String(n) } });
+
+  it("one record per key with its expiry; a lapsed lease is taken over and the late holder cannot overwrite it", async () => {
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    const recordNames = () => raw.keys("idempotency:*");
+    const before = await recordNames();
+    const scope = `scope-${newKey()}`;
+    const key = newKey();
+    const late = await records(200).begin(scope, key, "request-a");
+    expect(late.kind).toBe("started");
+    expect((await records(200).begin(scope, key, "request-a")).kind).toBe("in_flight");
+    await sleep(400);
+
+    const taken = await records(60_000).begin(scope, key, "request-a");
+    expect(taken.kind).toBe("started");
+    if (late.kind !== "started" || taken.kind !== "started") throw new Error("unreachable");
+    // The holder whose lease lapsed finishes or gives up late: neither touches the new holder's record.
+    await late.finish(response(1));
+    await late.abandon();
+    expect((await records(60_000).begin(scope, key, "request-a")).kind).toBe("in_flight");
+    await taken.finish(response(2));
+    expect(await records(60_000).begin(scope, key, "request-a")).toEqual({ kind: "replay", response: response(2) });
+
+    // One record for the key, however often it was asked; every record (this file's too) fixed-size and expiring.
+    const after = await recordNames();
+    expect(after.filter((name) => !before.includes(name))).toHaveLength(1);
+    expect(new Set(after.map((name) => name.length))).toEqual(new Set(["idempotency:".length + 64]));
+    for (const name of after) {
+      const ttl = await store.ttlMs(name);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60 * 60 * 1000);
+    }
+    await raw.quit();
   });
 });
