@@ -53,6 +53,7 @@ export type Scope =
   | "chain"
   | "uploadId"
   | "uploads"
+  | "idempotency"
   | "any";
 
 interface CodeSpec {
@@ -103,6 +104,11 @@ export const ERROR_CODES = {
     status: 400,
     scopes: ["options"],
     when: "`webhook_url` is not an http or https URL, or its host does not resolve or resolves to a non-public address.",
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    scopes: ["idempotency"],
+    when: "An idempotency key (`Idempotency-Key` header, `idempotency_key`, or x402 `payment-identifier` id) that is not 16 to 128 characters of letters, digits, `-` and `_`, or two different keys on one request.",
   },
   invalid_request: { status: 400, scopes: ["json"], when: "The JSON body does not match the schema." },
   invalid_json: { status: 400, scopes: ["json"], when: "The body is not valid JSON." },
@@ -223,6 +229,16 @@ export const ERROR_CODES = {
     status: 409,
     scopes: ["paid"],
     when: "A request with this payment is being served: retry for its result.",
+  },
+  idempotency_key_reused: {
+    status: 409,
+    scopes: ["idempotency"],
+    when: "The `Idempotency-Key` (or `idempotency_key`, or x402 `payment-identifier`) was used by this client for a different request (another tier, document or options) while its answer is kept.",
+  },
+  idempotency_key_in_flight: {
+    status: 409,
+    scopes: ["idempotency"],
+    when: "A request with this idempotency key is still being served: retry after `Retry-After` seconds for its answer.",
   },
   body_timeout: {
     status: 408,

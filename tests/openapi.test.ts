@@ -297,7 +297,7 @@ describe("the document", () => {
         expect(op.security).toEqual([]);
         const headers = (op.parameters ?? []).filter((p: Json) => p.in === "header").map((p: Json) => p.name);
         if (isPaid(tier)) {
-          expect(headers).toEqual(["X-PAYMENT", "PAYMENT-SIGNATURE"]);
+          expect(headers).toEqual(["X-PAYMENT", "PAYMENT-SIGNATURE", "Idempotency-Key"]);
           expect(op.responses["402"]).toBeDefined();
           expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
             "too_many_unpaid_requests",
@@ -307,7 +307,7 @@ describe("the document", () => {
           ]);
           expect(op.description).toContain(`$${tier.priceBaseUnits / 1e6} USDC`);
         } else {
-          expect(headers).toEqual([]);
+          expect(headers).toEqual(["Idempotency-Key"]);
           expect(op.responses["402"]).toBeUndefined();
           expect(op.responses["429"].content["application/json"].schema.properties.code.enum).toEqual([
             "free_quota_exceeded",
@@ -324,7 +324,7 @@ describe("the document", () => {
     // The URL endpoint takes any tier, so payment is optional there.
     const url = document.paths["/chunk"].post;
     expect(url.security).toEqual([]);
-    expect(url.parameters.map((p: Json) => p.name)).toEqual(["X-PAYMENT", "PAYMENT-SIGNATURE"]);
+    expect(url.parameters.map((p: Json) => p.name)).toEqual(["X-PAYMENT", "PAYMENT-SIGNATURE", "Idempotency-Key"]);
     expect(url.parameters[0].description).toMatch(/signature/);
     expect(document.components.securitySchemes).toBeUndefined();
     const unsecured = Object.values(document.paths)

@@ -2,6 +2,8 @@ import { ChunkOptionsSchema, UrlChunkRequestSchema, describeIssues } from "@/lib
 import { tooManyRequests } from "@/lib/client-slots";
 import { ApiError } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-address";
+import { answerOnce } from "@/lib/idempotency/answer-once";
+import { idempotencyKeyHeader } from "@/lib/idempotency/key";
 import { readJson } from "@/lib/http/json-body";
 import { type Upload, readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
@@ -81,21 +83,28 @@ async function chunkUpload(
   tier: TierId,
   client: string,
 ): Promise<Response> {
+  // A malformed key is refused before the body is read.
+  const key = idempotencyKeyHeader(request.headers);
   const upload = await readUpload(request, {
     maxBytes: services.config.limits.maxUploadBytes,
     rules: services.config.bodyRead,
   });
   const options = ChunkOptionsSchema.safeParse(upload.fields);
   if (!options.success) throw new ApiError("invalid_options", describeIssues(options.error));
-  const { body, headers } = await runChunkRequest(services, {
+  const ask = {
     tier,
     input: multipartInput(upload),
     options: options.data,
     client,
     payment: paymentHeader(request.headers),
-    apiBase: apiBase(request, services.config),
-    resourcePath: `/chunk/${endpoint}`,
-  });
+  };
+  const { body, headers } = await answerOnce(services, { ...ask, key }, () =>
+    runChunkRequest(services, {
+      ...ask,
+      apiBase: apiBase(request, services.config),
+      resourcePath: `/chunk/${endpoint}`,
+    }),
+  );
   return json(body, { headers });
 }
 
@@ -124,6 +133,7 @@ export async function handleUrl(services: Services, request: Request): Promise<R
 }
 
 async function chunkUrl(services: Services, request: Request, client: string): Promise<Response> {
+  const key = idempotencyKeyHeader(request.headers);
   const parsed = UrlChunkRequestSchema.safeParse(
     await readJson(
       request,
@@ -133,16 +143,21 @@ async function chunkUrl(services: Services, request: Request, client: string): P
   );
   if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
   const { url, upload_id: uploadId, tier, ...options } = parsed.data;
-  const { body, headers } = await runChunkRequest(services, {
+  const ask = {
     tier,
     // The schema lets exactly one of them through.
-    input: uploadId === undefined ? { kind: "url", url: url! } : { kind: "uploaded", uploadId },
+    input: uploadId === undefined ? { kind: "url" as const, url: url! } : { kind: "uploaded" as const, uploadId },
     options,
     client,
     payment: paymentHeader(request.headers),
-    apiBase: apiBase(request, services.config),
-    resourcePath: "/chunk",
-    resourceKind: "json",
-  });
+  };
+  const { body, headers } = await answerOnce(services, { ...ask, key }, () =>
+    runChunkRequest(services, {
+      ...ask,
+      apiBase: apiBase(request, services.config),
+      resourcePath: "/chunk",
+      resourceKind: "json",
+    }),
+  );
   return json(body, { headers });
 }

@@ -9,9 +9,9 @@ import { type RequestScope, inRequestScope, requestIdFrom } from "@/lib/observab
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, PUT, OPTIONS",
-  "access-control-allow-headers": "content-type, x-payment, payment-signature",
+  "access-control-allow-headers": "content-type, x-payment, payment-signature, idempotency-key",
   "access-control-expose-headers":
-    "payment-required, payment-response, x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-request-id",
+    "payment-required, payment-response, x-payment-response, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-request-id, idempotent-replayed",
 };
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {

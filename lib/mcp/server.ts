@@ -16,6 +16,8 @@ import {
 import { tooManyRequests } from "@/lib/client-slots";
 import { STATUS_NAMES } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
+import { answerOnce } from "@/lib/idempotency/answer-once";
+import { checkedKey } from "@/lib/idempotency/key";
 import { jobResult, jobStatus } from "@/lib/jobs/status";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
@@ -109,26 +111,29 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
           file_base64: _file,
           upload_id: _upload,
           filename: _name,
+          idempotency_key: idempotencyKey,
           tier,
           ...options
         } = args;
+        const key = idempotencyKey === undefined ? undefined : checkedKey(idempotencyKey, "idempotency_key");
         // One of the client's places for requests in progress, as an HTTP request takes (lib/http/chunk-handlers.ts);
         // the instance's place is taken in the pipeline, right before the work.
         const slots = services.clientRequests;
         const { body, headers } = await slots.holding(
           caller.client,
           () => tooManyRequests(slots.limit),
-          () =>
-            runChunkRequest(services, {
+          () => {
+            const ask = {
               tier,
               input: documentInput(args, services.config.limits.maxUploadBytes),
               options,
               client: caller.client,
               payment: paymentOf(extra._meta),
-              apiBase: caller.apiBase,
-              resourcePath: "/mcp",
-              resourceKind: "mcp",
-            }),
+            };
+            return answerOnce(services, { ...ask, key }, () =>
+              runChunkRequest(services, { ...ask, apiBase: caller.apiBase, resourcePath: "/mcp", resourceKind: "mcp" }),
+            );
+          },
         );
         const settlement = headers["PAYMENT-RESPONSE"];
         return success(

@@ -20,6 +20,7 @@ import { TIERS, TIER_IDS, type Tier, isPaid, priceUsd } from "@/lib/tiers";
 import {
   rateLimitHeaders,
   paymentResponseHeader,
+  idempotencyHeader,
   paymentHeaders,
   json,
   optionsAsEnforced,
@@ -39,7 +40,7 @@ export function uploadOperation(
   const canonical = tier.endpoints[0];
   const paid = isPaid(tier);
   const async = tier.mode === "async";
-  const scopes: Scope[] = ["upload", "uploadId", "options", "store", async ? "detect" : "document"];
+  const scopes: Scope[] = ["upload", "uploadId", "options", "store", "idempotency", async ? "detect" : "document"];
   if (paid) scopes.push("paid", "x402", "chain");
   else scopes.push("free");
   if (tier.id === "semantic") scopes.push("semantic");
@@ -69,7 +70,7 @@ export function uploadOperation(
     "x-chunkwise-tier": tier.id,
     ...(paid ? { "x-payment-info": paymentInfo(config, [tier]) } : {}),
     security: [],
-    ...(paid ? { requestParams: { header: z.object(paymentHeaders) } } : {}),
+    requestParams: { header: z.object({ ...(paid ? paymentHeaders : {}), ...idempotencyHeader }) },
     requestBody: {
       required: true,
       content: {
@@ -154,7 +155,7 @@ export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCo
       "Instead of `url`, `upload_id` names a document uploaded in two steps (`POST /uploads`); a payment binds to its bytes' SHA-256.",
     ].join("\n\n"),
     security: [],
-    requestParams: { header: z.object(paymentHeaders) },
+    requestParams: { header: z.object({ ...paymentHeaders, ...idempotencyHeader }) },
     requestBody: {
       required: true,
       ...json(UrlChunkRequestSchema.safeExtend(optionsAsEnforced(config.chunking)).meta(URL_OR_UPLOAD)),
@@ -169,6 +170,7 @@ export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCo
         }),
       },
       ...errorResponses(catalogue, [
+        "idempotency",
         "json",
         "url",
         "uploadId",

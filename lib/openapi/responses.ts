@@ -49,6 +49,14 @@ export const paymentHeaders = {
   }),
 };
 
+/** The IETF draft's idempotency key, on every chunking operation, free ones included. */
+export const idempotencyHeader = {
+  "Idempotency-Key": z.string().optional().meta({
+    description:
+      "A key of the client's choosing (16 to 128 letters, digits, `-`, `_`; a UUID fits). The same request again with the same key gets the first answer (a job: the same job) without a second charge or quota count; another request with it answers 409 `idempotency_key_reused`; while the first still runs, 409 `idempotency_key_in_flight`. Kept as long as results; per client address. x402 v2 clients may send it as the `payment-identifier` extension instead.",
+  }),
+};
+
 /** The error answers of an operation: one response per status, its `code` limited to the codes that can occur. */
 export function errorResponses(catalogue: ErrorCodeEntry[], scopes: readonly Scope[]): ZodOpenApiResponsesObject {
   const relevant = catalogue.filter((entry) => entry.scopes.some((scope) => scopes.includes(scope) || scope === "any"));

@@ -1,6 +1,7 @@
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import { paymentIdentifierDeclaration } from "@/lib/idempotency/payment-identifier";
 import { z } from "zod";
 import { ChunkDocumentArgsSchema, UploadRequestSchema, UrlChunkRequestSchema } from "@/lib/api-schema";
 import type { Network } from "@/lib/config";
@@ -98,7 +99,7 @@ export function paymentRequiredV2(
     error,
     resource: { url: requirement.resource, description: requirement.description, mimeType: requirement.mimeType },
     accepts: [requirement, ...alternatives].map((offer) => offerV2(offer, network)),
-    extensions: bazaar(kind),
+    extensions: { ...bazaar(kind), ...paymentIdentifierDeclaration() },
   };
 }
 
