@@ -81,7 +81,8 @@ export function summariseDocument(sectionSummaries: readonly string[]): string {
 /** The first line of the document (or of its summary) a context message shows, clipped. */
 export function documentOpening(message: string): string {
   const shown = /<(?:document|document_summary)>\n([^]*?)\n<\/(?:document|document_summary)>/.exec(message)?.[1] ?? "";
-  const line = shown.split("\n").find((l) => l.trim() !== "") ?? "";
+  // On the ai tier a long document's summary is its opening, under a line saying so.
+  const line = shown.split("\n").find((l) => l.trim() !== "" && l !== "The document begins:") ?? "";
   return clip(flatten(line.replace(/^#+\s*/, "")), 80);
 }
 

@@ -116,25 +116,26 @@ function deterministic(chunk: Record<string, any>, title: string): string {
   return `${lines.join("\n")}\n\n${chunk.text}`;
 }
 
-describe("the contexts, in the library", () => {
-  const chunksOf = (texts: string[]): Chunk[] => {
-    let at = 0;
-    return texts.map((text, i) => {
-      const start = at;
-      at += text.length + 2;
-      return {
-        text,
-        metadata: {
-          chunk_index: i,
-          char_count: text.length,
-          start,
-          end: start + text.length,
-          token_count: countTokens(text),
-        },
-      };
-    });
-  };
+/** Chunks of `texts` as they sit in `texts.join("\n\n")`. */
+const chunksOf = (texts: string[]): Chunk[] => {
+  let at = 0;
+  return texts.map((text, i) => {
+    const start = at;
+    at += text.length + 2;
+    return {
+      text,
+      metadata: {
+        chunk_index: i,
+        char_count: text.length,
+        start,
+        end: start + text.length,
+        token_count: countTokens(text),
+      },
+    };
+  });
+};
 
+describe("the contexts, in the library", () => {
   it("bounds the calls per document: batches grow to fit the bound, and chunks past the last call are listed", () => {
     const counts = Array.from({ length: 100 }, () => 50);
     const roomy = planContextBatches(counts, 64);
@@ -172,6 +173,30 @@ describe("the contexts, in the library", () => {
       else expect(context).toMatch(/^From the document that opens/);
     });
     expect(model.counters().faults.schema_break).toBe(2);
+  });
+});
+
+describe("a document longer than the prompt takes whole", () => {
+  it("is shown as its summary and the text around each batch, and every chunk still gets its context", async () => {
+    const texts = Array.from({ length: 40 }, (_, i) => `${TOPICS[i % TOPICS.length]} Item ${i}. `.repeat(4));
+    const text = texts.join("\n\n");
+    expect(countTokens(text)).toBeGreaterThan(2000);
+    const client = new OpenAIModelClient(
+      loadConfig({ AI_BASE_URL: model.url, AI_MODEL: "standin-small" }).ai,
+      "standin-small",
+    );
+    const base = { concurrency: 2, maxCalls: 64 };
+    const summarised = await situateChunks(chunksOf(texts), text, client, {
+      ...base,
+      documentTokens: 1000,
+      summary: "A field manual of orchards and invoices.",
+    });
+    expect(summarised.fallback).toEqual([]);
+    for (const context of summarised.contexts)
+      expect(context).toMatch(/^From the document that opens "A field manual of orchards and invoices\."/);
+    // The same document when it fits: shown whole, so the context names its real opening.
+    const whole = await situateChunks(chunksOf(texts), text, client, { ...base, documentTokens: 100_000 });
+    for (const context of whole.contexts) expect(context).toMatch(/^From the document that opens "The orchard's/);
   });
 });
 
@@ -273,7 +298,7 @@ describe("ai-pro jobs with context=true", () => {
   }
 
   it("makes each model call once when the job runs in many slices, as many as in one piece", async () => {
-    const bytes = new TextEncoder().encode(manual(10));
+    const bytes = new TextEncoder().encode(manual(24));
     // The job in one piece, on a store of its own: the calls every sliced run must make, no more.
     const other = await startRedisServer();
     const otherStore = new RedisStore({ url: other.url });
@@ -294,16 +319,17 @@ describe("ai-pro jobs with context=true", () => {
 
     model.reset();
     // One call at a time, each slower than a slice's share: the job is cut into several slices.
-    model.control({ delayMs: 250 });
+    model.control({ delayMs: 400 });
     const sliced = useServices({ JOB_SLICE_MS: "1000", FUNCTION_LIMIT_MS: "60000", AI_PRO_CONCURRENCY: "1" });
     const id = await submit(sliced, bytes);
     expect(await finished(sliced, id)).toMatchObject({ status: "completed" });
     expect((await sliced.jobs.get(id))!.record.cursor).toBeGreaterThanOrEqual(2);
     expect(model.counters().completions).toBe(onePiece);
     expect(contextCalls()).toBe(contextsInOnePiece);
-    const result = JSON.parse(
-      await sliced.results.load((await sliced.jobs.get(id))!.record.result_id!),
-    ) as Record<string, any>;
+    const result = JSON.parse(await sliced.results.load((await sliced.jobs.get(id))!.record.result_id!)) as Record<
+      string,
+      any
+    >;
     expect(result.metadata.ai.context.fallback).toEqual([]);
     for (const chunk of result.chunks) {
       expect(chunk.metadata.context).toEqual(expect.any(String));

@@ -3,7 +3,7 @@
  * in its document (Anthropic's contextual retrieval), to be embedded with it.
  *
  * The prompt holds the whole document when it fits `documentTokens`; a longer one is shown as its summary (ai-pro's
- * document summary; on ai, which makes none, the document's opening) and the text around the batch. Chunks go in
+ * document summary; on ai, which makes none, the document's opening) and the text just before and after the batch. Chunks go in
  * batches of consecutive chunks, at most `maxCalls` calls a document (the batches grow to fit, up to a size a reply
  * can hold; chunks past the last call keep the deterministic prefix), `concurrency` at a time. A batch whose reply
  * never fits the schema (the client asks once more) leaves its chunks to the deterministic prefix, listed in
@@ -18,11 +18,11 @@ import { BadReplyError, type ModelClient } from "./model-client";
 import { CHUNK_CONTEXT_TASK, type ChunkContexts, chunkContextMessage } from "./prompts";
 
 /** Chunks a call holds at least (fewer calls), and at most (a reply of that many contexts stays well inside a model's output limit). */
-const CHUNKS_PER_CALL = { least: 8, most: 32 };
+const CHUNKS_PER_CALL = { least: 16, most: 32 };
 /** Most tokens of chunk text a call shows besides the document. */
 const CHUNK_TOKENS_PER_CALL = 8000;
-/** A long document's text shown on each side of a batch (about 2,000 tokens). */
-const SURROUNDING_CHARS = 8000;
+/** A long document's text shown before and after a batch (about 1,000 tokens each). */
+const SURROUNDING_CHARS = 4000;
 /** On ai, a long document's stand-in for a summary: its opening. */
 const OPENING_CHARS = 6000;
 /** A context longer than this is cut: it is embedded with every chunk, and must not crowd the chunk out. */
@@ -50,7 +50,10 @@ export interface Contexts {
 }
 
 /** The batches asked, within `maxCalls`, and the chunks past them. */
-export function planContextBatches(tokenCounts: readonly number[], maxCalls: number): { asked: number[][]; over: number[] } {
+export function planContextBatches(
+  tokenCounts: readonly number[],
+  maxCalls: number,
+): { asked: number[][]; over: number[] } {
   const perCall = Math.min(
     CHUNKS_PER_CALL.most,
     Math.max(CHUNKS_PER_CALL.least, Math.ceil(tokenCounts.length / maxCalls)),
@@ -84,8 +87,7 @@ export async function situateChunks(
     reason: `past the ${options.maxCalls} model calls a document's contexts may take (AI_CONTEXT_MAX_CALLS)`,
   }));
   const whole = fitsWhole(documentText, options.documentTokens);
-  const summary =
-    options.summary || `The document begins:\n${documentText.slice(0, OPENING_CHARS).trim()}`;
+  const summary = options.summary || `The document begins:\n${documentText.slice(0, OPENING_CHARS).trim()}`;
   const limit = pLimit(options.concurrency);
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
@@ -101,10 +103,9 @@ export async function situateChunks(
         ? { whole: documentText }
         : {
             summary,
-            surroundings: documentText.slice(
-              Math.max(0, first.start - SURROUNDING_CHARS),
-              Math.min(documentText.length, last.end + SURROUNDING_CHARS),
-            ),
+            // The chunks themselves are shown below: only what lies around them.
+            before: documentText.slice(Math.max(0, first.start - SURROUNDING_CHARS), first.start),
+            after: documentText.slice(last.end, last.end + SURROUNDING_CHARS),
           },
       batch.map((i) => ({ index: i, text: chunks[i]!.text })),
     );

@@ -112,12 +112,12 @@ export function documentSummaryMessage(summaries: readonly string[]): string {
  * every call of a document starts with the same text: providers that cache prompt prefixes bill it once.
  */
 export function chunkContextMessage(
-  document: { whole: string } | { summary: string; surroundings: string },
+  document: { whole: string } | { summary: string; before: string; after: string },
   chunks: ReadonlyArray<{ index: number; text: string }>,
 ): string {
   const head =
     "whole" in document
       ? `<document>\n${document.whole}\n</document>`
-      : `<document_summary>\n${document.summary}\n</document_summary>\n\n<surrounding_text>\n${document.surroundings}\n</surrounding_text>`;
+      : `<document_summary>\n${document.summary}\n</document_summary>\n\n<text_before_chunks>\n${document.before}\n</text_before_chunks>\n\n<text_after_chunks>\n${document.after}\n</text_after_chunks>`;
   return `${head}\n\nHere are the chunks we want to situate within the whole document:\n\n${chunkEnrichmentMessage(chunks)}`;
 }
