@@ -63,10 +63,9 @@ export function planContextBatches(
   return { asked: batches.slice(0, maxCalls), over: batches.slice(maxCalls).flat() };
 }
 
-/** Whether the whole document fits the prompt: counted only when its length leaves it in doubt. */
+/** Whether the whole document fits the prompt: counted unless it is far too long to. */
 function fitsWhole(text: string, documentTokens: number): boolean {
-  // A token is at least one UTF-16 unit, and rarely more than ten.
-  if (text.length <= documentTokens) return true;
+  // A token is rarely more than ten UTF-16 units; it may be less than one (CJK, emoji), so a short text is counted too.
   if (text.length > documentTokens * 10) return false;
   return countTokens(text) <= documentTokens;
 }
