@@ -1,5 +1,7 @@
 import { countPages } from "@/lib/observability/metrics";
 import { createHash } from "node:crypto";
+import type { AnswerCache } from "@/lib/ai/answer-cache";
+import { situateChunks } from "@/lib/ai/context";
 import { enrichChunks } from "@/lib/ai/enrich";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
 import { type ModelContext, modelBoundaries } from "@/lib/ai/model-boundaries";
@@ -29,6 +31,8 @@ import { installedLanguages } from "@/lib/extract/ocr/language-data";
 /** What a tier's method may use besides the text: side effects arrive here, chosen at start-up. */
 export interface MethodContext extends ModelContext {
   embedder: Embedder;
+  /** `context=true`: the bounds of its model calls, and where answers are kept across requests (the request fails without the bounds). */
+  situating?: Config["ai"]["context"] & { cache?: AnswerCache };
 }
 
 export interface ResolvedOptions {
@@ -41,6 +45,8 @@ export interface ResolvedOptions {
   tokenizer?: TokenizerName;
   /** Tesseract's codes for this request's scanned pages; absent: the server's OCR_LANGUAGES. */
   ocrLanguages?: string[];
+  /** AI tiers: a model-written context per chunk (request option `context`); absent: none. */
+  context?: true;
 }
 
 /**
@@ -69,6 +75,8 @@ export function resolveOptions(
   };
   // The default is left out, so a paid request's key (options included) is what it was before tokenizers were an option.
   if (input.tokenizer && input.tokenizer !== DEFAULT_TOKENIZER) resolved.tokenizer = input.tokenizer;
+  // Left out when false, like the tokenizer: a paid request's key stays what it was before the option existed.
+  if (input.context === true) resolved.context = true;
   if (input.ocr_languages !== undefined) resolved.ocrLanguages = ocrLanguages(input.ocr_languages, installed());
   return resolved;
 }
@@ -201,13 +209,16 @@ export async function buildResult(
   let count: number;
   let chunksJson: string;
   let enrichment: Awaited<ReturnType<typeof enrich>> | undefined;
-  if (tier === "ai-pro") {
-    // The model annotates the chunks between splitting and formatting.
+  let situated: Awaited<ReturnType<typeof situate>> | undefined;
+  const withContext = options.context === true && isAiTier(tier);
+  if (tier === "ai-pro" || withContext) {
+    // The model annotates or situates the chunks between splitting and formatting.
     const { chunks = [] } = await chunkOnCpu(cpu, extracted, tier, split, context.embedder, {
       sectionStarts: found?.sectionStarts,
     });
     if (chunks.length === 0) throw emptyDocument();
-    enrichment = await enrich(chunks, context);
+    if (tier === "ai-pro") enrichment = await enrich(chunks, context);
+    if (withContext) situated = await situate(chunks, extracted.text, tier, context, enrichment?.documentSummary);
     count = chunks.length;
     chunksJson = (await cpu.run({ op: "format", chunks, ...format })).json;
   } else {
@@ -231,7 +242,15 @@ export async function buildResult(
       ocr_pages: extracted.ocrPages ?? [],
       method: methodFor(tier),
       ...(tier === "semantic" ? { embedder: context.embedder.id } : {}),
-      ...(found ? { ai: { ...found.details, ...(enrichment ? { unenriched: enrichment.unenriched } : {}) } } : {}),
+      ...(found
+        ? {
+            ai: {
+              ...found.details,
+              ...(enrichment ? { unenriched: enrichment.unenriched } : {}),
+              ...(situated ? { context: situated } : {}),
+            },
+          }
+        : {}),
       max_tokens: options.maxTokens,
       overlap_tokens: options.overlapTokens,
       output_format: options.outputFormat,
@@ -256,6 +275,32 @@ async function enrich(chunks: Chunk[], context: MethodContext) {
     if (annotation) Object.assign(chunks[i]!.metadata, annotation);
   });
   return enrichment;
+}
+
+/** `context=true`: each chunk's situating context into its metadata (and so into its `embed_text`); what it took. */
+async function situate(
+  chunks: Chunk[],
+  documentText: string,
+  tier: "ai" | "ai-pro",
+  context: MethodContext,
+  summary: string | null | undefined,
+) {
+  if (!context.situating) throw new Error("context=true needs the context settings in the method context");
+  const { cache, maxCalls, documentTokens } = context.situating;
+  const progress = context.progress?.contexts;
+  const situated = await situateChunks(chunks, documentText, requireModel(context.models, tier), {
+    concurrency: context.modelConcurrency ?? 4,
+    maxCalls,
+    documentTokens,
+    summary,
+    cache,
+    progress,
+    signal: context.signal,
+  });
+  situated.contexts.forEach((text, i) => {
+    if (text) chunks[i]!.metadata.context = text;
+  });
+  return { chunks: situated.contexts.filter(Boolean).length, calls: situated.calls, fallback: situated.fallback };
 }
 
 /** A tier's whole method in this thread: the model's boundaries (AI tiers), then the split. */

@@ -199,6 +199,9 @@ const EnvSchema = z.object({
   AI_MAX_RETRIES: int(0, 10).default(3),
   AI_BAD_REPLY_RETRIES: int(0, 5).default(1),
   AI_MAX_INFLIGHT: int(1, 4096).default(32),
+  AI_CONTEXT_MAX_CALLS: int(1, 1000).default(24),
+  AI_CONTEXT_DOCUMENT_TOKENS: int(1000, 1_000_000).default(12_000),
+  AI_CONTEXT_CACHE_TTL_SECONDS: int(60, 30 * 86_400).default(86_400),
   JOB_LEASE_MS: int(1000, 600_000).default(30_000),
   JOB_MAX_ATTEMPTS: int(1, 10).default(3),
   /** One slice of a job's work: well inside the host's function limit (Vercel: 300 s), so a slice always ends in time. */
@@ -371,6 +374,15 @@ export interface Config {
     badReplyRetries: number;
     /** Model calls (chat and embeddings) at once in the whole process, whatever the requests' own concurrency. */
     maxInflight: number;
+    /** `context=true`: the situating contexts' model calls. */
+    context: {
+      /** Most calls per document; chunks past them keep the deterministic prefix only. */
+      maxCalls: number;
+      /** A document up to this many tokens goes whole into each call; a longer one as its summary and the batch's neighbourhood. */
+      documentTokens: number;
+      /** How long a document's contexts are kept for the same document asked again. */
+      cacheTtlSeconds: number;
+    };
   };
   /** Logs and metrics (lib/observability). */
   observability: {
@@ -611,6 +623,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRetries: e.AI_MAX_RETRIES,
       badReplyRetries: e.AI_BAD_REPLY_RETRIES,
       maxInflight: e.AI_MAX_INFLIGHT,
+      context: {
+        maxCalls: e.AI_CONTEXT_MAX_CALLS,
+        documentTokens: e.AI_CONTEXT_DOCUMENT_TOKENS,
+        cacheTtlSeconds: e.AI_CONTEXT_CACHE_TTL_SECONDS,
+      },
     },
     observability: {
       logLevel: e.LOG_LEVEL,

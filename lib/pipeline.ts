@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { answerCache } from "@/lib/ai/answer-cache";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
 import {
   type ChunkingResult,
@@ -102,6 +103,11 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
   const tier = TIERS[request.tier];
   noteTier(tier.id);
   const options = resolveOptions(request.options, services.config.chunking);
+  if (options.context && !isAiTier(tier.id))
+    throw new ApiError(
+      "invalid_options",
+      `context=true is for the ai and ai-pro tiers, whose model writes each chunk's context; the ${tier.id} tier has no model. Every tier's embed_text already starts with the document, section and page.`,
+    );
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (isAiTier(tier.id)) requireModel(services.models, tier.id);
   // A two-step upload is read first and from then on is an upload like any other: the same checks, the same binding.
@@ -366,7 +372,7 @@ interface Work {
 
 /** Chunks; the answer, inline or stored behind a `download_url`, is made once the payment is known. */
 async function chunk(
-  services: Pick<Services, "config" | "cpu" | "embedder" | "models" | "results">,
+  services: Pick<Services, "config" | "cpu" | "embedder" | "models" | "results" | "store">,
   request: ChunkRequest,
   work: Work,
 ): Promise<Answer> {
@@ -375,6 +381,7 @@ async function chunk(
     embedder: services.embedder,
     models: services.models,
     modelConcurrency: config.ai.concurrency,
+    situating: { ...config.ai.context, cache: answerCache(services) },
     cpu: services.cpu,
   };
   const { chunksJson, ...summary } = await buildResult(work.doc, work.extracted, work.tier.id, work.options, context);

@@ -4,11 +4,24 @@
  * fault is asked for. Answers are checked against the task's own schema
  * before they leave, so a good answer can never be a malformed one.
  */
-import { CHUNK_ENRICHMENT_TASK, DOCUMENT_SUMMARY_TASK, SECTION_STARTS_TASK, type Task } from "@/lib/ai/prompts";
+import {
+  CHUNK_CONTEXT_TASK,
+  CHUNK_ENRICHMENT_TASK,
+  DOCUMENT_SUMMARY_TASK,
+  SECTION_STARTS_TASK,
+  type Task,
+} from "@/lib/ai/prompts";
 import type { CompletionFault } from "./controls";
 import { findEntities } from "./entities";
 import { parseUnits, sectionStarts } from "./section-starts";
-import { parseChunks, parseSectionSummaries, summariseChunk, summariseDocument } from "./summaries";
+import {
+  documentOpening,
+  parseChunks,
+  parseSectionSummaries,
+  situateChunk,
+  summariseChunk,
+  summariseDocument,
+} from "./summaries";
 
 interface Answerer<T> {
   task: Task<T>;
@@ -40,6 +53,19 @@ const ANSWERERS = {
     task: DOCUMENT_SUMMARY_TASK,
     answer: (message) => ({ summary: summariseDocument(parseSectionSummaries(message)) }),
     schemaBreak: { summary: ["not", "a", "string"] },
+  }),
+  [CHUNK_CONTEXT_TASK.name]: answerer({
+    task: CHUNK_CONTEXT_TASK,
+    answer: (message) => {
+      const opening = documentOpening(message);
+      return {
+        contexts: parseChunks(message).map((chunk) => ({
+          index: chunk.index,
+          context: situateChunk(opening, chunk.text),
+        })),
+      };
+    },
+    schemaBreak: { contexts: "none" },
   }),
 } as Record<string, Answerer<unknown>>;
 

@@ -6,7 +6,8 @@
  *
  * Endpoints, under `http://HOST:PORT/v1`:
  * - `POST /chat/completions`: `response_format.json_schema.name` picks the
- *   task (`section_starts`, `chunk_enrichment`, `document_summary`); the
+ *   task (`section_starts`, `chunk_enrichment`, `document_summary`,
+ *   `chunk_context`); the
  *   last user message is read in the layout prompts.ts writes. Any model
  *   name is answered the same way (`standin-small` and `standin-large` are
  *   the names it lists). No `response_format`, an unknown schema name or

@@ -77,3 +77,17 @@ export function summariseDocument(sectionSummaries: readonly string[]): string {
   const parts = sectionSummaries.slice(0, DOCUMENT_SUMMARY_PARTS).map((s) => (/[.!?…]$/.test(s) ? s : `${s}.`));
   return clip(parts.join(" "), DOCUMENT_SUMMARY_CHARS);
 }
+
+/** The first line of the document (or of its summary) a context message shows, clipped. */
+export function documentOpening(message: string): string {
+  const shown = /<(?:document|document_summary)>\n([^]*?)\n<\/(?:document|document_summary)>/.exec(message)?.[1] ?? "";
+  // On the ai tier a long document's summary is its opening, under a line saying so.
+  const line = shown.split("\n").find((l) => l.trim() !== "" && l !== "The document begins:") ?? "";
+  return clip(flatten(line.replace(/^#+\s*/, "")), 80);
+}
+
+/** A context for a chunk: the document it is from (by its opening) and what the chunk says. */
+export function situateChunk(opening: string, chunkText: string): string {
+  const about = summariseChunk(chunkText);
+  return opening ? `From the document that opens "${opening}": ${about}` : about;
+}

@@ -20,6 +20,8 @@ export interface ModelProgress {
   summaries: (chunksDone: number, chunksTotal: number, callsDone: number, callsTotal: number) => void;
   /** The document summary's call is next. */
   documentSummary: () => void;
+  /** `context=true`: a batch of chunks situated, batches in all. */
+  contexts?: (callsDone: number, callsTotal: number) => void;
 }
 
 /** The network side of the AI tiers: the section starts their model finds, and what to report of it. */

@@ -24,6 +24,12 @@ export type ChunkEnrichment = z.infer<typeof ChunkEnrichment>;
 export const DocumentSummary = z.object({ summary: z.string() });
 export type DocumentSummary = z.infer<typeof DocumentSummary>;
 
+/** A short context situating each chunk shown within its document (contextual retrieval). */
+export const ChunkContexts = z.object({
+  contexts: z.array(z.object({ index: z.number().int().nonnegative(), context: z.string() })),
+});
+export type ChunkContexts = z.infer<typeof ChunkContexts>;
+
 export interface Task<T> {
   /** The `json_schema.name` sent with the request; the stand-in answers by it. */
   name: string;
@@ -64,6 +70,18 @@ export const DOCUMENT_SUMMARY_TASK: Task<DocumentSummary> = {
   ].join("\n"),
 };
 
+/** Anthropic's contextual-retrieval prompt, asked for several chunks at once. */
+export const CHUNK_CONTEXT_TASK: Task<ChunkContexts> = {
+  name: "chunk_context",
+  schema: ChunkContexts,
+  system: [
+    "You situate chunks of a document for a search retrieval system.",
+    "You see the document (or, when it is long, its summary and the text around the chunks), then several chunks of it.",
+    "For every chunk, give a short succinct context, one or two sentences, to situate this chunk within the overall document for the purposes of improving search retrieval of the chunk: what the document is and where this chunk sits in it. Do not repeat the chunk.",
+    'Answer with {"contexts": [{"index": <the chunk\'s index as shown>, "context": "..."}]}, one entry per chunk shown.',
+  ].join("\n"),
+};
+
 /** A unit as the model sees it: long ones keep their head and tail, enough to judge where topics change. */
 const SHOWN_CHARS = 600;
 
@@ -87,4 +105,19 @@ export function chunkEnrichmentMessage(chunks: ReadonlyArray<{ index: number; te
 /** Section summaries as a numbered list. */
 export function documentSummaryMessage(summaries: readonly string[]): string {
   return `Section summaries:\n${summaries.map((s, k) => `${k + 1}. ${s}`).join("\n")}`;
+}
+
+/**
+ * The document (or its summary and the batch's surroundings), then the chunks. The document comes first so that
+ * every call of a document starts with the same text: providers that cache prompt prefixes bill it once.
+ */
+export function chunkContextMessage(
+  document: { whole: string } | { summary: string; before: string; after: string },
+  chunks: ReadonlyArray<{ index: number; text: string }>,
+): string {
+  const head =
+    "whole" in document
+      ? `<document>\n${document.whole}\n</document>`
+      : `<document_summary>\n${document.summary}\n</document_summary>\n\n<text_before_chunks>\n${document.before}\n</text_before_chunks>\n\n<text_after_chunks>\n${document.after}\n</text_after_chunks>`;
+  return `${head}\n\nHere are the chunks we want to situate within the whole document:\n\n${chunkEnrichmentMessage(chunks)}`;
 }

@@ -109,12 +109,16 @@ export const ChunkMetadataSchema = z
       .meta({ description: "The section path above the chunk, outermost first (structure tier and up)." }),
     summary: z.string().optional().meta({ description: "ai-pro: what the chunk says, in a sentence or two." }),
     entities: z.array(EntitySchema).optional().meta({ description: "ai-pro: the named entities the chunk mentions." }),
+    context: z.string().optional().meta({
+      description:
+        "`context=true` (ai, ai-pro): the model's sentence or two situating the chunk in its document; also the first paragraph of `embed_text`. Absent where the model's answer was unusable (`metadata.ai.context.fallback` lists those chunks).",
+    }),
   })
   .meta({ id: "ChunkMetadata" });
 
 const embedTextField = z.string().meta({
   description:
-    "The text to embed: lines naming the document, the section path and the page (when known), a blank line, then the chunk's text. Embed this, show `text`.",
+    "The text to embed: with `context=true`, the model's situating context and a blank line; then lines naming the document, the section path and the page (when known), a blank line, then the chunk's text. Embed this, show `text`.",
 });
 
 export const RawChunkSchema = z

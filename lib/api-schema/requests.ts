@@ -40,6 +40,13 @@ export const ChunkOptionsSchema = z.object({
       description:
         'Slide decks (.pptx, .odp): `false` leaves speaker notes out. By default each slide\'s notes follow its content under a "## Notes" heading.',
     }),
+  context: z
+    .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
+    .optional()
+    .meta({
+      description:
+        "`ai` and `ai-pro` only (refused with 400 on the other tiers): `true` has the tier's model write a sentence or two situating each chunk in its document (contextual retrieval), put before the chunk's `embed_text` and in `metadata.context`. Same price; the calls are batched, bounded and cached per document.",
+    }),
   async: z
     .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
     .optional()

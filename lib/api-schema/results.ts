@@ -25,6 +25,17 @@ export const AiDetailsSchema = z
       .array(z.object({ chunk_index: count, reason: z.string() }))
       .optional()
       .meta({ description: "ai-pro: chunks a bad reply left without summary and entities." }),
+    context: z
+      .object({
+        chunks: count.meta({ description: "Chunks given a model-written context." }),
+        calls: count.meta({ description: "Model calls made for the contexts (cached answers not counted)." }),
+        fallback: z.array(z.object({ chunk_index: count, reason: z.string() })).meta({
+          description:
+            "Chunks left with the deterministic `embed_text` only: a bad reply (after one retry), a reply that left them out, or the per-document call bound reached.",
+        }),
+      })
+      .optional()
+      .meta({ description: "`context=true`: what the model's situating contexts cost and where they are missing." }),
   })
   .meta({ id: "AiDetails", description: "The ai and ai-pro tiers: what the model did." });
 

@@ -10,7 +10,8 @@ const LINE_BYTES = 512;
  * then the chunk. A chunk cut from the middle of a manual ("Set it to 30 seconds.") is found by a question that
  * names the product or the section only if its vector knows them; the display text stays `text`. Deterministic
  * (no model): the same chunk of the same document always embeds the same way. The prefix adds a few to a few
- * dozen tokens to `max_tokens` (each line at most 512 bytes, cut with "…").
+ * dozen tokens to `max_tokens` (each line at most 512 bytes, cut with "…"). With `context=true` the model's context
+ * (`metadata.context`, at most 600 characters) comes first.
  */
 export function embedText(chunk: SourceChunk, doc: DocumentRef): string {
   const { headings, page_start: first, page_end: last, email, attachment } = chunk.metadata;
@@ -21,7 +22,9 @@ export function embedText(chunk: SourceChunk, doc: DocumentRef): string {
   if (headings?.length) lines.push(truncateUtf8(`Section: ${headings.join(" > ")}`, LINE_BYTES));
   if (first !== undefined)
     lines.push(`${doc.pageUnit ?? "Page"} ${last === undefined || last === first ? first : `${first}-${last}`}`);
-  return lines.length ? `${lines.join("\n")}\n\n${chunk.text}` : chunk.text;
+  const prefixed = lines.length ? `${lines.join("\n")}\n\n${chunk.text}` : chunk.text;
+  // `context=true`: the model's situating sentences first, as contextual retrieval embeds them.
+  return chunk.metadata.context ? `${chunk.metadata.context}\n\n${prefixed}` : prefixed;
 }
 
 /** What `page_start` counts in each kind of document, as the prefix names it. */

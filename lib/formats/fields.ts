@@ -63,6 +63,8 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
     email,
     attachment,
     language,
+    // The model's context reaches every store inside the text to embed (`embedText`), where it does its work.
+    context: _context,
     ...unmapped
   } = chunk.metadata;
   // A metadata field added to chunks must get a mapping for every store here (and in docs/api.md's table) before this compiles.

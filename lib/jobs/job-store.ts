@@ -61,6 +61,7 @@ export const JobRecord = z.object({
       includeNotes: z.boolean().default(true),
       tokenizer: z.enum(TOKENIZER_NAMES).optional(),
       ocrLanguages: z.array(z.string()).optional(),
+      context: z.literal(true).optional(),
     }),
     api_base: z.string(),
     /** Free tier: amount 0, no transaction. */

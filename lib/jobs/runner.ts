@@ -25,6 +25,7 @@
  * (`CpuPool.jobExtraction`, `forJobs`), so jobs never starve requests.
  */
 import { randomUUID } from "node:crypto";
+import { answerCache } from "@/lib/ai/answer-cache";
 import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
 import { isAiTier } from "@/lib/ai/model-client";
 import type { JobAccepted } from "@/lib/api-schema";
@@ -310,6 +311,9 @@ async function work(
         `Summarising ${chunksDone}/${chunksTotal}`,
       );
     },
+    contexts(done, total) {
+      handle.progress(afterOcr(0.99 * (done / Math.max(1, total))), `Situating chunks: batch ${done}/${total}`);
+    },
     documentSummary() {
       handle.progress(
         afterOcr((boundaryCalls + estimatedEnrichmentCalls - 1) / (boundaryCalls + estimatedEnrichmentCalls)),
@@ -325,6 +329,8 @@ async function work(
       aiPro: services.models.aiPro && memo.model(services.models.aiPro, clock),
     },
     modelConcurrency: tier === "ai-pro" ? services.config.ai.proConcurrency : services.config.ai.concurrency,
+    // The memo above keeps a slice from asking a batch again; the cache, another request for the same document.
+    situating: { ...services.config.ai.context, cache: answerCache(services) },
     progress,
     signal: handle.lost.signal,
     cpu,
