@@ -98,7 +98,7 @@ export const ERROR_CODES = {
   invalid_options: {
     status: 400,
     scopes: ["options"],
-    when: "`max_tokens`, `overlap_tokens`, `output_format` or `include_notes` out of range, or `webhook_url` on a request that is not a job.",
+    when: "`max_tokens`, `overlap_tokens`, `output_format` or `include_notes` out of range, `context` on a tier other than ai and ai-pro, or `webhook_url` on a request that is not a job.",
   },
   webhook_url_refused: {
     status: 400,
