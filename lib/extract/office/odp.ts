@@ -10,7 +10,7 @@ import {
   findFirst,
   parseXml,
   type XmlElement,
-} from "@/lib/extract/office/xml";
+} from "@/lib/extract/xml";
 
 /**
  * ODP (OpenDocument presentation) → one section per slide (`draw:page`, in

@@ -13,7 +13,7 @@ import {
   parseXml,
   textOf,
   type XmlElement,
-} from "@/lib/extract/office/xml";
+} from "@/lib/extract/xml";
 
 /**
  * PPTX (PresentationML) → one section per slide, in the deck's order
