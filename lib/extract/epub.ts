@@ -72,7 +72,11 @@ export async function extractEpub(
     for (const chapter of book.chapters) {
       const source = archive.text(chapter.path);
       if (source === undefined) continue;
-      const markdown = await htmlToMarkdown(worker, chapterHtml(source, titles.get(chapter.path), budget), limits.markup);
+      const markdown = await htmlToMarkdown(
+        worker,
+        chapterHtml(source, titles.get(chapter.path), budget),
+        limits.markup,
+      );
       if (markdown === "") continue;
       if (text !== "") text += "\n\n";
       chapters.push({ number: chapter.number, start: text.length, end: text.length + markdown.length });

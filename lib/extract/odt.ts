@@ -160,13 +160,12 @@ class OdtHtml {
 
   private row(row: XmlElement, inHead: boolean): string {
     const cell = inHead ? "th" : "td";
-    const cells = childElements(row, "table-cell")
-      .map((c) => {
-        const colspan = Number(attribute(c, "number-columns-spanned") ?? 1);
-        const rowspan = Number(attribute(c, "number-rows-spanned") ?? 1);
-        const spans = `${colspan > 1 ? ` colspan="${colspan}"` : ""}${rowspan > 1 ? ` rowspan="${rowspan}"` : ""}`;
-        return `<${cell}${spans}>${this.children(c, undefined)}</${cell}>`;
-      });
+    const cells = childElements(row, "table-cell").map((c) => {
+      const colspan = Number(attribute(c, "number-columns-spanned") ?? 1);
+      const rowspan = Number(attribute(c, "number-rows-spanned") ?? 1);
+      const spans = `${colspan > 1 ? ` colspan="${colspan}"` : ""}${rowspan > 1 ? ` rowspan="${rowspan}"` : ""}`;
+      return `<${cell}${spans}>${this.children(c, undefined)}</${cell}>`;
+    });
     return `<tr>${cells.join("")}</tr>`;
   }
 
