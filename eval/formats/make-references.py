@@ -118,8 +118,8 @@ def odp(path):
     for page in doc.presentation.getElementsByType(Page):
         for para in page.getElementsByType(P) + page.getElementsByType(H):
             text = teletype.extractText(para).strip()
-            # The notes page's page-number field.
-            if text and not text.isdigit():
+            # The notes page's page-number field; table cells are scored as the rows below.
+            if text and not text.isdigit() and not in_table_or_chrome(para):
                 out.append(text)
         for table in page.getElementsByType(Table):
             for tr in table.getElementsByType(TableRow):
@@ -128,6 +128,23 @@ def odp(path):
                     out.append(row(cells))
             out.append("")
     return out
+
+
+CHROME = {"page-number", "footer", "date-time", "header"}
+
+
+def in_table_or_chrome(node):
+    """Inside a table cell, or a frame showing the page number, footer, date or header."""
+    while node is not None and getattr(node, "qname", None) is not None:
+        name = node.qname[1]
+        if name == "table-cell":
+            return True
+        if name == "frame":
+            cls = node.attributes.get(("urn:oasis:names:tc:opendocument:xmlns:presentation:1.0", "class"))
+            if cls in CHROME:
+                return True
+        node = node.parentNode
+    return False
 
 
 def csv_text(path, name):
