@@ -33,13 +33,16 @@ export const chunkwiseReader = (limits: ExtractLimits): Reader => ({
   read: async (bytes, filename) => (await extract(bytes, { filename }, limits)).text,
 });
 
-/** officeparser reads formats without magic bytes (CSV) only when told the type. */
+/** officeparser reads formats without magic bytes (CSV, and TSV through its CSV reader) only when told the type. */
 export const officeparserReader: Reader = {
   id: "officeparser",
   label: "officeparser 8 (Markdown)",
   read: async (bytes, filename) => {
     const ext = path.extname(filename).slice(1).toLowerCase();
-    const ast = await OfficeParser.parseOffice(Buffer.from(bytes), ext === "csv" ? { fileType: "csv" } : undefined);
+    const ast = await OfficeParser.parseOffice(
+      Buffer.from(bytes),
+      ext === "csv" || ext === "tsv" ? { fileType: "csv" } : undefined,
+    );
     return String((await ast.to("markdown")).value);
   },
 };
@@ -172,7 +175,7 @@ export async function formatsSection(readers: Reader[], fixtures = formatFixture
   return [
     "### Formats: text and tables recovered",
     "",
-    "Per fixture in tests/fixtures/formats with a reference text (eval/formats/make-references.py: openpyxl for XLSX, odfpy for ODS, Python's csv module for CSV, a standard-library reader for PPTX). Words: the reference's words found in the output (multiset recall). Tables whole: reference tables all of whose rows appear with their cells in order on one output line.",
+    "Per fixture in tests/fixtures/formats with a reference text (eval/formats/make-references.py: openpyxl for XLSX, odfpy for ODS and ODP, Python's csv module for CSV/TSV, LibreOffice's PPTX import read by odfpy for PPTX; scripts/make-format-references.py: pandoc for EPUB/ODT/RTF, Python's email package for EML, msgconvert then email for MSG). Words: the reference's words found in the output (multiset recall). Tables whole: reference tables all of whose rows appear with their cells in order on one output line.",
     "",
     "By format (mean words; tables whole / tables):",
     "",

@@ -40,9 +40,10 @@ async function main(): Promise<void> {
       markup: config.limits.markup,
       maxChars: config.limits.maxCharsPerRequest,
       maxPages: config.limits.maxPagesPerRequest,
-      maxOcrPages: 0,
+      maxOcrPages: config.ocr.syncMaxPages,
       timeoutMs: config.limits.extractTimeoutMs,
       maxSheetCells: config.limits.maxSheetCells,
+      maxEmailDepth: config.limits.maxEmailDepth,
     }),
     officeparserReader,
   ];

@@ -5,8 +5,9 @@
 - EML: Python's standard library (email.parser, policy.default): the text/plain body (else the HTML's text
   through html.parser), then each attachment by its own reader: pandoc for DOCX/ODT/EPUB/RTF, `pdftotext
   -layout` (poppler-utils) for PDF, the text itself for text parts, recursively for attached e-mails.
-- MSG: no second reader is installed here (pandoc and the standard library do not read Outlook items); none
-  is written.
+- MSG: msgconvert (Debian's libemail-outlook-message-perl, `apt-get install --no-install-recommends
+  libemail-outlook-message-perl libemail-address-perl`; Perl's Email::Outlook::Message, a reader independent of
+  the service's msgreader) turns the Outlook item into a MIME message, read as EML above.
 
 Run from the repository root: python3 scripts/make-format-references.py. Deterministic for a given pandoc and
 poppler."""
@@ -39,6 +40,13 @@ def pdftotext(data: bytes) -> str:
         f.write(data)
         f.flush()
         return subprocess.run(["pdftotext", "-layout", f.name, "-"], check=True, capture_output=True, text=True).stdout
+
+
+def msgconvert(fixture: Path) -> bytes:
+    with tempfile.TemporaryDirectory() as out:
+        eml = Path(out) / "item.eml"
+        subprocess.run(["msgconvert", "--outfile", str(eml), str(fixture)], check=True, capture_output=True)
+        return eml.read_bytes()
 
 
 class Text(HTMLParser):
@@ -94,6 +102,8 @@ for fixture in sorted(folder.iterdir()):
         text = pandoc(fixture.read_bytes(), suffix)
     elif suffix == ".eml":
         text = message_text(email.message_from_bytes(fixture.read_bytes(), policy=email.policy.default))
+    elif suffix == ".msg":
+        text = message_text(email.message_from_bytes(msgconvert(fixture), policy=email.policy.default))
     else:
         continue
     fixture.with_name(fixture.name + ".ref.txt").write_text(text.strip() + "\n")

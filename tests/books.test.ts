@@ -169,6 +169,33 @@ describe("EPUB", () => {
     const noPackage = zipSync({ mimetype: [strToU8("application/epub+zip"), { level: 0 }], "a.xhtml": strToU8("x") });
     await refused(read(noPackage), 400, "corrupted_document");
   });
+
+  it("counts the elements of the package and of all chapters against one budget, refusing a book past it", async () => {
+    const small = { markup: { maxDepth: LIMITS.markup.maxDepth, maxElements: 5_000 } };
+    // Three chapters of 2,000 elements each: every one under the budget, the book over it.
+    const spread = epub(
+      {
+        "OEBPS/toc.ncx": NCX,
+        "OEBPS/text/b two.xhtml": xhtml("<span>b</span>".repeat(2_000)),
+        "OEBPS/text/a.xhtml": xhtml("<span>a</span>".repeat(2_000)),
+        "OEBPS/text/c.xhtml": xhtml("<span>c</span>".repeat(2_000)),
+      },
+      EPUB2_OPF.replace(
+        "</manifest>",
+        '<item id="c" href="text/c.xhtml" media-type="application/xhtml+xml"/></manifest>',
+      ).replace("</spine>", '<itemref idref="c"/></spine>'),
+    );
+    const error = await refused(read(spread, small), 400, "document_too_complex");
+    expect(error.message).toContain("5,000 elements");
+    // The same book is read under the default budget.
+    expect((await read(spread)).text).toContain("cccc");
+
+    // A package document of 300,000 empty elements (2 MB), under the default budget's bytes, over its elements.
+    const items = '<meta name="x"/>'.repeat(300_000);
+    const hugePackage = epub(EPUB2_FILES, EPUB2_OPF.replace("<metadata/>", `<metadata>${items}</metadata>`));
+    const huge = await refused(read(hugePackage), 400, "document_too_complex");
+    expect(huge.message).toContain(`${LIMITS.markup.maxElements.toLocaleString("en-US")} elements`);
+  });
 });
 
 describe("ODT", () => {
@@ -204,6 +231,27 @@ describe("ODT", () => {
     const detected = await detect(bomb, {});
     expect(detected.kind).toBe("odt");
     await refused(read(bomb), 413, "zip_bomb");
+  });
+
+  it("refuses content nested too deep, and more elements than the budget even where they make no HTML", async () => {
+    const odt = (body: string) =>
+      zipSync({
+        mimetype: [strToU8("application/vnd.oasis.opendocument.text"), { level: 0 }],
+        "content.xml": strToU8(
+          `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>${body}</office:text></office:body></office:document-content>`,
+        ),
+      });
+    const fine = await read(odt("<text:p>Plain words.</text:p>"));
+    expect(fine.text).toBe("Plain words.");
+
+    const deep = odt("<text:span>".repeat(20_000) + "x");
+    const tooDeep = await refused(read(deep), 400, "document_too_complex");
+    expect(tooDeep.message).toContain(`${LIMITS.markup.maxDepth} deep`);
+
+    // Bookmarks become no HTML element, so the HTML converter's own count never sees them.
+    const marks = odt(`<text:p>Marked${'<text:bookmark text:name="m"/>'.repeat(300_000)}</text:p>`);
+    const many = await refused(read(marks), 400, "document_too_complex");
+    expect(many.message).toContain(`${LIMITS.markup.maxElements.toLocaleString("en-US")} elements`);
   });
 });
 

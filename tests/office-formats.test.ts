@@ -8,7 +8,9 @@ import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { detect } from "@/lib/extract/detect";
+import { chartData } from "@/lib/extract/office/chart";
 import { estimatePages } from "@/lib/extract/page-count";
+import { ElementBudget, parseXml } from "@/lib/extract/xml";
 import { documentKind, pagesFromCsv, slidesFromPptx } from "@/web/pages";
 
 const LIMITS: ExtractLimits = {
@@ -139,6 +141,48 @@ describe("PPTX", () => {
     expect((await extractDocument(doc, config)).text).toContain("## Notes");
   });
 
+  it("writes a chart's cached data as a table under its title, and pictures' alt text in place", async () => {
+    const doc = await read("markitdown-test.pptx");
+    expect(section(doc, 4)).toContain(
+      [
+        "Chart: a3f6004b-6f4f-4ea8-bee3-3741f4dc385f",
+        "",
+        "|  | Series 1 |",
+        "| --- | --- |",
+        "| 2000 | 2000 |",
+        "| 2001 | 2001 |",
+        "| 2002 | 2002 |",
+        "| 2003 | 2003 |",
+      ].join("\n"),
+    );
+    expect(section(doc, 2)).toContain(
+      "_(Image: The first page of the AutoGen ArXiv paper.  44bf7d06-5e7a-4a40-a2e1-a2e42ef28c8a)_",
+    );
+    expect(section(doc, 6)).toContain("_(Image: This phrase of the caption is Human-written.)_");
+  });
+
+  it("reads a chart's series, categories and gaps from the part's caches, whatever indices it claims", () => {
+    const pt = (idx: number | string, v: string) => `<c:pt idx="${idx}"><c:v>${v}</c:v></c:pt>`;
+    const ser = (name: string, cat: string, val: string) =>
+      `<c:ser><c:tx><c:strRef><c:strCache>${pt(0, name)}</c:strCache></c:strRef></c:tx><c:cat><c:strRef><c:strCache>${cat}</c:strCache></c:strRef></c:cat><c:val><c:numRef><c:numCache>${val}</c:numCache></c:numRef></c:val></c:ser>`;
+    const xml = `<c:chartSpace xmlns:c="c" xmlns:a="a"><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Sales</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:barChart>${ser(
+      "North",
+      pt(0, "Q1") + pt(1, "Q2") + pt(999_999_999, "Q9"),
+      pt(0, "10") + pt(999_999_999, "90"),
+    )}${ser("South", pt(0, "Q1") + pt(1, "Q2"), pt(0, "5") + pt(1, "7"))}</c:barChart></c:plotArea></c:chart></c:chartSpace>`;
+    expect(chartData(parseXml(xml, new ElementBudget(1000)))).toEqual({
+      title: "Sales",
+      rows: [
+        ["", "North", "South"],
+        ["Q1", "10", "5"],
+        ["Q2", "", "7"],
+        ["Q9", "90", ""],
+      ],
+    });
+    // A part with more elements than the document's budget is refused while it is parsed.
+    expect(() => parseXml(xml, new ElementBudget(20))).toThrow(ApiError);
+  });
+
   it("gives every chunk the slides it covers as page_start and page_end", async () => {
     const doc = await read("markitdown-test.pptx");
     const { chunks } = await chunkExtracted(doc, "structure", { maxTokens: 64, overlapTokens: 0 }, context);
@@ -173,6 +217,28 @@ describe("ODP", () => {
     const without = await read("officeparser-test.odp", { includeNotes: false });
     expect(without.text).not.toContain("## Notes");
     expect(without.text).not.toContain("Slide Note 1.");
+  });
+});
+
+describe("ODP written by LibreOffice", () => {
+  it("reads a chart's own data table, pictures' alt text, and a table whose frame also holds its rendering", async () => {
+    const doc = await read("libreoffice-markitdown-test.odp");
+    expect(doc.kind).toBe("odp");
+    expect(section(doc, 4)).toContain(
+      "Chart: a3f6004b-6f4f-4ea8-bee3-3741f4dc385f\n\n|  | Series 1 |\n| --- | --- |\n| 2000 | 2000 |",
+    );
+    expect(section(doc, 2)).toContain("_(Image: The first page of the AutoGen ArXiv paper.");
+    expect(section(doc, 3)).toContain(
+      "| ColA | ColB | ColC | ColD | ColE | ColF |\n| --- | --- | --- | --- | --- | --- |",
+    );
+    const tables = await read("libreoffice-pandoc-tables.odp");
+    expect(section(tables, 1)).toContain(
+      "| Right | Left | Center | Default |\n| --- | --- | --- | --- |\n| 12 | 12 | 12 | 12 |",
+    );
+    const notes = await read("libreoffice-pandoc-speaker-notes.odp");
+    expect(section(notes, 1)).toBe(
+      "# Slide 1\n\nHere is a slide.\n\n## Notes\n\nHere is a note.\n\nHere is some other formatting.",
+    );
   });
 });
 
@@ -262,6 +328,33 @@ describe("XLSX and ODS", () => {
     for (const line of all) expected.set(line, (expected.get(line) ?? 0) + 1);
     expect(rows).toEqual(expected);
   });
+});
+
+describe("a real 5,000-row sheet (LibreOffice's XLSX, ODS and TSV of Unicode's data)", () => {
+  it.each(["unicode-data-5000.xlsx", "unicode-data-5000.ods", "unicode-data-5000.tsv"])(
+    "%s: every chunk of the table starts with its header row, every row whole and once",
+    async (name) => {
+      const doc = await read(name);
+      const header =
+        "| Code point | Name | General category | Combining class | Bidi class | Decomposition | Decimal digit | Digit | Numeric | Bidi mirrored | Unicode 1 name | ISO comment | Uppercase | Lowercase | Titlecase |";
+      const all = doc.text.split("\n").filter((line) => /^\| [0-9A-F]{4} \|/.test(line));
+      expect(all).toHaveLength(5000);
+      expect(all[0]).toBe("| 0000 | <control> | Cc | 0 | BN |  |  |  |  | N | NULL |  |  |  |  |");
+      const { chunks } = await chunkExtracted(doc, "structure", { maxTokens: 300, overlapTokens: 0 }, context);
+      expect(chunks.length).toBeGreaterThan(50);
+      const seen: string[] = [];
+      for (const chunk of chunks) {
+        const lines = chunk.text.split("\n");
+        const rows = lines.filter((line) => /^\| [0-9A-F]{4} \|/.test(line));
+        if (rows.length === 0) continue;
+        expect(lines).toContain(header);
+        // Fifteen cells, closed: no row cut.
+        for (const row of rows) expect(row.split(" | ")).toHaveLength(15);
+        seen.push(...rows);
+      }
+      expect(seen).toEqual(all);
+    },
+  );
 });
 
 describe("CSV and TSV", () => {

@@ -1,27 +1,25 @@
 """Reference texts for the formats evaluation (eval/formats.ts), written by
 readers independent of Chunkwise's: openpyxl (XLSX, cached values), odfpy
-(ODS, ODP: every paragraph of each page and its notes), Python's csv module (CSV/TSV, the encoding named below), and for PPTX,
-which no Debian package reads, the standard library's zipfile and
-ElementTree over the slide parts in presentation order.
+(ODS; ODP: every paragraph of each page and its notes, and each table's rows),
+Python's csv module (CSV/TSV, the encoding named below), and for PPTX
+LibreOffice Impress (`soffice --headless --convert-to odp`, its own PPTX
+import filter) followed by the ODP reader above.
 
     /usr/bin/python3 eval/formats/make-references.py tests/fixtures/formats
 
 Writes <fixture>.ref.txt beside each fixture: its words as text, and each
 table's rows as lines "|<TAB>a<TAB>b" followed by a blank line. Needs Debian's
-python3-openpyxl and python3-odf.
+python3-openpyxl, python3-odf and libreoffice-impress
+(`apt-get install --no-install-recommends libreoffice-impress`).
 """
 import csv
 import io
 import os
-import posixpath
+import shutil
+import subprocess
+import tempfile
 import sys
-import zipfile
-import xml.etree.ElementTree as ET
 
-A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
-P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
-R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-PR = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 
 # CSV fixtures not in UTF-8, as their sources say.
 CSV_ENCODINGS = {"markitdown-mskanji.csv": "cp932", "spectrum-latin1.csv": "cp1252"}
@@ -34,48 +32,16 @@ def row(cells):
     return "|\t" + "\t".join(" ".join(str(c).split()) for c in cells)
 
 
-def rels(z, part):
-    folder, name = posixpath.split(part)
-    path = posixpath.join(folder, "_rels", name + ".rels")
-    if path not in z.namelist():
-        return {}
-    out = {}
-    for rel in ET.fromstring(z.read(path)).iter(PR + "Relationship"):
-        out[rel.get("Id")] = (rel.get("Type"), posixpath.normpath(posixpath.join(folder, rel.get("Target"))))
-    return out
-
-
-def para_text(p):
-    return "".join(t.text or "" for t in p.iter(A + "t"))
-
-
 def pptx(path):
-    z = zipfile.ZipFile(path)
-    pres = ET.fromstring(z.read("ppt/presentation.xml"))
-    targets = rels(z, "ppt/presentation.xml")
-    out = []
-    for sld in pres.iter(P + "sldId"):
-        part = targets[sld.get(R + "id")][1]
-        slide = ET.fromstring(z.read(part))
-        in_tables = set()
-        for tbl in slide.iter(A + "tbl"):
-            for tr in tbl.iter(A + "tr"):
-                cells = [" ".join(para_text(p) for p in tc.iter(A + "p")).strip() for tc in tr.iter(A + "tc")]
-                in_tables.update(id(p) for tc in tr.iter(A + "tc") for p in tc.iter(A + "p"))
-                if any(cells):
-                    out.append(row(cells))
-            out.append("")
-        for p in slide.iter(A + "p"):
-            if id(p) not in in_tables and para_text(p).strip():
-                out.append(para_text(p))
-        for kind, target in rels(z, part).values():
-            if kind.endswith("/notesSlide"):
-                notes = ET.fromstring(z.read(target))
-                for sp in notes.iter(P + "sp"):
-                    ph = sp.find(f".//{P}ph")
-                    if ph is not None and ph.get("type") == "body":
-                        out.extend(para_text(p) for p in sp.iter(A + "p") if para_text(p).strip())
-    return out
+    """LibreOffice's PPTX import, written out as ODP, read by odp() below."""
+    with tempfile.TemporaryDirectory() as out:
+        copy = os.path.join(out, "deck.pptx")
+        shutil.copy(path, copy)
+        subprocess.run(
+            ["soffice", "--headless", "--convert-to", "odp", "--outdir", out, copy],
+            check=True, capture_output=True, timeout=300,
+        )
+        return odp(os.path.join(out, "deck.odp"))
 
 
 def xlsx(path):
@@ -145,22 +111,47 @@ def odp(path):
     from odf.text import P, H
     from odf import teletype
 
+    from odf.table import Table, TableRow, TableCell
+
     doc = load(path)
     out = []
     for page in doc.presentation.getElementsByType(Page):
         for para in page.getElementsByType(P) + page.getElementsByType(H):
             text = teletype.extractText(para).strip()
-            # The notes page's page-number field.
-            if text and not text.isdigit():
+            # The notes page's page-number field; table cells are scored as the rows below.
+            if text and not text.isdigit() and not in_table_or_chrome(para):
                 out.append(text)
+        for table in page.getElementsByType(Table):
+            for tr in table.getElementsByType(TableRow):
+                cells = [teletype.extractText(tc).strip() for tc in tr.getElementsByType(TableCell)]
+                if any(cells):
+                    out.append(row(cells))
+            out.append("")
     return out
+
+
+CHROME = {"page-number", "footer", "date-time", "header"}
+
+
+def in_table_or_chrome(node):
+    """Inside a table cell, or a frame showing the page number, footer, date or header."""
+    while node is not None and getattr(node, "qname", None) is not None:
+        name = node.qname[1]
+        if name == "table-cell":
+            return True
+        if name == "frame":
+            cls = node.attributes.get(("urn:oasis:names:tc:opendocument:xmlns:presentation:1.0", "class"))
+            if cls in CHROME:
+                return True
+        node = node.parentNode
+    return False
 
 
 def csv_text(path, name):
     raw = open(path, "rb").read()
     text = raw.decode(CSV_ENCODINGS.get(name, "utf-8-sig"))
     try:
-        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",\t;|")
+        dialect = csv.excel_tab if name.endswith(".tsv") else csv.Sniffer().sniff(text[:4096], delimiters=",\t;|")
     except csv.Error:
         dialect = csv.excel
     out = [row(cells) for cells in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in cells)]

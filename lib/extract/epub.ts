@@ -1,12 +1,20 @@
 import { posix } from "node:path";
-import { DomUtils, parseDocument } from "htmlparser2";
-import type { Element } from "domhandler";
+import { DomHandler, type Element } from "domhandler";
+import { DomUtils, Parser, parseDocument } from "htmlparser2";
 import { openArchive, type Archive } from "@/lib/extract/archive";
 import { failures } from "@/lib/extract/failures";
 import { htmlToMarkdown } from "@/lib/extract/html";
 import type { ExtractLimits, PageRange } from "@/lib/extract/types";
 import { withWorker } from "@/lib/extract/worker";
-import { attribute, elements, localName, parseXml, textOf } from "@/lib/extract/xml-tree";
+import {
+  attrByLocalName as attribute,
+  descendants,
+  ElementBudget,
+  localName,
+  parseXml,
+  textOf,
+  type XmlElement,
+} from "@/lib/extract/xml";
 
 /**
  * EPUB 2 and 3 → Markdown, one chapter (spine item) after another, each
@@ -19,6 +27,9 @@ import { attribute, elements, localName, parseXml, textOf } from "@/lib/extract/
  *   its title from the table of contents (EPUB 3's nav, else EPUB 2's NCX).
  * - Images: their alt text is kept in place ("(Image: …)"); images without
  *   one, or whose alt is a file name, are dropped.
+ * - Hostile books: each part's nesting is bounded by the archive reader; the
+ *   elements of the package files and of all chapters together by one
+ *   ElementBudget (MARKUP_MAX_ELEMENTS), counted as they are parsed.
  * - DRM: a book whose chapters META-INF/encryption.xml lists as encrypted
  *   (Adobe ADEPT, Readium LCP, ...) cannot be read: refused as drm_protected.
  *   Font obfuscation (IDPF, Adobe) encrypts fonts only and is no obstacle.
@@ -46,12 +57,14 @@ export async function extractEpub(
   limits: Pick<ExtractLimits, "maxUnpackedBytes" | "markup" | "timeoutMs">,
 ): Promise<EpubText> {
   const archive = await openArchive(bytes, limits, { isMarkup, damaged: () => damaged() });
-  const opfPath = packagePath(archive);
+  const budget = new ElementBudget(limits.markup.maxElements);
+  const xml = (text: string) => parseXml(text, budget);
+  const opfPath = packagePath(archive, xml);
   const opf = archive.text(opfPath);
   if (opf === undefined) throw damaged(`its package ${opfPath} is missing`);
-  const book = readPackage(opf, posix.dirname(opfPath));
-  refuseEncrypted(archive, book.chapters);
-  const titles = tableOfContents(archive, book);
+  const book = readPackage(xml(opf), posix.dirname(opfPath));
+  refuseEncrypted(archive, book.chapters, xml);
+  const titles = tableOfContents(archive, book, xml);
 
   return withWorker({ timeoutMs: limits.timeoutMs, damaged: () => damaged() }, async (worker) => {
     let text = "";
@@ -59,7 +72,11 @@ export async function extractEpub(
     for (const chapter of book.chapters) {
       const source = archive.text(chapter.path);
       if (source === undefined) continue;
-      const markdown = await htmlToMarkdown(worker, chapterHtml(source, titles.get(chapter.path)), limits.markup);
+      const markdown = await htmlToMarkdown(
+        worker,
+        chapterHtml(source, titles.get(chapter.path), budget),
+        limits.markup,
+      );
       if (markdown === "") continue;
       if (text !== "") text += "\n\n";
       chapters.push({ number: chapter.number, start: text.length, end: text.length + markdown.length });
@@ -69,11 +86,15 @@ export async function extractEpub(
   });
 }
 
+type ParseXml = (text: string) => XmlElement;
+const elements = (root: XmlElement, ...names: string[]) => descendants(root, names);
+const textIn = (element: XmlElement) => textOf(element).replace(/\s+/g, " ").trim();
+
 /** META-INF/container.xml's first package document. */
-function packagePath(archive: Archive): string {
+function packagePath(archive: Archive, xml: ParseXml): string {
   const container = archive.text("META-INF/container.xml");
   if (container === undefined) throw damaged("META-INF/container.xml is missing");
-  const rootfile = elements(parseXml(container), "rootfile").find(
+  const rootfile = elements(xml(container), "rootfile").find(
     (element) =>
       (attribute(element, "media-type") ?? "application/oebps-package+xml") === "application/oebps-package+xml",
   );
@@ -90,8 +111,7 @@ interface Book {
   ncx?: string;
 }
 
-function readPackage(opf: string, base: string): Book {
-  const doc = parseXml(opf);
+function readPackage(doc: XmlElement, base: string): Book {
   const items = new Map<string, { path: string; type: string; properties: string }>();
   for (const item of elements(doc, "item")) {
     const id = attribute(item, "id");
@@ -128,11 +148,11 @@ function resolve(base: string, href: string): string {
   return posix.normalize(posix.join(base, decoded)).replace(/^\.\//, "");
 }
 
-function refuseEncrypted(archive: Archive, chapters: Chapter[]): void {
+function refuseEncrypted(archive: Archive, chapters: Chapter[], xml: ParseXml): void {
   const encryption = archive.text("META-INF/encryption.xml");
   if (encryption === undefined) return;
   const encrypted = new Set<string>();
-  for (const data of elements(parseXml(encryption), "EncryptedData")) {
+  for (const data of elements(xml(encryption), "EncryptedData")) {
     const method = elements(data, "EncryptionMethod")[0];
     if (FONT_OBFUSCATION.has((method && attribute(method, "Algorithm")) ?? "")) continue;
     for (const reference of elements(data, "CipherReference")) {
@@ -144,7 +164,7 @@ function refuseEncrypted(archive: Archive, chapters: Chapter[]): void {
 }
 
 /** The first title the table of contents gives each chapter file. */
-function tableOfContents(archive: Archive, book: Book): Map<string, string> {
+function tableOfContents(archive: Archive, book: Book, xml: ParseXml): Map<string, string> {
   const titles = new Map<string, string>();
   const add = (base: string, href: string | undefined, title: string) => {
     if (!href || !title) return;
@@ -154,17 +174,17 @@ function tableOfContents(archive: Archive, book: Book): Map<string, string> {
   const nav = book.nav && archive.text(book.nav);
   if (nav && book.nav) {
     const base = posix.dirname(book.nav);
-    const navs = elements(parseXml(nav), "nav");
+    const navs = elements(xml(nav), "nav");
     const toc = navs.find((n) => (attribute(n, "type") ?? "").split(/\s+/).includes("toc")) ?? navs[0];
-    for (const link of toc ? elements(toc, "a") : []) add(base, attribute(link, "href"), textOf(link));
+    for (const link of toc ? elements(toc, "a") : []) add(base, attribute(link, "href"), textIn(link));
   }
   const ncx = book.ncx && archive.text(book.ncx);
   if (titles.size === 0 && ncx && book.ncx) {
     const base = posix.dirname(book.ncx);
-    for (const point of elements(parseXml(ncx), "navPoint")) {
+    for (const point of elements(xml(ncx), "navPoint")) {
       const label = elements(point, "navLabel")[0];
       const content = elements(point, "content")[0];
-      if (label && content) add(base, attribute(content, "src"), textOf(label));
+      if (label && content) add(base, attribute(content, "src"), textIn(label));
     }
   }
   return titles;
@@ -179,17 +199,34 @@ const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
  * The chapter's HTML for the converter: images replaced by their alt text, and
  * the table of contents' title as a heading when the chapter has none.
  */
-function chapterHtml(source: string, title: string | undefined): string {
-  const doc = parseDocument(source, { xmlMode: false, decodeEntities: true });
-  for (const image of DomUtils.findAll((e) => localName(e) === "img" || localName(e) === "image", doc.children)) {
+function chapterHtml(source: string, title: string | undefined, budget: ElementBudget): string {
+  const doc = parseChapter(source, budget);
+  const tag = (e: Element) => localName(e.name);
+  for (const image of DomUtils.findAll((e) => tag(e) === "img" || tag(e) === "image", doc.children)) {
     const alt = (image.attribs.alt ?? "").trim();
     if (alt === "" || FILE_NAME.test(alt)) DomUtils.removeElement(image);
     else DomUtils.replaceElement(image, parseDocument(`<em>(Image: ${escapeHtml(alt)})</em>`).children[0] as Element);
   }
-  const body = DomUtils.findOne((e) => localName(e) === "body", doc.children) ?? doc;
+  const body = DomUtils.findOne((e) => tag(e) === "body", doc.children) ?? doc;
   const html = DomUtils.getInnerHTML(body, { xmlMode: false });
-  const hasHeading = DomUtils.existsOne((e) => HEADINGS.has(localName(e)), body.children);
+  const hasHeading = DomUtils.existsOne((e) => HEADINGS.has(tag(e)), body.children);
   return title && !hasHeading ? `<h1>${escapeHtml(title)}</h1>\n${html}` : html;
+}
+
+/**
+ * A chapter as htmlparser2's DOM (its serializer writes the HTML back), every
+ * element taken from the book's budget as it is built: the HTML converter's own
+ * check sees one chapter at a time, after this tree exists.
+ */
+function parseChapter(source: string, budget: ElementBudget) {
+  const handler = new (class extends DomHandler {
+    override onopentag(name: string, attribs: Record<string, string>) {
+      budget.take();
+      super.onopentag(name, attribs);
+    }
+  })();
+  new Parser(handler, { xmlMode: false, decodeEntities: true }).end(source);
+  return handler.root;
 }
 
 const escapeHtml = (text: string) =>

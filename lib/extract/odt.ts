@@ -1,17 +1,26 @@
-import { type Element, isTag, isText, type Node } from "domhandler";
 import { openArchive } from "@/lib/extract/archive";
 import { failures } from "@/lib/extract/failures";
 import { htmlToMarkdown } from "@/lib/extract/html";
 import type { ExtractLimits } from "@/lib/extract/types";
 import { withWorker } from "@/lib/extract/worker";
-import { attribute, elements, localName, parseXml, type Document } from "@/lib/extract/xml-tree";
+import {
+  attrByLocalName as attribute,
+  childElements,
+  descendants,
+  ElementBudget,
+  firstChild,
+  parseXml,
+  type XmlElement,
+  type XmlNode,
+} from "@/lib/extract/xml";
 
 /**
  * ODT → HTML → Markdown, like DOCX: headings (text:h and its outline level),
  * lists (numbered when their list style numbers them), tables (header rows,
  * spans), footnotes and endnotes (a numbered reference in place, the notes
  * listed at the end, as mammoth does for DOCX). content.xml comes through the
- * one zip reader and its budgets.
+ * one zip reader and its budgets; its elements (and styles.xml's) are counted
+ * against MARKUP_MAX_ELEMENTS as the tree is built.
  *
  * Written here: no maintained JS package reads ODT into structure (odt2html
  * and officeparser give flat text); the format is one XML part walked below.
@@ -43,22 +52,23 @@ export async function extractOdt(
   const archive = await openArchive(bytes, limits, { isMarkup, damaged: () => damaged() });
   const content = archive.text("content.xml");
   if (content === undefined) throw damaged("content.xml is missing");
-  const doc = parseXml(content);
+  const budget = new ElementBudget(limits.markup.maxElements);
+  const doc = parseXml(content, budget);
   const styles = archive.text("styles.xml");
-  const html = new OdtHtml(numberedListStyles([doc, ...(styles ? [parseXml(styles)] : [])])).document(doc);
+  const html = new OdtHtml(numberedListStyles([doc, ...(styles ? [parseXml(styles, budget)] : [])])).document(doc);
   return withWorker({ timeoutMs: limits.timeoutMs, damaged: () => damaged() }, (worker) =>
     htmlToMarkdown(worker, html, limits.markup),
   );
 }
 
 /** The list styles whose first level numbers its items (others are bullets). */
-function numberedListStyles(docs: Document[]): Set<string> {
+function numberedListStyles(docs: XmlElement[]): Set<string> {
   const numbered = new Set<string>();
   for (const doc of docs)
-    for (const style of elements(doc, "list-style")) {
-      const first = style.children.find(isTag);
+    for (const style of descendants(doc, ["list-style"])) {
+      const first = childElements(style)[0];
       const name = attribute(style, "name");
-      if (name && first && localName(first) === "list-level-style-number") numbered.add(name);
+      if (name && first && first.name === "list-level-style-number") numbered.add(name);
     }
   return numbered;
 }
@@ -68,10 +78,9 @@ class OdtHtml {
 
   constructor(private readonly numbered: Set<string>) {}
 
-  document(doc: Document): string {
-    const body = elements(doc, "text")
-      .filter((e) => e.parent && (e.parent as Element).name !== undefined && localName(e.parent as Element) === "body")
-      .at(0);
+  document(doc: XmlElement): string {
+    const root = childElements(doc)[0];
+    const body = root && firstChild(root, "body") && firstChild(firstChild(root, "body")!, "text");
     if (!body) throw damaged("it has no text body");
     const html = this.children(body, undefined);
     if (this.notes.length === 0) return html;
@@ -79,15 +88,14 @@ class OdtHtml {
     return `${html}<hr><ol>${items}</ol>`;
   }
 
-  private children(parent: Element, listStyle: string | undefined): string {
+  private children(parent: XmlElement, listStyle: string | undefined): string {
     return parent.children.map((child) => this.node(child, listStyle)).join("");
   }
 
-  private node(node: Node, listStyle: string | undefined): string {
-    if (isText(node)) return escapeHtml(node.data);
-    if (!isTag(node)) return "";
+  private node(node: XmlNode, listStyle: string | undefined): string {
+    if (typeof node === "string") return escapeHtml(node);
     const element = node;
-    const name = localName(element);
+    const name = element.name;
     if (SKIPPED.has(name)) return "";
     const inner = () => this.children(element, listStyle);
     switch (name) {
@@ -120,9 +128,9 @@ class OdtHtml {
       case "line-break":
         return "<br>";
       case "frame": {
-        const title = elements(element, "title", "desc").map((e) => this.children(e, listStyle).trim());
+        const title = descendants(element, ["title", "desc"]).map((e) => this.children(e, listStyle).trim());
         const alt = title.find((t) => t !== "");
-        const text = elements(element, "text-box").map((box) => this.children(box, listStyle));
+        const text = descendants(element, ["text-box"]).map((box) => this.children(box, listStyle));
         return `${alt ? `<em>(Image: ${alt})</em>` : ""}${text.join("")}`;
       }
       case "title":
@@ -134,14 +142,12 @@ class OdtHtml {
     }
   }
 
-  private table(table: Element): string {
+  private table(table: XmlElement): string {
     const rows: string[] = [];
     const head: string[] = [];
-    const visit = (parent: Element, inHead: boolean) => {
-      for (const child of parent.children) {
-        if (!isTag(child)) continue;
-        const element = child;
-        const name = localName(element);
+    const visit = (parent: XmlElement, inHead: boolean) => {
+      for (const element of childElements(parent)) {
+        const name = element.name;
         if (name === "table-row") (inHead ? head : rows).push(this.row(element, inHead));
         else if (name === "table-header-rows") visit(element, true);
         else if (name === "table-rows" || name === "table-row-group") visit(element, inHead);
@@ -152,21 +158,19 @@ class OdtHtml {
     return `<table>${thead}<tbody>${rows.join("")}</tbody></table>`;
   }
 
-  private row(row: Element, inHead: boolean): string {
+  private row(row: XmlElement, inHead: boolean): string {
     const cell = inHead ? "th" : "td";
-    const cells = row.children
-      .filter((c): c is Element => isTag(c) && localName(c) === "table-cell")
-      .map((c) => {
-        const colspan = Number(attribute(c, "number-columns-spanned") ?? 1);
-        const rowspan = Number(attribute(c, "number-rows-spanned") ?? 1);
-        const spans = `${colspan > 1 ? ` colspan="${colspan}"` : ""}${rowspan > 1 ? ` rowspan="${rowspan}"` : ""}`;
-        return `<${cell}${spans}>${this.children(c, undefined)}</${cell}>`;
-      });
+    const cells = childElements(row, "table-cell").map((c) => {
+      const colspan = Number(attribute(c, "number-columns-spanned") ?? 1);
+      const rowspan = Number(attribute(c, "number-rows-spanned") ?? 1);
+      const spans = `${colspan > 1 ? ` colspan="${colspan}"` : ""}${rowspan > 1 ? ` rowspan="${rowspan}"` : ""}`;
+      return `<${cell}${spans}>${this.children(c, undefined)}</${cell}>`;
+    });
     return `<tr>${cells.join("")}</tr>`;
   }
 
-  private note(note: Element): string {
-    const body = elements(note, "note-body")[0];
+  private note(note: XmlElement): string {
+    const body = descendants(note, ["note-body"])[0];
     if (!body) return "";
     this.notes.push(this.children(body, undefined));
     const n = this.notes.length;

@@ -8,7 +8,7 @@ import { joinSections } from "@/lib/extract/office/sections";
 import { CellCounter } from "@/lib/extract/office/sheet-table";
 import { workbookText } from "@/lib/extract/office/workbook";
 import { readXlsx } from "@/lib/extract/office/xlsx";
-import { ElementBudget } from "@/lib/extract/office/xml";
+import { ElementBudget } from "@/lib/extract/xml";
 import type { ExtractLimits, PageRange } from "@/lib/extract/types";
 
 /**

@@ -1,5 +1,6 @@
 import { failures } from "@/lib/extract/failures";
 import type { OfficeArchive } from "@/lib/extract/office/archive";
+import type { ChartData } from "@/lib/extract/office/chart";
 import type { Section } from "@/lib/extract/office/sections";
 import { type PlacedBlock, type SlideContent, slideMarkdown } from "@/lib/extract/office/slide-markdown";
 import {
@@ -9,8 +10,9 @@ import {
   findAll,
   findFirst,
   parseXml,
+  textOf,
   type XmlElement,
-} from "@/lib/extract/office/xml";
+} from "@/lib/extract/xml";
 
 /**
  * ODP (OpenDocument presentation) → one section per slide (`draw:page`, in
@@ -19,7 +21,9 @@ import {
  * text and tables follow top to bottom, then left to right (`svg:x`/`svg:y`;
  * a group's shapes carry page coordinates already); lists keep their
  * nesting; speaker notes (`presentation:notes`) follow under "## Notes" when
- * asked for.
+ * asked for. A chart (an embedded object whose content.xml holds
+ * `chart:chart`) becomes the table of data ODF stores inside it; a picture
+ * its alt text (`svg:desc`, else `svg:title`).
  */
 export function readOdp(archive: OfficeArchive, budget: ElementBudget, options: { includeNotes: boolean }): Section[] {
   const xml = archive.text("content.xml");
@@ -28,9 +32,13 @@ export function readOdp(archive: OfficeArchive, budget: ElementBudget, options: 
   if (!presentation) throw failures.corruptedOffice("presentation");
   const pages = childElements(presentation, "page");
   if (pages.length === 0) throw failures.emptyDocument();
+  const chartOf = (href: string): ChartData | undefined => {
+    const objectXml = archive.text(`${href.replace(/^\.\//, "").replace(/\/$/, "")}/content.xml`);
+    return objectXml === undefined ? undefined : odfChart(parseXml(objectXml, budget));
+  };
   return pages.map((page, i) => {
     const content: SlideContent = { blocks: [] };
-    walk(page, content);
+    walk(page, content, chartOf);
     if (options.includeNotes) {
       const notes = firstChildNamed(page, "notes");
       if (notes) {
@@ -48,11 +56,14 @@ export function readOdp(archive: OfficeArchive, budget: ElementBudget, options: 
 
 const firstChildNamed = (element: XmlElement, name: string) => childElements(element, name)[0];
 
-function walk(container: XmlElement, content: SlideContent): void {
+/** Alt text that is only the picture's file name says nothing. */
+const FILE_NAME = /^[\w .-]+\.(?:jpe?g|png|gif|svg|emf|wmf|bmp|webp|tiff?)$/i;
+
+function walk(container: XmlElement, content: SlideContent, chartOf: (href: string) => ChartData | undefined): void {
   for (const shape of childElements(container)) {
     switch (shape.name) {
       case "g":
-        walk(shape, content);
+        walk(shape, content, chartOf);
         break;
       case "frame":
       case "custom-shape":
@@ -61,10 +72,23 @@ function walk(container: XmlElement, content: SlideContent): void {
         const at = { x: length(attr(shape, "svg:x")), y: length(attr(shape, "svg:y")) };
         const kind = attr(shape, "presentation:class");
         if (kind === "page-number" || kind === "footer" || kind === "date-time" || kind === "header") break;
+        const object = firstChildNamed(shape, "object");
+        const chart = object && chartOf(attr(object, "xlink:href") ?? "");
+        if (chart) {
+          content.blocks.push({ ...at, kind: "chart", ...chart });
+          break;
+        }
         const table = firstChildNamed(shape, "table");
         if (table) {
           const rows = tableRows(table);
           if (rows.some((r) => r.some((v) => v.trim() !== ""))) content.blocks.push({ ...at, kind: "table", rows });
+          break;
+        }
+        // A picture (a table's or object's frame also holds one: their rendering for readers without them).
+        if (firstChildNamed(shape, "image") && !firstChildNamed(shape, "text-box")) {
+          const described = firstChildNamed(shape, "desc") ?? firstChildNamed(shape, "title");
+          const alt = described ? textOf(described).trim() : "";
+          if (alt !== "" && !FILE_NAME.test(alt)) content.blocks.push({ ...at, kind: "image", alt });
           break;
         }
         const box = firstChildNamed(shape, "text-box") ?? shape;
@@ -137,4 +161,23 @@ function length(value: string | undefined): number {
   const match = value ? /^(-?[\d.]+)\s*(in|cm|mm|pt|pc|px)?$/.exec(value.trim()) : null;
   if (!match) return 0;
   return Number(match[1]) * (UNITS[match[2] ?? "in"] ?? 1);
+}
+
+/** An embedded chart's own data table (ODF keeps it in the chart's content.xml) and its title. */
+function odfChart(objectContent: XmlElement): ChartData | undefined {
+  // office:chart (the body's kind) holds chart:chart: both are "chart" by their local names.
+  const body = findFirst(objectContent, "chart");
+  const chart = body && (firstChildNamed(body, "chart") ?? body);
+  const table = chart && findFirst(chart, "table");
+  if (!table) return undefined;
+  const rows = tableRows(table).filter((row) => row.some((v) => v.trim() !== ""));
+  if (rows.length === 0) return undefined;
+  const title = firstChildNamed(chart, "title");
+  const titleText = title
+    ? blockParagraphs(title, 0)
+        .map((p) => p.text.trim())
+        .join(" ")
+        .trim()
+    : "";
+  return { title: titleText || undefined, rows };
 }

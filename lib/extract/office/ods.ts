@@ -2,7 +2,7 @@ import { failures } from "@/lib/extract/failures";
 import type { OfficeArchive } from "@/lib/extract/office/archive";
 import type { CellCounter, SheetCells } from "@/lib/extract/office/sheet-table";
 import type { WorkbookSheet } from "@/lib/extract/office/workbook";
-import { localName, streamXml } from "@/lib/extract/office/xml";
+import { localName, streamXml } from "@/lib/extract/xml";
 
 /**
  * ODS (OpenDocument spreadsheet) → sheets of cell values, from content.xml

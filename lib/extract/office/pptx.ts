@@ -1,5 +1,6 @@
 import { failures } from "@/lib/extract/failures";
 import type { OfficeArchive } from "@/lib/extract/office/archive";
+import { chartData, type ChartData } from "@/lib/extract/office/chart";
 import { type Section } from "@/lib/extract/office/sections";
 import { type PlacedBlock, type SlideContent, slideMarkdown } from "@/lib/extract/office/slide-markdown";
 import { relationshipTargets } from "@/lib/extract/office/xlsx";
@@ -13,7 +14,7 @@ import {
   parseXml,
   textOf,
   type XmlElement,
-} from "@/lib/extract/office/xml";
+} from "@/lib/extract/xml";
 
 /**
  * PPTX (PresentationML) → one section per slide, in the deck's order
@@ -29,6 +30,9 @@ import {
  * - Body placeholders' paragraphs are bullets unless they say otherwise (the
  *   master's body style makes them so); text boxes' are bullets when they
  *   carry a bullet character or numbering.
+ * - Charts: the data their parts cache, as a table (chart.ts) under
+ *   "Chart: <title>". Pictures: their alt text (`descr`), unless empty or a
+ *   file name.
  * - Speaker notes (the notes slide's body placeholder) follow under
  *   "## Notes" when `includeNotes`.
  */
@@ -59,7 +63,12 @@ export async function readPptx(
     const slideRels = relationshipTargets(archive, path, budget);
     const layoutPath = [...slideRels.values()].find((t) => t.type.endsWith("/slideLayout"))?.path;
     const inherited = layoutPath ? inheritedPlaceholders(archive, layoutPath, budget, placements) : [];
-    const content = readShapes(slide, inherited);
+    const chartOf = (rId: string): ChartData | undefined => {
+      const target = slideRels.get(rId);
+      const chartXml = target?.type.endsWith("/chart") ? archive.text(target.path) : undefined;
+      return chartXml === undefined ? undefined : chartData(parseXml(chartXml, budget));
+    };
+    const content = readShapes(slide, { inherited, chartOf });
     if (options.includeNotes) {
       const notesPath = [...slideRels.values()].find((t) => t.type.endsWith("/notesSlide"))?.path;
       const notesXml = notesPath ? archive.text(notesPath) : undefined;
@@ -152,23 +161,40 @@ const TITLE_TYPES = new Set(["title", "ctrTitle"]);
 /** Placeholders that show the slide's number, date or footer: the same on every slide, so not its content. */
 const CHROME_TYPES = new Set(["sldNum", "dt", "ftr", "hdr", "sldImg"]);
 
-function readShapes(slide: XmlElement, inherited: Placeholders[]): SlideContent {
+/** What shapes are read against: the placeholders they may inherit a place from, and the slide's charts by relationship id. */
+interface SlideContext {
+  inherited: Placeholders[];
+  chartOf: (rId: string) => ChartData | undefined;
+}
+
+/** Alt text that is only the picture's file name (what PowerPoint wrote before 2019) says nothing. */
+const FILE_NAME = /^[\w .-]+\.(?:jpe?g|png|gif|svg|emf|wmf|bmp|webp|tiff?)$/i;
+
+function readShapes(slide: XmlElement, context: SlideContext): SlideContent {
   const content: SlideContent = { blocks: [] };
   const tree = findFirst(slide, "spTree");
-  if (tree) walk(tree, identity, inherited, content);
+  if (tree) walk(tree, identity, context, content);
   return content;
 }
 
-function walk(container: XmlElement, transform: Transform, inherited: Placeholders[], content: SlideContent): void {
+function walk(container: XmlElement, transform: Transform, context: SlideContext, content: SlideContent): void {
+  const { inherited } = context;
   for (const shape of childElements(container)) {
     switch (shape.name) {
       case "grpSp":
-        walk(shape, groupTransform(shape, transform), inherited, content);
+        walk(shape, groupTransform(shape, transform), context, content);
         break;
       case "AlternateContent": {
         // The first choice is the content as its writer meant it; the fallback is an older rendering of it.
         const choice = firstChild(shape, "Choice") ?? firstChild(shape, "Fallback");
-        if (choice) walk(choice, transform, inherited, content);
+        if (choice) walk(choice, transform, context, content);
+        break;
+      }
+      case "pic": {
+        const properties = firstChild(firstChild(shape, "nvPicPr") ?? emptyElement, "cNvPr");
+        const alt = (attr(properties ?? emptyElement, "descr") ?? "").trim();
+        if (alt !== "" && !FILE_NAME.test(alt))
+          content.blocks.push({ ...position(shape, placeholderOf(shape), transform, inherited), kind: "image", alt });
         break;
       }
       case "sp": {
@@ -199,6 +225,12 @@ function walk(container: XmlElement, transform: Transform, inherited: Placeholde
         break;
       }
       case "graphicFrame": {
+        const chartRef = findFirst(shape, "chart");
+        const chart = chartRef && context.chartOf(attr(chartRef, "r:id") ?? "");
+        if (chart) {
+          content.blocks.push({ ...position(shape, undefined, transform, inherited), kind: "chart", ...chart });
+          break;
+        }
         const table = findFirst(shape, "tbl");
         if (!table) break;
         // Rows left empty (a template's spare rows) say nothing; a table of nothing but empty cells is left out.

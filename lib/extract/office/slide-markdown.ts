@@ -6,7 +6,12 @@ import { headingText, oneLine } from "@/lib/extract/office/sections";
  * reading order, its speaker notes under a marked sub-heading.
  */
 export type PlacedBlock = { x: number; y: number } & (
-  { kind: "text"; paragraphs: { text: string; level: number; bullet: boolean }[] } | { kind: "table"; rows: string[][] }
+  | { kind: "text"; paragraphs: { text: string; level: number; bullet: boolean }[] }
+  | { kind: "table"; rows: string[][] }
+  /** A chart's cached data: a header row of series names, a row per category. */
+  | { kind: "chart"; title?: string; rows: string[][] }
+  /** A picture's alt text. */
+  | { kind: "image"; alt: string }
 );
 
 export interface SlideContent {
@@ -29,9 +34,7 @@ const SAME_LINE = 0.02;
 export function slideMarkdown(number: number, content: SlideContent): string {
   const title = content.title?.trim();
   const parts = [`# ${title ? headingText(title) : `Slide ${number}`}`];
-  for (const block of readingOrder(content.blocks)) {
-    parts.push(block.kind === "table" ? tableMarkdown(block.rows) : textMarkdown(block.paragraphs));
-  }
+  for (const block of readingOrder(content.blocks)) parts.push(blockMarkdown(block));
   if (content.notes?.trim()) parts.push(NOTES_HEADING, content.notes.trim());
   return parts.join("\n\n");
 }
@@ -51,6 +54,19 @@ export function readingOrder<T extends { x: number; y: number }>(blocks: T[]): T
   }
   ordered.push(...line.sort((a, b) => a.x - b.x));
   return ordered;
+}
+
+function blockMarkdown(block: PlacedBlock): string {
+  switch (block.kind) {
+    case "table":
+      return tableMarkdown(block.rows);
+    case "chart":
+      return `${block.title ? `Chart: ${oneLine(block.title)}` : "Chart"}\n\n${tableMarkdown(block.rows)}`;
+    case "image":
+      return `_(Image: ${oneLine(block.alt).replace(/[_*[\]\\]/g, "\\$&")})_`;
+    case "text":
+      return textMarkdown(block.paragraphs);
+  }
 }
 
 function textMarkdown(paragraphs: { text: string; level: number; bullet: boolean }[]): string {

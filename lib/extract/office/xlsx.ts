@@ -11,7 +11,7 @@ import {
   localName,
   parseXml,
   streamXml,
-} from "@/lib/extract/office/xml";
+} from "@/lib/extract/xml";
 
 /**
  * XLSX (SpreadsheetML) → sheets of cell values, read by hand from the zip's

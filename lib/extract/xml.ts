@@ -2,15 +2,19 @@ import { Parser, type Handler } from "htmlparser2";
 import { failures } from "@/lib/extract/failures";
 
 /**
- * The XML of office parts, read with htmlparser2's streaming tokenizer (no
- * DOM library: the parts are small and their names are all that is matched).
- * Elements are named by their local name ("a:t" → "t"): PPTX, XLSX, ODP and
- * ODS each use fixed prefixes, but nothing obliges a writer to.
+ * The XML inside zip-based documents (PPTX, XLSX, ODP, ODS, ODT, EPUB's
+ * package files), read with htmlparser2's streaming tokenizer (no DOM
+ * library: the parts are small and their names are all that is matched).
+ * Elements are named by their local name ("a:t" → "t"): each format uses
+ * fixed prefixes, but nothing obliges a writer to.
  *
  * Two readers: `parseXml` builds a small tree for parts read whole (a slide,
- * a workbook's sheet list), its elements counted against a budget shared by
- * the whole document; `streamXml` feeds handlers without a tree, for sheets,
- * whose size only the archive's unpacked cap bounds.
+ * a workbook's sheet list, an ODT's content.xml, an EPUB's package), its
+ * elements counted against a budget shared by the whole document, so no
+ * document can make the tree grow past MARKUP_MAX_ELEMENTS however its
+ * elements are spread over parts (the archive reader bounds each part's
+ * nesting); `streamXml` feeds handlers without a tree, for sheets, whose size
+ * only the archive's unpacked cap bounds.
  */
 export interface XmlElement {
   name: string;
@@ -24,6 +28,12 @@ export const localName = (qualified: string) => qualified.slice(qualified.indexO
 /** Attribute by its qualified name as written (`r:id` and `id` are different attributes). */
 export function attr(element: XmlElement, name: string): string | undefined {
   return element.attrs[name];
+}
+
+/** Attribute by its local name, whatever its prefix ("href" or "xlink:href"), for formats whose writers vary it. */
+export function attrByLocalName(element: XmlElement, name: string): string | undefined {
+  for (const [key, value] of Object.entries(element.attrs)) if (key === name || key.endsWith(`:${name}`)) return value;
+  return undefined;
 }
 
 export function childElements(element: XmlElement, name?: string): XmlElement[] {
@@ -42,6 +52,16 @@ export function findAll(element: XmlElement, name: string, found: XmlElement[] =
     if (typeof child === "string") continue;
     if (child.name === name) found.push(child);
     else findAll(child, name, found);
+  }
+  return found;
+}
+
+/** Every descendant named one of `names`, in document order, nested matches included (an NCX's navPoints nest). */
+export function descendants(element: XmlElement, names: string[], found: XmlElement[] = []): XmlElement[] {
+  for (const child of element.children) {
+    if (typeof child === "string") continue;
+    if (names.includes(child.name)) found.push(child);
+    descendants(child, names, found);
   }
   return found;
 }
