@@ -16,7 +16,7 @@ import { apiInfo } from "@/lib/api-info";
 import { bestSegmentation } from "@/lib/chunking/best-segmentation";
 import { mergeSmallSegments } from "@/lib/chunking/merge-small";
 import { splitSemantic } from "@/lib/chunking/semantic";
-import { sentenceSpans } from "@/lib/chunking/sentence-spans";
+import { sentenceSpans } from "@/lib/chunking/text/line-sentences";
 import type { Span } from "@/lib/chunking/types";
 import { loadConfig } from "@/lib/config";
 import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";

@@ -22,7 +22,7 @@ import { htmlTableParts } from "@/lib/chunking/html-table";
 import { scanMarkdown } from "@/lib/chunking/markdown-scan";
 import { markdownSkeleton } from "@/lib/chunking/markdown-skeleton";
 import MarkdownIt from "markdown-it";
-import { sentenceStarts, sentenceStartsOfRanges } from "@/lib/chunking/sentences";
+import { sentenceStarts, sentenceStartsOfRanges } from "@/lib/chunking/text/prose-sentences";
 import { containerDepth, splitStructure, type StructureOptions } from "@/lib/chunking/structure";
 import type { Span } from "@/lib/chunking/types";
 import { mulberry32 } from "./helpers/random";

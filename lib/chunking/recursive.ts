@@ -4,7 +4,7 @@
  * A range too big for one chunk is cut at the coarsest separator present —
  * paragraphs, then lines, sentences, words (in Chinese, Japanese, Thai, Lao,
  * Khmer and Burmese, where spaces do not separate words, as Intl.Segmenter
- * finds them: word-breaks.ts), grapheme clusters — and its
+ * finds them: text/word-breaks.ts), grapheme clusters — and its
  * pieces are merged greedily, neighbour by neighbour, into chunks of at most
  * `maxTokens`; a piece that alone is too big is split the same way one level
  * finer. Separators stay with the text before them; each chunk is trimmed of
@@ -33,14 +33,14 @@
  * by merging the chunk afresh: ~0.3-0.5 MB/s on such stretches.
  *
  * Slightly over 300 lines: the levels, the fitting of pieces and the overlap
- * all work on one `Splitter`; grapheme boundaries are in graphemes.ts.
+ * all work on one `Splitter`; grapheme boundaries are in text/graphemes.ts.
  */
 import { TokenIndex } from "@/lib/tokens";
 import type { Span, SplitOptions } from "./types";
-import { isHighSurrogate, isLowSurrogate } from "./surrogates";
-import { isSpace } from "./whitespace";
-import { needsWordSegmenter, wordEnds } from "./word-breaks";
-import { isGraphemeBoundary, nextGraphemeBoundary, previousGraphemeBoundary, graphemeStarts } from "./graphemes";
+import { isHighSurrogate, isLowSurrogate } from "./text/surrogates";
+import { isSpace } from "./text/whitespace";
+import { needsWordSegmenter, wordEnds } from "./text/word-breaks";
+import { isGraphemeBoundary, nextGraphemeBoundary, previousGraphemeBoundary, graphemeStarts } from "./text/graphemes";
 
 // Levels, coarsest first; lines (1) and sentences (2) are reached only as `level + 1`.
 const PARAGRAPH = 0;

@@ -14,7 +14,7 @@ import {
   gapKind,
 } from "./semantic-units";
 import type { SemanticTuning } from "./semantic-tuning";
-import { isHighSurrogate } from "./surrogates";
+import { isHighSurrogate } from "./text/surrogates";
 
 function meanAndDeviation(values: number[]): { mean: number; deviation: number } {
   if (values.length === 0) return { mean: 0, deviation: 0 };

@@ -4,8 +4,8 @@ import { TokenIndex } from "@/lib/tokens";
 import type { Block } from "./blocks";
 import { scanMarkdown } from "./markdown-scan";
 import { splitRecursive } from "./recursive";
-import { sentenceSpans } from "./sentence-spans";
-import { isSpace } from "./whitespace";
+import { sentenceSpans } from "./text/line-sentences";
+import { isSpace } from "./text/whitespace";
 
 /** Characters of a unit given to the embedder: the start of a huge unit says enough about its topic, and stays inside every model's input limit. */
 export const EMBED_CHARS = 6000;

@@ -1,7 +1,7 @@
 /**
  * The semantic tier's splitter: chunks end where the topic changes.
  *
- * 1. Units. The text is cut into sentences (`sentence-spans.ts`). A sentence
+ * 1. Units. The text is cut into sentences (`text/line-sentences.ts`). A sentence
  *    of fewer than `minUnitTokens` tokens (a heading, a list item, "Dr. "
  *    cut off by the segmenter) joins the next one — or the previous one when
  *    it ends its paragraph — since a few words make a poor vector. A

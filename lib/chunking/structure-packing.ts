@@ -6,7 +6,7 @@
  */
 import { TokenIndex } from "@/lib/tokens";
 import { pack } from "./packing";
-import { isSpace } from "./whitespace";
+import { isSpace } from "./text/whitespace";
 import type { Span } from "./types";
 import { CHUNK, UNFILLED, SECTION_MIX, NEAR, FAR } from "./structure-costs";
 import { type Unit, UnitBuilder } from "./structure-units";

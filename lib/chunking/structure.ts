@@ -12,7 +12,7 @@
  * 2. Units. Each block becomes one unit if it fits in `maxTokens`, else the
  *    smallest pieces its kind allows, each with the cost of a chunk boundary
  *    before it:
- *    - prose: sentences (sentences.ts); a sentence longer than the budget is
+ *    - prose: sentences (text/prose-sentences.ts); a sentence longer than the budget is
  *      split by the recursive splitter (lines, words, and graphemes only for
  *      a single word longer than the budget). A sentence that ends a line is
  *      a cheaper place to cut than one inside a line.

@@ -1,5 +1,5 @@
 /** Byte budgets for the stores that cap metadata sizes. Sizes are UTF-8 bytes, the unit the stores count in. */
-import { previousGraphemeBoundary } from "@/lib/chunking/graphemes";
+import { previousGraphemeBoundary } from "@/lib/chunking/text/graphemes";
 
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 
