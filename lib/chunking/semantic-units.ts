@@ -1,8 +1,8 @@
 /** The semantic tier's units (step 1): sentences, short ones joined, long ones cut, blocks marked to be kept whole, with the kind of gap between them. */
 
 import { TokenIndex } from "@/lib/tokens";
-import type { Block } from "./blocks";
-import { scanMarkdown } from "./markdown-scan";
+import type { Block } from "./markdown/blocks";
+import { scanMarkdown } from "./markdown/scan";
 import { splitRecursive } from "./recursive";
 import { sentenceSpans } from "./text/line-sentences";
 import { isSpace } from "./text/whitespace";

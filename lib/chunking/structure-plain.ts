@@ -1,7 +1,7 @@
 /** Plain and PDF text, read without Markdown markers: heading lines inside a paragraph, and a one-item list that titles a numbered chapter. */
 
 import { numberedChapterLevel, plainHeadingLevel } from "./headings";
-import type { Block } from "./blocks";
+import type { Block } from "./markdown/blocks";
 import { BREAK } from "./structure-costs";
 import { lineEnd, textFollows } from "./structure-lines";
 import type { UnitBuilder } from "./structure-units";

@@ -14,7 +14,7 @@
  */
 import { countTokens, TokenIndex } from "@/lib/tokens";
 import { HeadingPath, type SectionHeading } from "./headings";
-import type { Block } from "./blocks";
+import type { Block } from "./markdown/blocks";
 import { splitRecursive } from "./recursive";
 import { sentenceStarts, sentenceStartsOfRanges } from "./text/prose-sentences";
 import { isSpace } from "./text/whitespace";

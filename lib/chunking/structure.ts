@@ -2,9 +2,9 @@
  * The structure tier's splitter: chunks that follow a document's Markdown
  * structure, sized in exact o200k tokens.
  *
- * 1. Blocks. The text's block structure is read once (blocks.ts): Markdown
- *    by markdown-it's block parser (markdown-scan.ts), plain and PDF text by
- *    micromark with indented code turned off (markdown-blocks.ts), heading
+ * 1. Blocks. The text's block structure is read once (markdown/blocks.ts): Markdown
+ *    by markdown-it's block parser (markdown/scan.ts), plain and PDF text by
+ *    micromark with indented code turned off (markdown/mdast-blocks.ts), heading
  *    lines recognised inside its paragraphs ("1.2 Title", "Chapter 3",
  *    ALL-CAPS lines; see headings.ts). Headings start sections; every other block belongs to
  *    the section of the last heading above it.
@@ -80,8 +80,8 @@
 import type { Extracted } from "@/lib/extract/types";
 import { TokenIndex } from "@/lib/tokens";
 import { markdownHeadingTitles } from "./headings";
-import { plainTextBlocks } from "./markdown-blocks";
-import { scanMarkdown } from "./markdown-scan";
+import { plainTextBlocks } from "./markdown/mdast-blocks";
+import { scanMarkdown } from "./markdown/scan";
 import { splitRecursive } from "./recursive";
 import type { Span, SplitOptions } from "./types";
 import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./structure-costs";
