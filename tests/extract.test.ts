@@ -6,7 +6,7 @@ import { NodeHtmlMarkdown } from "node-html-markdown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { MethodContext } from "@/lib/chunk-result";
-import { htmlTableParts } from "@/lib/chunking/html-table";
+import { htmlTableParts } from "@/lib/chunking/structure/html-table";
 import { scanMarkdown } from "@/lib/chunking/markdown/scan";
 import { ApiError } from "@/lib/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";

@@ -1,5 +1,5 @@
 /**
- * The structure tier's splitter (lib/chunking/structure.ts) and the modules
+ * The structure tier's splitter (lib/chunking/structure/) and the modules
  * under it, on real text (the Chroma chunking-eval corpus, the fixtures) and
  * on documents written here to exercise one rule each.
  *
@@ -16,9 +16,9 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
-import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/headings";
+import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/structure/headings";
 import { parseMarkdown } from "@/lib/chunking/markdown/mdast-blocks";
-import { htmlTableParts } from "@/lib/chunking/html-table";
+import { htmlTableParts } from "@/lib/chunking/structure/html-table";
 import { scanMarkdown } from "@/lib/chunking/markdown/scan";
 import { markdownSkeleton } from "@/lib/chunking/markdown/skeleton";
 import MarkdownIt from "markdown-it";

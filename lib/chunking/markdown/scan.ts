@@ -258,7 +258,7 @@ function leanState(State: typeof StateBlock): typeof StateBlock {
 }
 
 function createParser(): Parser {
-  // HTML blocks are CommonMark; markdown-it leaves them out unless asked. Nesting is bounded before parsing (structure.ts).
+  // HTML blocks are CommonMark; markdown-it leaves them out unless asked. Nesting is bounded before parsing (structure/index.ts).
   const md = new MarkdownIt("default", { html: true, maxNesting: 1000 });
   md.block.State = leanState(md.block.State);
   const ruler = md.block.ruler;

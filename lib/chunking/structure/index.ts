@@ -39,7 +39,7 @@
  *    much as one more chunk, cutting where a sentence ends a line much less.
  *
  * 3. Packing. Units are packed into chunks by an optimal partition
- *    (packing.ts): each chunk costs 1, each boundary its cost (a section
+ *    (optimal-packing.ts): each chunk costs 1, each boundary its cost (a section
  *    change nothing, a paragraph little, a sentence more, a word much), and a
  *    small penalty for unfilled chunks evens out sizes. So small neighbours
  *    merge up to `maxTokens`, and a long section is cut where it hurts least.
@@ -80,14 +80,14 @@
 import type { Extracted } from "@/lib/extract/types";
 import { TokenIndex } from "@/lib/tokens";
 import { markdownHeadingTitles } from "./headings";
-import { plainTextBlocks } from "./markdown/mdast-blocks";
-import { scanMarkdown } from "./markdown/scan";
-import { splitRecursive } from "./recursive";
-import type { Span, SplitOptions } from "./types";
-import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./structure-costs";
-import { packUnits } from "./structure-packing";
-import { plainParagraph, isNumberedChapter } from "./structure-plain";
-import { UnitBuilder } from "./structure-units";
+import { plainTextBlocks } from "../markdown/mdast-blocks";
+import { scanMarkdown } from "../markdown/scan";
+import { splitRecursive } from "../recursive";
+import type { Span, SplitOptions } from "../types";
+import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./costs";
+import { packUnits } from "./pack-units";
+import { plainParagraph, isNumberedChapter } from "./plain-text";
+import { UnitBuilder } from "./units";
 
 export interface StructureOptions extends SplitOptions {
   /**

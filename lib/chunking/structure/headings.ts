@@ -5,7 +5,7 @@
  */
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as Parser, Token } from "markdown-it";
-import type { Block } from "./markdown/blocks";
+import type { Block } from "../markdown/blocks";
 
 export interface SectionHeading {
   /** 1 (outermost) to 6. */

@@ -5,11 +5,11 @@
  * section.
  */
 import { TokenIndex } from "@/lib/tokens";
-import { pack } from "./packing";
-import { isSpace } from "./text/whitespace";
-import type { Span } from "./types";
-import { CHUNK, UNFILLED, SECTION_MIX, NEAR, FAR } from "./structure-costs";
-import { type Unit, UnitBuilder } from "./structure-units";
+import { pack } from "./optimal-packing";
+import { isSpace } from "../text/whitespace";
+import type { Span } from "../types";
+import { CHUNK, UNFILLED, SECTION_MIX, NEAR, FAR } from "./costs";
+import { type Unit, UnitBuilder } from "./units";
 
 interface Packer {
   text: string;

@@ -9,17 +9,17 @@
  * block tree whose methods share its state (the section path, the sentence
  * starts found ahead, the given section starts, the code-block count);
  * spreading its kinds of block over files would spread that state with them.
- * Line helpers are in structure-lines.ts, plain text's headings in
- * structure-plain.ts.
+ * Line helpers are in lines.ts, plain text's headings in
+ * plain-text.ts.
  */
 import { countTokens, TokenIndex } from "@/lib/tokens";
 import { HeadingPath, type SectionHeading } from "./headings";
-import type { Block } from "./markdown/blocks";
-import { splitRecursive } from "./recursive";
-import { sentenceStarts, sentenceStartsOfRanges } from "./text/prose-sentences";
-import { isSpace } from "./text/whitespace";
-import { BREAK, MIN_PIECE_TOKENS } from "./structure-costs";
-import { endsLine, lineEnd, type Fences, codeFences } from "./structure-lines";
+import type { Block } from "../markdown/blocks";
+import { splitRecursive } from "../recursive";
+import { sentenceStarts, sentenceStartsOfRanges } from "../text/prose-sentences";
+import { isSpace } from "../text/whitespace";
+import { BREAK, MIN_PIECE_TOKENS } from "./costs";
+import { endsLine, lineEnd, type Fences, codeFences } from "./lines";
 import { htmlTableParts } from "./html-table";
 
 export type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
