@@ -55,11 +55,11 @@ import type { Embedder } from "@/lib/embeddings/types";
 import { TokenIndex } from "@/lib/tokens";
 import { bestSegmentation } from "./best-segmentation";
 import { mergeSmallSegments } from "./merge-small";
-import { splitRecursive } from "./recursive";
-import type { Span, SplitOptions } from "./types";
-import { gapGains, similarityCurve } from "./semantic-gains";
-import { DEFAULT_TUNING, type SemanticTuning } from "./semantic-tuning";
-import { MIN_MAX_TOKENS, type Unit, buildUnits, markWholeBlocks, fittingEnds } from "./semantic-units";
+import { splitRecursive } from "../recursive";
+import type { Span, SplitOptions } from "../types";
+import { gapGains, similarityCurve } from "./gains";
+import { DEFAULT_TUNING, type SemanticTuning } from "./tuning";
+import { MIN_MAX_TOKENS, type Unit, buildUnits, markWholeBlocks, fittingEnds } from "./units";
 
 export { DEFAULT_TUNING, type SemanticTuning };
 
