@@ -55,7 +55,7 @@ import type { Embedder } from "@/lib/embeddings/types";
 import { TokenIndex } from "@/lib/tokens";
 import { bestSegmentation } from "./best-segmentation";
 import { mergeSmallSegments } from "./merge-small";
-import { splitRecursive } from "../recursive";
+import { splitRecursive } from "../fit/split-to-fit";
 import type { Span, SplitOptions } from "../types";
 import { gapGains, similarityCurve } from "./gains";
 import { DEFAULT_TUNING, type SemanticTuning } from "./tuning";

@@ -3,7 +3,7 @@
 import { TokenIndex } from "@/lib/tokens";
 import type { Block } from "../markdown/blocks";
 import { scanMarkdown } from "../markdown/scan";
-import { splitRecursive } from "../recursive";
+import { splitRecursive } from "../fit/split-to-fit";
 import { sentenceSpans } from "../text/line-sentences";
 import { isSpace } from "../text/whitespace";
 

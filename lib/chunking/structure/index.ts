@@ -82,7 +82,7 @@ import { TokenIndex } from "@/lib/tokens";
 import { markdownHeadingTitles } from "./headings";
 import { plainTextBlocks } from "../markdown/mdast-blocks";
 import { scanMarkdown } from "../markdown/scan";
-import { splitRecursive } from "../recursive";
+import { splitRecursive } from "../fit/split-to-fit";
 import type { Span, SplitOptions } from "../types";
 import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./costs";
 import { packUnits } from "./pack-units";

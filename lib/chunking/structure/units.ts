@@ -15,7 +15,7 @@
 import { countTokens, TokenIndex } from "@/lib/tokens";
 import { HeadingPath, type SectionHeading } from "./headings";
 import type { Block } from "../markdown/blocks";
-import { splitRecursive } from "../recursive";
+import { splitRecursive } from "../fit/split-to-fit";
 import { sentenceStarts, sentenceStartsOfRanges } from "../text/prose-sentences";
 import { isSpace } from "../text/whitespace";
 import { BREAK, MIN_PIECE_TOKENS } from "./costs";

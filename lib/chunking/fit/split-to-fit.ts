@@ -36,11 +36,11 @@
  * all work on one `Splitter`; grapheme boundaries are in text/graphemes.ts.
  */
 import { TokenIndex } from "@/lib/tokens";
-import type { Span, SplitOptions } from "./types";
-import { isHighSurrogate, isLowSurrogate } from "./text/surrogates";
-import { isSpace } from "./text/whitespace";
-import { needsWordSegmenter, wordEnds } from "./text/word-breaks";
-import { isGraphemeBoundary, nextGraphemeBoundary, previousGraphemeBoundary, graphemeStarts } from "./text/graphemes";
+import type { Span, SplitOptions } from "../types";
+import { isHighSurrogate, isLowSurrogate } from "../text/surrogates";
+import { isSpace } from "../text/whitespace";
+import { needsWordSegmenter, wordEnds } from "../text/word-breaks";
+import { isGraphemeBoundary, nextGraphemeBoundary, previousGraphemeBoundary, graphemeStarts } from "../text/graphemes";
 
 // Levels, coarsest first; lines (1) and sentences (2) are reached only as `level + 1`.
 const PARAGRAPH = 0;
