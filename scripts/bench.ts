@@ -47,7 +47,7 @@ import {
 } from "gpt-tokenizer/encoding/o200k_base";
 import { getEncoding } from "js-tiktoken";
 import { methodFor } from "@/lib/chunking";
-import { splitRecursive } from "@/lib/chunking/fit/split-to-fit";
+import { splitRecursive } from "@/lib/chunking/recursive";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";

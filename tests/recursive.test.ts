@@ -12,7 +12,7 @@ import fs from "node:fs";
 import { join } from "node:path";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { splitRecursive } from "@/lib/chunking/fit/split-to-fit";
+import { splitRecursive } from "@/lib/chunking/recursive";
 import type { Span, SplitOptions } from "@/lib/chunking/types";
 import { clearTokenCache, countPreToken, countTokens, O200K_PATTERN, preTokenize, TokenIndex } from "@/lib/tokens";
 

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { splitRecursive } from "@/lib/chunking/fit/split-to-fit";
+import { splitRecursive } from "@/lib/chunking/recursive";
 import { splitStructure } from "@/lib/chunking/structure";
 import type { Span } from "@/lib/chunking/types";
 

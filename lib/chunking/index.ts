@@ -4,7 +4,7 @@ import { detectLanguage, loadLanguageDetector } from "@/lib/language/detect";
 import { loadTokenizer } from "@/lib/tokens";
 import type { TierId } from "@/lib/tiers";
 import { provenance } from "./provenance";
-import { splitRecursive } from "./fit/split-to-fit";
+import { splitRecursive } from "./recursive";
 import { splitSemantic } from "./semantic";
 import { splitStructure, structureFlavor } from "./structure";
 import type { Chunk, Span, SplitOptions } from "./types";

@@ -1,5 +1,7 @@
 /**
- * The free tier's splitter: recursive splitting sized in exact tokens (o200k_base unless asked otherwise).
+ * Recursive splitting sized in exact tokens (o200k_base unless asked otherwise):
+ * the whole of the free tier's method (../recursive.ts), and what the other
+ * tiers use to cut a sentence, block or segment too big for one chunk.
  *
  * A range too big for one chunk is cut at the coarsest separator present —
  * paragraphs, then lines, sentences, words (in Chinese, Japanese, Thai, Lao,
@@ -32,8 +34,7 @@
  * spaces) is cut between graphemes, and every candidate cut there is counted
  * by merging the chunk afresh: ~0.3-0.5 MB/s on such stretches.
  *
- * Slightly over 300 lines: the levels, the fitting of pieces and the overlap
- * all work on one `Splitter`; grapheme boundaries are in text/graphemes.ts.
+ * Grapheme boundaries are in ../text/graphemes.ts.
  */
 import { TokenIndex } from "@/lib/tokens";
 import type { Span, SplitOptions } from "../types";
@@ -342,7 +343,8 @@ function overlapBudget(s: Splitter, own: number, pieceEnd: number, level: number
   return Math.min(s.overlapTokens, s.maxTokens - pieceTokens - 2);
 }
 
-export function splitRecursive(text: string, options: SplitOptions): Span[] {
+/** Chunks of `text` of at most `maxTokens` exact tokens, cut at the coarsest separators that fit; `overlapTokens` repeated. */
+export function splitToFit(text: string, options: SplitOptions): Span[] {
   const { maxTokens, overlapTokens } = options;
   if (!Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS)
     throw new RangeError(`maxTokens must be an integer of at least ${MIN_MAX_TOKENS}`);

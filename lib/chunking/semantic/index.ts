@@ -5,7 +5,7 @@
  *    of fewer than `minUnitTokens` tokens (a heading, a list item, "Dr. "
  *    cut off by the segmenter) joins the next one — or the previous one when
  *    it ends its paragraph — since a few words make a poor vector. A
- *    sentence over `maxTokens` is cut by the recursive splitter, and its
+ *    sentence over `maxTokens` is cut by fit/split-to-fit.ts, and its
  *    pieces become units with no boundary preference between them.
  * 2. Vectors, two per unit: the embedder's (meaning; one `embed` call, the
  *    embedder batches) and hashed words and character n-grams (word
@@ -55,7 +55,7 @@ import type { Embedder } from "@/lib/embeddings/types";
 import { TokenIndex } from "@/lib/tokens";
 import { bestSegmentation } from "./best-segmentation";
 import { mergeSmallSegments } from "./merge-small";
-import { splitRecursive } from "../fit/split-to-fit";
+import { splitToFit } from "../fit/split-to-fit";
 import type { Span, SplitOptions } from "../types";
 import { gapGains, similarityCurve } from "./gains";
 import { DEFAULT_TUNING, type SemanticTuning } from "./tuning";
@@ -156,7 +156,7 @@ export async function splitSemantic(
     const tokenCount = index.count(start, end);
     // Counts of joined ranges are not quite monotone in BPE; a chunk the fit check let through over the limit is cut again.
     if (tokenCount > maxTokens) {
-      for (const piece of splitRecursive(text.slice(units[first]!.start, end), {
+      for (const piece of splitToFit(text.slice(units[first]!.start, end), {
         maxTokens,
         overlapTokens: 0,
         tokenizer: options.tokenizer,

@@ -3,7 +3,7 @@
 import { TokenIndex } from "@/lib/tokens";
 import type { Block } from "../markdown/blocks";
 import { scanMarkdown } from "../markdown/scan";
-import { splitRecursive } from "../fit/split-to-fit";
+import { splitToFit } from "../fit/split-to-fit";
 import { sentenceSpans } from "../text/line-sentences";
 import { isSpace } from "../text/whitespace";
 
@@ -62,7 +62,7 @@ export function buildUnits(text: string, index: TokenIndex, maxTokens: number, m
     }
     pending = -1;
     if (tokens > maxTokens) {
-      const pieces = splitRecursive(text.slice(start, sentence.end), {
+      const pieces = splitToFit(text.slice(start, sentence.end), {
         maxTokens,
         overlapTokens: 0,
         tokenizer: index.tokenizer.name,

@@ -13,7 +13,7 @@
  *    smallest pieces its kind allows, each with the cost of a chunk boundary
  *    before it:
  *    - prose: sentences (text/prose-sentences.ts); a sentence longer than the budget is
- *      split by the recursive splitter (lines, words, and graphemes only for
+ *      split by fit/split-to-fit.ts (lines, words, and graphemes only for
  *      a single word longer than the budget). A sentence that ends a line is
  *      a cheaper place to cut than one inside a line.
  *    - fenced code: lines, the fences glued to the first and last line; a
@@ -82,7 +82,7 @@ import { TokenIndex } from "@/lib/tokens";
 import { markdownHeadingTitles } from "./headings";
 import { plainTextBlocks } from "../markdown/mdast-blocks";
 import { scanMarkdown } from "../markdown/scan";
-import { splitRecursive } from "../fit/split-to-fit";
+import { splitToFit } from "../fit/split-to-fit";
 import type { Span, SplitOptions } from "../types";
 import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./costs";
 import { packUnits } from "./pack-units";
@@ -151,7 +151,7 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
   // Parsing nested containers costs time in proportion to their depth on every line, so a
   // document nested absurdly deep (no real one is) would hold the thread for minutes.
   if (containerDepth(text) > MAX_CONTAINER_DEPTH)
-    return splitRecursive(text, { maxTokens, overlapTokens, tokenizer: options.tokenizer });
+    return splitToFit(text, { maxTokens, overlapTokens, tokenizer: options.tokenizer });
   const plain = options.flavor === "plain";
   const index = new TokenIndex(text, options.tokenizer);
   const budget = maxTokens - JOIN_SLACK;

@@ -15,7 +15,7 @@
 import { countTokens, TokenIndex } from "@/lib/tokens";
 import { HeadingPath, type SectionHeading } from "./headings";
 import type { Block } from "../markdown/blocks";
-import { splitRecursive } from "../fit/split-to-fit";
+import { splitToFit } from "../fit/split-to-fit";
 import { sentenceStarts, sentenceStartsOfRanges } from "../text/prose-sentences";
 import { isSpace } from "../text/whitespace";
 import { BREAK, MIN_PIECE_TOKENS } from "./costs";
@@ -218,7 +218,7 @@ export class UnitBuilder {
     return total;
   }
 
-  /** One sentence; the recursive splitter cuts one longer than the budget (lines, words, graphemes). */
+  /** One sentence; `splitToFit` cuts one longer than the budget (lines, words, graphemes). */
   private sentence(start: number, end: number, breakBefore: number, kind: UnitKind, budget: number): void {
     if (start >= end) return;
     if (this.count(start, end) <= budget) {
@@ -228,7 +228,7 @@ export class UnitBuilder {
     this.pieces(start, end, breakBefore, kind, budget);
   }
 
-  /** [start, end) cut by the recursive splitter into pieces of at most `budget`, boundaries between them costing a word's. */
+  /** [start, end) cut by `splitToFit` into pieces of at most `budget`, boundaries between them costing a word's. */
   private pieces(
     start: number,
     end: number,
@@ -238,7 +238,7 @@ export class UnitBuilder {
     extra: Additions = {},
     firstExtra = extra,
   ): void {
-    const spans = splitRecursive(this.text.slice(start, end), {
+    const spans = splitToFit(this.text.slice(start, end), {
       maxTokens: budget,
       overlapTokens: 0,
       tokenizer: this.index.tokenizer.name,
