@@ -21,7 +21,7 @@ export interface SplitContext {
 }
 
 /**
- * The AI tiers' method: a model finds section boundaries (lib/ai/boundaries.ts),
+ * The AI tiers' method: a model finds section boundaries (lib/ai/boundary-windows.ts),
  * the structure splitter cuts along them and the headings, within `maxTokens`.
  * Where the model's answers were unusable, the structure splitter alone decides.
  */
