@@ -42,6 +42,7 @@ import { isHighSurrogate, isLowSurrogate } from "../text/surrogates";
 import { isSpace } from "../text/whitespace";
 import { needsWordSegmenter, wordEnds } from "../text/word-breaks";
 import { isGraphemeBoundary, nextGraphemeBoundary, previousGraphemeBoundary, graphemeStarts } from "../text/graphemes";
+import { earliestFitting, wordStarts } from "./overlap";
 
 // Levels, coarsest first; lines (1) and sentences (2) are reached only as `level + 1`.
 const PARAGRAPH = 0;
@@ -188,40 +189,30 @@ function fitPieces(s: Splitter, start: number, ends: Int32Array, first: number, 
   return best;
 }
 
-/** Word starts (and starts after CJK full stops, or every cluster at finer levels) in [from, to). */
-function overlapCandidates(s: Splitter, from: number, to: number, level: number): number[] {
+/** Every cluster (or code point) start in [from, to) not holding whitespace: overlap candidates where words are being cut. */
+function unitStarts(s: Splitter, from: number, to: number, level: number): number[] {
   const text = s.text;
   const out: number[] = [];
-  if (level >= GRAPHEME) {
-    // Segmenting must start on a cluster boundary to find the true ones.
-    if (level === GRAPHEME) from = nextGraphemeBoundary(text, from);
-    else if (from > 0 && isLowSurrogate(text.charCodeAt(from)) && isHighSurrogate(text.charCodeAt(from - 1))) from++;
-    if (from >= to) return out;
-    if (!isSpace(text.charCodeAt(from))) out.push(from);
-    for (const end of pieceEnds(s, from, to, level)) if (end < to && !isSpace(text.charCodeAt(end))) out.push(end);
-    return out;
-  }
-  for (let p = Math.max(from, 1); p < to; p++) {
-    const c = text.charCodeAt(p);
-    if (isSpace(c)) continue;
-    const before = text.charCodeAt(p - 1);
-    if ((isSpace(before) || before === 0x3002 || before === 0xff01 || before === 0xff1f) && isGraphemeBoundary(text, p))
-      out.push(p);
-  }
+  // Segmenting must start on a cluster boundary to find the true ones.
+  if (level === GRAPHEME) from = nextGraphemeBoundary(text, from);
+  else if (from > 0 && isLowSurrogate(text.charCodeAt(from)) && isHighSurrogate(text.charCodeAt(from - 1))) from++;
+  if (from >= to) return out;
+  if (!isSpace(text.charCodeAt(from))) out.push(from);
+  for (const end of pieceEnds(s, from, to, level)) if (end < to && !isSpace(text.charCodeAt(end))) out.push(end);
   return out;
 }
 
 /**
  * Where the next chunk starts so that it repeats the tail of the previous
  * chunk: the earliest candidate whose tail counts at most `budget` tokens;
- * -1 when none qualifies. Candidates are word starts, and, inside the range
- * being split into graphemes (or code points), every such unit: text is never
- * cut below the level the splitter is working at there.
+ * -1 when none qualifies. Candidates are word starts (fit/overlap.ts), and,
+ * inside the range being split into graphemes (or code points), every such
+ * unit: text is never cut below the level the splitter is working at there.
  */
-function overlapStart(s: Splitter, level: number, budget: number, rangeStart: number): number {
+function overlapFrom(s: Splitter, level: number, budget: number, rangeStart: number): number {
   const previous = s.spans[s.spans.length - 1];
   if (!previous) return -1;
-  const { index } = s;
+  const { index, text } = s;
   // Window: the document pre-tokens holding roughly the last `budget` tokens
   // (all of the chunk when it lies inside one huge pre-token).
   const endPiece = index.pieceAt(previous.end - 1) + 1;
@@ -234,63 +225,20 @@ function overlapStart(s: Splitter, level: number, budget: number, rangeStart: nu
   }
   const from = Math.max(index.pieceStart(first), previous.start + 1);
   let candidates: number[];
-  if (level < GRAPHEME || rangeStart >= previous.end) candidates = overlapCandidates(s, from, previous.end, WORD);
+  if (level < GRAPHEME || rangeStart >= previous.end) candidates = wordStarts(text, from, previous.end);
   else {
-    candidates = overlapCandidates(s, from, Math.max(from, rangeStart), WORD);
-    candidates.push(...overlapCandidates(s, Math.max(from, rangeStart), previous.end, level));
+    candidates = wordStarts(text, from, Math.max(from, rangeStart));
+    candidates.push(...unitStarts(s, Math.max(from, rangeStart), previous.end, level));
   }
-  // Tail counts shrink as the start moves right: find the first candidate that
-  // fits, starting from the one the previous chunk's characters per token
-  // point at and galloping from there (few counts when the guess is close,
-  // which matters inside huge pre-tokens, where every count is a fresh merge).
-  const n = candidates.length;
-  if (n === 0) return -1;
-  const fits = (i: number) => index.count(candidates[i]!, previous.end) <= budget;
+  // Start the search where the previous chunk's characters per token point
+  // (few counts when the guess is close, which matters inside huge
+  // pre-tokens, where every count is a fresh merge).
   const perToken = (previous.end - previous.start) / Math.max(1, previous.tokenCount);
-  const guess = Math.min(n - 1, lowerBound(candidates, previous.end - budget * perToken));
-  let lo: number; // fits(lo) is false, or lo = -1
-  let hi: number; // fits(hi) is true, or hi = n
-  if (fits(guess)) {
-    hi = guess;
-    for (let step = 1; ; step *= 2) {
-      lo = hi - step;
-      if (lo < 0) {
-        lo = -1;
-        break;
-      }
-      if (!fits(lo)) break;
-      hi = lo;
-    }
-  } else {
-    lo = guess;
-    for (let step = 1; ; step *= 2) {
-      hi = lo + step;
-      if (hi >= n) {
-        hi = n;
-        break;
-      }
-      if (fits(hi)) break;
-      lo = hi;
-    }
-  }
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (fits(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi < n ? candidates[hi]! : -1;
-}
-
-/** Index of the first value ≥ target in an ascending array (its length if none). */
-function lowerBound(values: number[], target: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (values[mid]! < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return earliestFitting(
+    candidates,
+    (start) => index.count(start, previous.end) <= budget,
+    previous.end - budget * perToken,
+  );
 }
 
 /** Splits [start, end) at `level` and merges its pieces into chunks, recursing into pieces too big for one. */
@@ -312,7 +260,7 @@ function splitRange(s: Splitter, start: number, end: number, level: number, tooB
     let chunkStart = own;
     const budget = overlapBudget(s, own, pieceEnd, level);
     if (budget > 0) {
-      const overlap = overlapStart(s, level, budget, start);
+      const overlap = overlapFrom(s, level, budget, start);
       if (overlap >= 0 && overlap < own) {
         fit = fitPieces(s, overlap, ends, i, level);
         if (fit.last >= 0) chunkStart = overlap;

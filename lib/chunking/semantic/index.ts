@@ -55,6 +55,7 @@ import type { Embedder } from "@/lib/embeddings/types";
 import { TokenIndex } from "@/lib/tokens";
 import { bestSegmentation } from "./best-segmentation";
 import { mergeSmallSegments } from "./merge-small";
+import { isWordStart, overlapStart } from "../fit/overlap";
 import { splitToFit } from "../fit/split-to-fit";
 import type { Span, SplitOptions } from "../types";
 import { gapGains, similarityCurve } from "./gains";
@@ -63,8 +64,12 @@ import { MIN_MAX_TOKENS, type Unit, buildUnits, markWholeBlocks, fittingEnds } f
 
 export { DEFAULT_TUNING, type SemanticTuning };
 
-/** Start of the overlap carried into a chunk from the previous one [prevStart, prevEnd): whole units, else words; -1 for none. */
-function overlapStart(
+/**
+ * Start of the overlap carried into a chunk from the previous one (units first .. last): the earliest whole
+ * unit that fits and starts at a word start (fit/overlap.ts), else the earliest word start in the last unit;
+ * -1 for none.
+ */
+function overlapFromUnits(
   text: string,
   index: TokenIndex,
   units: Unit[],
@@ -77,23 +82,11 @@ function overlapStart(
     index.count(start, units[last]!.end) <= options.overlapTokens && index.count(start, chunkEnd) <= options.maxTokens;
   let start = -1;
   // Never from inside a code block, table or list: the chunk would open with a piece of it.
-  for (let u = last; u > first && room(units[u]!.start); u--) if (!units[u]!.inBlock) start = units[u]!.start;
+  for (let u = last; u > first && room(units[u]!.start); u--)
+    if (!units[u]!.inBlock && isWordStart(text, units[u]!.start)) start = units[u]!.start;
   if (start >= 0 || units[last]!.inBlock) return start;
-  // Not one whole unit: the last unit's last words, the earliest word start that fits.
-  const unit = units[last]!;
-  const wordStarts: number[] = [];
-  for (let p = unit.start + 1; p < unit.end; p++) {
-    const c = text.charCodeAt(p - 1);
-    if ((c === 32 || c === 10 || c === 9) && text.charCodeAt(p) > 32) wordStarts.push(p);
-  }
-  let lo = 0;
-  let hi = wordStarts.length; // the first fitting index is in [lo, hi]; fitting is monotone in p
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (room(wordStarts[mid]!)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo < wordStarts.length ? wordStarts[lo]! : -1;
+  // Not one whole unit: the last unit's last words.
+  return overlapStart(text, units[last]!.start + 1, units[last]!.end, room);
 }
 
 export interface SemanticOptions extends SplitOptions {
@@ -150,7 +143,7 @@ export async function splitSemantic(
     const end = units[last]!.end;
     let start = units[first]!.start;
     if (s > 0 && overlapTokens > 0) {
-      const overlap = overlapStart(text, index, units, starts[s - 1]!, first - 1, end, options);
+      const overlap = overlapFromUnits(text, index, units, starts[s - 1]!, first - 1, end, options);
       if (overlap >= 0) start = overlap;
     }
     const tokenCount = index.count(start, end);
