@@ -15,10 +15,6 @@
  *
  * Tests hold the trees to mdast's (mdast-util-from-markdown with GFM) on the
  * CommonMark spec's examples, real documents and fuzzed ones.
- *
- * One module over 300 lines on purpose: the wrapped block rules and the line
- * state they read are one mechanism; the tree built from their tokens needs
- * both.
  */
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as Parser, StateBlock, Token } from "markdown-it";
