@@ -15,7 +15,7 @@ interface Method {
 }
 
 /** The CPU side's inputs beside the text: the semantic tier's embedder, and the section starts a model found (AI tiers). */
-export interface SplitContext {
+interface SplitContext {
   embedder: Embedder;
   sectionStarts?: number[];
 }

@@ -46,7 +46,7 @@ export function fitJsonString(value: string, maxJsonBytes: number): string {
 }
 
 /** The longest leading run of `items` that `fits` accepts; `fits` must accept every prefix of a run it accepts. */
-export function longestFittingPrefix<T>(items: readonly T[], fits: (prefix: readonly T[]) => boolean): T[] {
+function longestFittingPrefix<T>(items: readonly T[], fits: (prefix: readonly T[]) => boolean): T[] {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {

@@ -89,7 +89,7 @@ function overlapFromUnits(
   return overlapStart(text, units[last]!.start + 1, units[last]!.end, room);
 }
 
-export interface SemanticOptions extends SplitOptions {
+interface SemanticOptions extends SplitOptions {
   /** "markdown" (default): Markdown's code blocks, tables and lists are kept whole where they fit. "plain": no Markdown. */
   flavor?: "markdown" | "plain";
 }

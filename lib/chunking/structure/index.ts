@@ -106,7 +106,7 @@ export interface StructureOptions extends SplitOptions {
 }
 
 /** Far beyond real documents (lists nest a handful of levels); deeper ones are split recursively instead. */
-export const MAX_CONTAINER_DEPTH = 32;
+const MAX_CONTAINER_DEPTH = 32;
 /** What a line that opens a container or is indented starts with. */
 const MAY_NEST = /[ \t>*+\-\d]/;
 

@@ -5,12 +5,10 @@
  * a list or its items), each with the cost of a boundary before it and the
  * section it is in.
  *
- * One module over 300 lines on purpose: `UnitBuilder` is one walk over the
- * block tree whose methods share its state (the section path, the sentence
- * starts found ahead, the given section starts, the code-block count);
- * spreading its kinds of block over files would spread that state with them.
- * Line helpers are in lines.ts, plain text's headings in
- * plain-text.ts.
+ * `UnitBuilder` is one walk over the block tree; its methods share the
+ * walk's state (the section path, the sentence starts found ahead, the given
+ * section starts, the code-block count). Line helpers are in lines.ts, plain
+ * text's headings in plain-text.ts.
  */
 import { countTokens, TokenIndex } from "@/lib/tokens";
 import { HeadingPath, type SectionHeading } from "./headings";
@@ -22,7 +20,7 @@ import { BREAK, MIN_PIECE_TOKENS } from "./costs";
 import { endsLine, lineEnd, type Fences, codeFences } from "./lines";
 import { htmlTableParts } from "./html-table";
 
-export type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
+type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
 
 export interface Unit {
   start: number;

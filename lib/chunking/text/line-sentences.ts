@@ -23,7 +23,7 @@
 import { isHighSurrogate } from "./surrogates";
 import { isSpace } from "./whitespace";
 
-export interface SentenceSpan {
+interface SentenceSpan {
   /** First non-whitespace character. */
   start: number;
   /** End of the sentence without trailing whitespace. */
