@@ -192,7 +192,7 @@ function topicSegmenter(id: string, name: string, note: string, boundaries: (tex
 
 /**
  * The semantic tier as it runs on documents of other lengths
- * (lib/chunking/semantic.ts): the model given every sentence (up to ~40,000
+ * (lib/chunking/semantic/): the model given every sentence (up to ~40,000
  * characters), every other sentence (to ~80,000), or none (word overlap
  * alone). Forced here by telling the splitter what share of the sample the
  * model reads.

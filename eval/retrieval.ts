@@ -1,6 +1,6 @@
 import type { Embedder } from "@/lib/embeddings/types";
 import { splitDocument } from "@/lib/chunking";
-import { cosine } from "@/lib/chunking/topic-shifts";
+import { cosine } from "@/lib/chunking/semantic/topic-shifts";
 import { documentTitle, embedText, pageUnit } from "@/lib/formats/embed-text";
 import type { DocumentRef } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";

@@ -10,7 +10,7 @@
  * here). Segment boundaries fall at line starts: in the evaluation's samples
  * every paragraph, or in the Choi-style set every sentence, is a line.
  */
-import { sentenceSpans } from "@/lib/chunking/sentence-spans";
+import { sentenceSpans } from "@/lib/chunking/text/line-sentences";
 
 const STOP_WORDS = new Set(
   (

@@ -4,7 +4,7 @@ import type { AnswerCache } from "@/lib/ai/answer-cache";
 import { situateChunks } from "@/lib/ai/context";
 import { enrichChunks } from "@/lib/ai/enrich";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
-import { type ModelContext, modelBoundaries } from "@/lib/ai/model-boundaries";
+import { type ModelContext, modelBoundaries } from "@/lib/ai/tier-boundaries";
 import type { ChunkOptionsInput, ChunkingResultBody } from "@/lib/api-schema";
 import { methodFor, splitDocument } from "@/lib/chunking";
 import type { Chunk, SplitOptions } from "@/lib/chunking/types";

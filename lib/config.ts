@@ -11,10 +11,8 @@ import {
 
 /**
  * The environment, parsed and validated once. The only module that reads
- * `process.env`; everything else receives a `Config`.
- *
- * One module over 300 lines on purpose: the house's one config loader, every
- * setting's parsing and default in one place.
+ * `process.env`; everything else receives a `Config`. Every setting's env
+ * var, parsing, default and cross-checks are here.
  */
 const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -420,8 +418,9 @@ export interface Config {
 }
 
 /**
- * Local mode's recipient until the local chain (payments issue) creates its
- * own. TEST ONLY: sha256("chunkwise local test payTo"), a point nobody holds a key for.
+ * Local mode's recipient when PAY_TO_ADDRESS is unset (the local chain,
+ * scripts/local-chain.ts, prints one of its own to set). TEST ONLY:
+ * sha256("chunkwise local test payTo"), a point nobody holds a key for.
  */
 const LOCAL_TEST_PAY_TO = "2xRnSxDacHMDmCdLKJrjoh2b6kxKbTy3BNiFGegwAvE1";
 

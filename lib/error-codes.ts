@@ -8,8 +8,6 @@ import { lifetimeText, megabytes } from "@/lib/wording";
  * `ApiError` takes its status from here, so only a listed code can be thrown;
  * the OpenAPI document lists each operation's codes from it (by scope), and
  * docs/errors.md's table is written from it (`npm run docs:errors`).
- *
- * One module over 300 lines on purpose: it is the one table of codes.
  */
 
 export const STATUS_NAMES = {

@@ -17,7 +17,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_TUNING } from "@/lib/chunking/semantic";
-import { cosine } from "@/lib/chunking/topic-shifts";
+import { cosine } from "@/lib/chunking/semantic/topic-shifts";
 import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
 import { SentenceEncoderEmbedder } from "@/lib/embeddings/sentence-encoder";
 

@@ -1,5 +1,5 @@
 /**
- * How the semantic tier's DEFAULT_TUNING (lib/chunking/semantic.ts) is
+ * How the semantic tier's DEFAULT_TUNING (lib/chunking/semantic/tuning.ts) is
  * chosen: coordinate search, two passes over a grid per setting, minimising
  * the mean Pk over two development sets at max_tokens 512, 256 and 1024:
  * the mixed-length set and the Choi-style set of `npm run eval`, drawn with

@@ -4,7 +4,7 @@
  * prose), a document's joins its first three section summaries. Extractive
  * and deterministic; a model would paraphrase.
  */
-import { sentenceStarts } from "@/lib/chunking/sentences";
+import { sentenceStarts } from "@/lib/chunking/text/prose-sentences";
 
 export const CHUNK_SUMMARY_CHARS = 240;
 export const DOCUMENT_SUMMARY_CHARS = 600;

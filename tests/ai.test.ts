@@ -3,7 +3,7 @@ import { chunkExtracted } from "@/lib/chunk-result";
 import path from "node:path";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Window, decidingWindows, findBoundaries, mergeAnswers, planWindows } from "@/lib/ai/boundaries";
+import { type Window, decidingWindows, findBoundaries, mergeAnswers, planWindows } from "@/lib/ai/boundary-windows";
 import { BadReplyError, OpenAIModelClient } from "@/lib/ai/model-client";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { boundaryUnits } from "@/lib/ai/units";

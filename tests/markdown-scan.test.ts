@@ -1,6 +1,6 @@
 /**
  * The structure tier's Markdown block scanner (markdown-it's block parser,
- * lib/chunking/markdown-scan.ts) against the full parser it replaced
+ * lib/chunking/markdown/scan.ts) against the full parser it replaced
  * (mdast-util-from-markdown with GFM, whole document): the same blocks at the
  * same offsets on the CommonMark spec's examples, real documents and
  * generated ones.
@@ -12,10 +12,10 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
-import type { Block } from "@/lib/chunking/blocks";
-import { mdastBlocks } from "@/lib/chunking/markdown-blocks";
+import type { Block } from "@/lib/chunking/markdown/blocks";
+import { mdastBlocks } from "@/lib/chunking/markdown/mdast-blocks";
 import MarkdownIt from "markdown-it";
-import { markLines, scanMarkdown } from "@/lib/chunking/markdown-scan";
+import { markLines, scanMarkdown } from "@/lib/chunking/markdown/scan";
 import { mulberry32 } from "./helpers/random";
 
 const root = join(import.meta.dirname, "..");

@@ -1,5 +1,5 @@
 /**
- * The structure tier's splitter (lib/chunking/structure.ts) and the modules
+ * The structure tier's splitter (lib/chunking/structure/) and the modules
  * under it, on real text (the Chroma chunking-eval corpus, the fixtures) and
  * on documents written here to exercise one rule each.
  *
@@ -16,13 +16,13 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
-import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/headings";
-import { parseMarkdown } from "@/lib/chunking/markdown-blocks";
-import { htmlTableParts } from "@/lib/chunking/html-table";
-import { scanMarkdown } from "@/lib/chunking/markdown-scan";
-import { markdownSkeleton } from "@/lib/chunking/markdown-skeleton";
+import { markdownHeadingTitles, plainHeadingLevel } from "@/lib/chunking/structure/headings";
+import { parseMarkdown } from "@/lib/chunking/markdown/mdast-blocks";
+import { htmlTableParts } from "@/lib/chunking/structure/html-table";
+import { scanMarkdown } from "@/lib/chunking/markdown/scan";
+import { markdownSkeleton } from "@/lib/chunking/markdown/skeleton";
 import MarkdownIt from "markdown-it";
-import { sentenceStarts, sentenceStartsOfRanges } from "@/lib/chunking/sentences";
+import { sentenceStarts, sentenceStartsOfRanges } from "@/lib/chunking/text/prose-sentences";
 import { containerDepth, splitStructure, type StructureOptions } from "@/lib/chunking/structure";
 import type { Span } from "@/lib/chunking/types";
 import { mulberry32 } from "./helpers/random";

@@ -12,7 +12,7 @@
 //   ("Only at low tide.Two people per net.", "RingsPliers").
 // GFM has no way to say a cell spans, so such a table is written as HTML in
 // the shape the PDF extraction uses too, which the structure tier splits
-// between rows under a repeated head (lib/chunking/html-table.ts): one element
+// between rows under a repeated head (lib/chunking/structure/html-table.ts): one element
 // per line and no blank line, so it is one CommonMark HTML block.
 //
 //     <table>

@@ -9,7 +9,7 @@
  * the job; a provider failure (ApiError 503) fails it.
  */
 import pLimit from "p-limit";
-import type { ModelProgress } from "@/lib/ai/model-boundaries";
+import type { ModelProgress } from "@/lib/ai/tier-boundaries";
 import type { Entity } from "@/lib/api-schema";
 import type { Chunk } from "@/lib/chunking/types";
 import { BadReplyError, type ModelClient } from "./model-client";

@@ -1,5 +1,5 @@
-import { sentenceStarts } from "@/lib/chunking/sentences";
-import { isSpace } from "@/lib/chunking/whitespace";
+import { sentenceStarts } from "@/lib/chunking/text/prose-sentences";
+import { isSpace } from "@/lib/chunking/text/whitespace";
 
 /**
  * The numbered units a model sees when it looks for section boundaries:

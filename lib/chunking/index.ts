@@ -15,13 +15,13 @@ interface Method {
 }
 
 /** The CPU side's inputs beside the text: the semantic tier's embedder, and the section starts a model found (AI tiers). */
-export interface SplitContext {
+interface SplitContext {
   embedder: Embedder;
   sectionStarts?: number[];
 }
 
 /**
- * The AI tiers' method: a model finds section boundaries (lib/ai/boundaries.ts),
+ * The AI tiers' method: a model finds section boundaries (lib/ai/boundary-windows.ts),
  * the structure splitter cuts along them and the headings, within `maxTokens`.
  * Where the model's answers were unusable, the structure splitter alone decides.
  */

@@ -1,6 +1,6 @@
 /**
  * Word vectors: the semantic tier's lexical half, mixed with the sentence
- * encoder's meaning (lib/chunking/semantic.ts), and all it has on documents
+ * encoder's meaning (lib/chunking/semantic/), and all it has on documents
  * too long for the model. No network, no model, the same vector for the
  * same text on every machine, in any language.
  *

@@ -13,9 +13,9 @@ import { ApiError } from "@/lib/errors";
  * and its lookup answers from the checked set instead of asking DNS again,
  * so a second, rebinding answer never reaches `connect()`.
  *
- * One module over 300 lines on purpose: resolution, the address check, the
- * pinned connector and the redirect loop are one guarantee; split apart, a
- * hop could be fetched without its check.
+ * Resolution, the address check, the pinned connector and the redirect loop
+ * stay together: they are one guarantee, and apart a hop could be fetched
+ * without its check.
  */
 
 export interface ResolvedAddress {

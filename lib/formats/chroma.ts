@@ -8,7 +8,7 @@ import { embedText } from "./embed-text";
  * servers accept them only from 1.5 on (February 2026) and older ones refuse
  * the whole `add`; scalars work on every server.
  */
-export type ChromaValue = string | number | boolean;
+type ChromaValue = string | number | boolean;
 
 /**
  * One record; spread a list of them into `collection.add({ ids, documents, metadatas })`. `document` is what
@@ -22,7 +22,7 @@ export type ChromaRecord = {
 };
 
 /** Chroma Cloud's default quota on one metadata value; self-hosted Chroma has none, so meeting it costs nothing there. */
-export const CHROMA_VALUE_BYTES = 4096;
+const CHROMA_VALUE_BYTES = 4096;
 
 const HEADING_SEPARATOR = " > ";
 

@@ -30,7 +30,7 @@ export type SourceChunk = Chunk;
 export type ChunkScalars = RecordScalars;
 
 /** One chunk's fields before a store's value rules apply. Absent values are left out, never null. */
-export interface ChunkFields {
+interface ChunkFields {
   scalars: ChunkScalars;
   pages?: { page_start: number; page_end: number };
   /** E-mails: the headers as `email_from`, `email_to`, `email_cc`, `email_date`, `email_subject`, and `attachment`; flat strings every store takes. */

@@ -1,5 +1,5 @@
 /** Byte budgets for the stores that cap metadata sizes. Sizes are UTF-8 bytes, the unit the stores count in. */
-import { previousGraphemeBoundary } from "@/lib/chunking/graphemes";
+import { previousGraphemeBoundary } from "@/lib/chunking/text/graphemes";
 
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 
@@ -46,7 +46,7 @@ export function fitJsonString(value: string, maxJsonBytes: number): string {
 }
 
 /** The longest leading run of `items` that `fits` accepts; `fits` must accept every prefix of a run it accepts. */
-export function longestFittingPrefix<T>(items: readonly T[], fits: (prefix: readonly T[]) => boolean): T[] {
+function longestFittingPrefix<T>(items: readonly T[], fits: (prefix: readonly T[]) => boolean): T[] {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {

@@ -17,10 +17,10 @@ export { OUTPUT_FORMATS };
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** A chunk in the `raw` format: its text, the text to embed, its metadata. */
-export type RawRecord = { text: string; embed_text: string; metadata: SourceChunk["metadata"] };
+type RawRecord = { text: string; embed_text: string; metadata: SourceChunk["metadata"] };
 
 /** What one chunk becomes in each format. */
-export interface FormattedRecord {
+interface FormattedRecord {
   raw: RawRecord;
   pinecone: PineconeRecord;
   weaviate: WeaviateObject;

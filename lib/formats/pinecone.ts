@@ -4,7 +4,7 @@ import { recordKey } from "./ids";
 import { embedText } from "./embed-text";
 
 /** Pinecone's metadata value types: string, number, boolean, list of strings. No null, no nested objects. */
-export type PineconeValue = string | number | boolean | string[];
+type PineconeValue = string | number | boolean | string[];
 
 /**
  * An integrated-embedding record for `index.upsertRecords({ records })`; the index's field map must name
@@ -15,7 +15,7 @@ export type PineconeRecord = { _id: string; chunk_text: string; text_offset: num
   };
 
 /** Pinecone's limit on one record's metadata (40 KB), counted here in UTF-8 bytes of JSON. */
-export const PINECONE_METADATA_BYTES = 40_000;
+const PINECONE_METADATA_BYTES = 40_000;
 /** The most one derived text field (headings, summary, entities) may take, so no single one crowds out the others. */
 const FIELD_BYTES = 4096;
 /** Room kept for `truncated_fields` itself. */

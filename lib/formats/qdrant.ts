@@ -3,7 +3,7 @@ import { recordUuid } from "./ids";
 import { embedText } from "./embed-text";
 
 /** Any JSON but null, which we never send (absent fields are left out). */
-export type PayloadValue = string | number | boolean | PayloadValue[] | { [key: string]: PayloadValue };
+type PayloadValue = string | number | boolean | PayloadValue[] | { [key: string]: PayloadValue };
 
 /**
  * A point for `client.upsert(collection, { points })` once you add its `vector` (of `payload.embed_text`); the id

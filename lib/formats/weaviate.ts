@@ -10,7 +10,7 @@ import { recordUuid } from "./ids";
 import { embedText } from "./embed-text";
 
 /** Property values Weaviate's auto-schema types: text, number, boolean, text[] and nested object[]. Never null or an empty list, which auto-schema cannot type. */
-export type WeaviateValue = string | number | boolean | string[] | Entity[] | ChunkBox[];
+type WeaviateValue = string | number | boolean | string[] | Entity[] | ChunkBox[];
 
 /**
  * An object for `collection.data.insertMany(objects)`. Property names are

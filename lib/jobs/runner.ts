@@ -31,7 +31,7 @@ import { isAiTier } from "@/lib/ai/model-client";
 import type { JobAccepted } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
-import type { ModelProgress } from "@/lib/ai/model-boundaries";
+import type { ModelProgress } from "@/lib/ai/tier-boundaries";
 import {
   buildResult,
   extractDocument,

@@ -19,8 +19,8 @@ import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstru
 /**
  * The payment a client makes on the spec's path: a USDC TransferChecked
  * from the payer's associated token account to `payTo`'s, with the 402's
- * `extra.reference` in a Memo. Used by the agent example, the benchmark and
- * the tests; the web page builds the same instructions in the browser.
+ * `extra.reference` in a Memo. Used by the web page (in the browser), the
+ * agent example, the benchmarks and the tests.
  */
 export interface UsdcTransfer {
   payer: TransactionSigner;

@@ -1,7 +1,7 @@
 import { assertIncrement, assertTtl, StoreClosedError } from "@/lib/store/errors";
 import type { Store } from "@/lib/store/types";
 
-export interface Clock {
+interface Clock {
   now: () => number;
 }
 

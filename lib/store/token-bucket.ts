@@ -15,7 +15,7 @@ export interface BucketSize {
   perMinute: number;
 }
 
-export type Taken = { ok: true } | { ok: false; retryAfterMs: number };
+type Taken = { ok: true } | { ok: false; retryAfterMs: number };
 
 /**
  * Compare-and-set rounds before a contended take gives up (refused for one interval). Each round has one winner,

@@ -1,6 +1,6 @@
 /**
  * The one key-value interface every piece of state goes through (results,
- * quota counters, and later the payment ledger and jobs). Values are strings;
+ * quota counters, the payment ledger, jobs). Values are strings;
  * callers serialise. Every write carries a TTL so nothing lives forever.
  */
 export interface Store {

@@ -3,7 +3,7 @@ import { assertIncrement, assertTtl, StoreClosedError, storeUnavailable } from "
 import { DEL_IF_EQUALS, SET_IF_EQUALS, INCR_BY_WITH_TTL, pttlToMs } from "@/lib/store/scripts";
 import type { Store } from "@/lib/store/types";
 
-export interface UpstashStoreOptions {
+interface UpstashStoreOptions {
   url: string;
   token: string;
   /** Per HTTP request; a batch of auto-pipelined commands shares one request. */

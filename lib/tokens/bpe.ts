@@ -177,8 +177,3 @@ function mergeWithHeap(v: Vocabulary, bytes: Uint8Array, n: number): number {
   }
   return parts;
 }
-
-/** Exact token count of one pre-token (a string `scanPreToken` returns whole). */
-export function countPreToken(v: Vocabulary, piece: string): number {
-  return countPreTokenRange(v, piece, 0, piece.length);
-}

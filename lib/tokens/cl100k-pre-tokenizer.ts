@@ -6,7 +6,7 @@
  */
 
 /** tiktoken's cl100k_base split pattern (Llama 3's `pat_str` is the same). */
-export const CL100K_PATTERN = new RegExp(
+const CL100K_PATTERN = new RegExp(
   [
     String.raw`'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])`,
     String.raw`[^\r\n\p{L}\p{N}]?\p{L}+`,

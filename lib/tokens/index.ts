@@ -23,15 +23,7 @@ import { isSpace } from "./pre-tokenizer";
 import { type Tokenizer, type TokenizerName, clearTokenCaches, tokenizerFor } from "./tokenizers";
 
 export { O200K_PATTERN, preTokenize } from "./pre-tokenizer";
-export { CL100K_PATTERN } from "./cl100k-pre-tokenizer";
-export {
-  DEFAULT_TOKENIZER,
-  TOKENIZER_NAMES,
-  type Tokenizer,
-  type TokenizerName,
-  loadTokenizer,
-  tokenizerFor,
-} from "./tokenizers";
+export { type Tokenizer, type TokenizerName, loadTokenizer } from "./tokenizers";
 
 /** Forgets every cached pre-token count, so a benchmark run starts as cold as a fresh process (less the one-time vocabulary builds). */
 export const clearTokenCache = clearTokenCaches;

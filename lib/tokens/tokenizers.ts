@@ -19,7 +19,7 @@ import { type Vocabulary, buildVocabulary } from "./vocabulary";
 
 import { DEFAULT_TOKENIZER, type TokenizerName } from "./names";
 
-export { DEFAULT_TOKENIZER, TOKENIZER_NAMES, type TokenizerName } from "./names";
+export type { TokenizerName } from "./names";
 
 export interface Tokenizer {
   readonly name: TokenizerName;

@@ -32,5 +32,3 @@ export class PaymentProblem extends Error {
     this.name = "PaymentProblem";
   }
 }
-
-export const isPaymentProblem = (error: unknown): error is PaymentProblem => error instanceof PaymentProblem;

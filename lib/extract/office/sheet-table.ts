@@ -5,7 +5,7 @@ import { headingText, oneLine } from "@/lib/extract/office/sections";
  * A sheet as read from XLSX, ODS or CSV, and how it becomes Markdown: one
  * GFM table of its used range under a heading with its name. The structure
  * tier splits a long table by rows and repeats its header row in every chunk
- * (lib/chunking/structure-units.ts), so the table is written whole here.
+ * (lib/chunking/structure/units.ts), so the table is written whole here.
  */
 export interface SheetCells {
   name: string;

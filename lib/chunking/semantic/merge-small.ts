@@ -11,7 +11,7 @@
  * they are big enough or nothing more fits.
  */
 
-export interface SmallSegmentProblem {
+interface SmallSegmentProblem {
   /** Start unit of each segment, ascending, the first 0. */
   starts: readonly number[];
   units: number;

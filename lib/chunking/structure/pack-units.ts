@@ -5,11 +5,12 @@
  * section.
  */
 import { TokenIndex } from "@/lib/tokens";
-import { pack } from "./packing";
-import { isSpace } from "./whitespace";
-import type { Span } from "./types";
-import { CHUNK, UNFILLED, SECTION_MIX, NEAR, FAR } from "./structure-costs";
-import { type Unit, UnitBuilder } from "./structure-units";
+import { pack } from "./optimal-packing";
+import { isSpace } from "../text/whitespace";
+import { earliestFitting, wordStarts } from "../fit/overlap";
+import type { Span } from "../types";
+import { CHUNK, UNFILLED, SECTION_MIX, NEAR, FAR } from "./costs";
+import { type Unit, UnitBuilder } from "./units";
 
 interface Packer {
   text: string;
@@ -145,7 +146,9 @@ function emitChunk(p: Packer, sections: string[][], spans: Span[], i: number, j:
     let from = i - 1;
     while (from > previousFirst && units[from - 1]!.kind === "prose" && units[from - 1]!.section === first.section)
       from--;
-    const overlap = overlapStart(p, units[from]!.start, first.start, budget);
+    // Never the whole previous chunk: the next one would start where it did.
+    const floor = Math.max(units[from]!.start, spans[spans.length - 1]!.start + 1);
+    const overlap = overlapBefore(p, floor, first.start, budget);
     if (overlap >= 0) {
       const withOverlap = index.count(overlap, last.end);
       if (withOverlap <= maxTokens) {
@@ -161,32 +164,21 @@ function emitChunk(p: Packer, sections: string[][], spans: Span[], i: number, j:
 
 /**
  * Where a chunk starting at `chunkStart` begins to repeat the text before it:
- * the earliest word start in [floor, chunkStart) whose tail up to the end of
- * the previous text holds at most `budget` tokens, moved on to a sentence
- * start when one keeps at least half the budget. -1 when none fits.
+ * the earliest word start (fit/overlap.ts) in [floor, chunkStart) whose tail
+ * up to the end of the previous text holds at most `budget` tokens, moved on
+ * to a sentence start when one keeps at least half the budget. -1 when none
+ * fits.
  */
-function overlapStart(p: Packer, floor: number, chunkStart: number, budget: number): number {
+function overlapBefore(p: Packer, floor: number, chunkStart: number, budget: number): number {
   if (budget <= 0) return -1;
   const text = p.text;
   let end = chunkStart;
   while (end > floor && isSpace(text.charCodeAt(end - 1))) end--;
   // Candidates within a generous window of characters (o200k averages ~4 per token).
-  const windowStart = Math.max(floor, end - budget * 16);
-  const candidates: number[] = [];
-  for (let q = windowStart; q < end; q++) {
-    if (isSpace(text.charCodeAt(q))) continue;
-    if (q === floor || isSpace(text.charCodeAt(q - 1))) candidates.push(q);
-  }
-  // Tail counts shrink as the start moves right: the first candidate that fits.
-  let lo = 0;
-  let hi = candidates.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (p.index.count(candidates[mid]!, end) <= budget) hi = mid;
-    else lo = mid + 1;
-  }
-  if (lo >= candidates.length) return -1;
-  for (let k = lo; k < candidates.length; k++) {
+  const candidates = wordStarts(text, Math.max(floor, end - budget * 16), end);
+  const earliest = earliestFitting(candidates, (start) => p.index.count(start, end) <= budget);
+  if (earliest < 0) return -1;
+  for (let k = candidates.indexOf(earliest); k < candidates.length; k++) {
     const q = candidates[k]!;
     let before = q - 1;
     while (before > floor && isSpace(text.charCodeAt(before))) before--;
@@ -195,5 +187,5 @@ function overlapStart(p: Packer, floor: number, chunkStart: number, budget: numb
       break;
     }
   }
-  return candidates[lo]!;
+  return earliest;
 }

@@ -12,9 +12,9 @@ import {
   GAP_LINE,
   GAP_PARAGRAPH,
   gapKind,
-} from "./semantic-units";
-import type { SemanticTuning } from "./semantic-tuning";
-import { isHighSurrogate } from "./surrogates";
+} from "./units";
+import type { SemanticTuning } from "./tuning";
+import { isHighSurrogate } from "../text/surrogates";
 
 function meanAndDeviation(values: number[]): { mean: number; deviation: number } {
   if (values.length === 0) return { mean: 0, deviation: 0 };

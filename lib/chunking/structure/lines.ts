@@ -1,6 +1,6 @@
 /** Lines in a text, as the structure tier reads them: where one ends, whether text follows, and a code block's fence lines. */
 
-import { isSpace } from "./whitespace";
+import { isSpace } from "../text/whitespace";
 
 /**
  * Whether the gap [end, next) after a sentence holds a line break, or the

@@ -12,7 +12,7 @@
  * O(units × units per segment).
  */
 
-export interface SegmentationProblem {
+interface SegmentationProblem {
   /** Number of units. */
   units: number;
   /** gain[g]: what cutting at gap g (before unit g) is worth; index 0 unused. */

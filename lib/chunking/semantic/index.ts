@@ -1,11 +1,11 @@
 /**
  * The semantic tier's splitter: chunks end where the topic changes.
  *
- * 1. Units. The text is cut into sentences (`sentence-spans.ts`). A sentence
+ * 1. Units. The text is cut into sentences (`text/line-sentences.ts`). A sentence
  *    of fewer than `minUnitTokens` tokens (a heading, a list item, "Dr. "
  *    cut off by the segmenter) joins the next one — or the previous one when
  *    it ends its paragraph — since a few words make a poor vector. A
- *    sentence over `maxTokens` is cut by the recursive splitter, and its
+ *    sentence over `maxTokens` is cut by fit/split-to-fit.ts, and its
  *    pieces become units with no boundary preference between them.
  * 2. Vectors, two per unit: the embedder's (meaning; one `embed` call, the
  *    embedder batches) and hashed words and character n-grams (word
@@ -55,16 +55,21 @@ import type { Embedder } from "@/lib/embeddings/types";
 import { TokenIndex } from "@/lib/tokens";
 import { bestSegmentation } from "./best-segmentation";
 import { mergeSmallSegments } from "./merge-small";
-import { splitRecursive } from "./recursive";
-import type { Span, SplitOptions } from "./types";
-import { gapGains, similarityCurve } from "./semantic-gains";
-import { DEFAULT_TUNING, type SemanticTuning } from "./semantic-tuning";
-import { MIN_MAX_TOKENS, type Unit, buildUnits, markWholeBlocks, fittingEnds } from "./semantic-units";
+import { isWordStart, overlapStart } from "../fit/overlap";
+import { splitToFit } from "../fit/split-to-fit";
+import type { Span, SplitOptions } from "../types";
+import { gapGains, similarityCurve } from "./gains";
+import { DEFAULT_TUNING, type SemanticTuning } from "./tuning";
+import { MIN_MAX_TOKENS, type Unit, buildUnits, markWholeBlocks, fittingEnds } from "./units";
 
 export { DEFAULT_TUNING, type SemanticTuning };
 
-/** Start of the overlap carried into a chunk from the previous one [prevStart, prevEnd): whole units, else words; -1 for none. */
-function overlapStart(
+/**
+ * Start of the overlap carried into a chunk from the previous one (units first .. last): the earliest whole
+ * unit that fits and starts at a word start (fit/overlap.ts), else the earliest word start in the last unit;
+ * -1 for none.
+ */
+function overlapFromUnits(
   text: string,
   index: TokenIndex,
   units: Unit[],
@@ -77,26 +82,14 @@ function overlapStart(
     index.count(start, units[last]!.end) <= options.overlapTokens && index.count(start, chunkEnd) <= options.maxTokens;
   let start = -1;
   // Never from inside a code block, table or list: the chunk would open with a piece of it.
-  for (let u = last; u > first && room(units[u]!.start); u--) if (!units[u]!.inBlock) start = units[u]!.start;
+  for (let u = last; u > first && room(units[u]!.start); u--)
+    if (!units[u]!.inBlock && isWordStart(text, units[u]!.start)) start = units[u]!.start;
   if (start >= 0 || units[last]!.inBlock) return start;
-  // Not one whole unit: the last unit's last words, the earliest word start that fits.
-  const unit = units[last]!;
-  const wordStarts: number[] = [];
-  for (let p = unit.start + 1; p < unit.end; p++) {
-    const c = text.charCodeAt(p - 1);
-    if ((c === 32 || c === 10 || c === 9) && text.charCodeAt(p) > 32) wordStarts.push(p);
-  }
-  let lo = 0;
-  let hi = wordStarts.length; // the first fitting index is in [lo, hi]; fitting is monotone in p
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (room(wordStarts[mid]!)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo < wordStarts.length ? wordStarts[lo]! : -1;
+  // Not one whole unit: the last unit's last words.
+  return overlapStart(text, units[last]!.start + 1, units[last]!.end, room);
 }
 
-export interface SemanticOptions extends SplitOptions {
+interface SemanticOptions extends SplitOptions {
   /** "markdown" (default): Markdown's code blocks, tables and lists are kept whole where they fit. "plain": no Markdown. */
   flavor?: "markdown" | "plain";
 }
@@ -150,13 +143,13 @@ export async function splitSemantic(
     const end = units[last]!.end;
     let start = units[first]!.start;
     if (s > 0 && overlapTokens > 0) {
-      const overlap = overlapStart(text, index, units, starts[s - 1]!, first - 1, end, options);
+      const overlap = overlapFromUnits(text, index, units, starts[s - 1]!, first - 1, end, options);
       if (overlap >= 0) start = overlap;
     }
     const tokenCount = index.count(start, end);
     // Counts of joined ranges are not quite monotone in BPE; a chunk the fit check let through over the limit is cut again.
     if (tokenCount > maxTokens) {
-      for (const piece of splitRecursive(text.slice(units[first]!.start, end), {
+      for (const piece of splitToFit(text.slice(units[first]!.start, end), {
         maxTokens,
         overlapTokens: 0,
         tokenizer: options.tokenizer,

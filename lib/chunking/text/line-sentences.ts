@@ -15,7 +15,7 @@
  * last sentence the block before found (which the block's end may have cut):
  * ICU's segmenter slows down more than linearly on long strings.
  *
- * `sentences.ts` is the other segmenter, for the structure and AI tiers. It
+ * `prose-sentences.ts` is the other segmenter, for the structure and AI tiers. It
  * works inside paragraphs already found, where a line break never ends a
  * sentence; its header says why there are two.
  */
@@ -23,7 +23,7 @@
 import { isHighSurrogate } from "./surrogates";
 import { isSpace } from "./whitespace";
 
-export interface SentenceSpan {
+interface SentenceSpan {
   /** First non-whitespace character. */
   start: number;
   /** End of the sentence without trailing whitespace. */

@@ -5,24 +5,22 @@
  * a list or its items), each with the cost of a boundary before it and the
  * section it is in.
  *
- * One module over 300 lines on purpose: `UnitBuilder` is one walk over the
- * block tree whose methods share its state (the section path, the sentence
- * starts found ahead, the given section starts, the code-block count);
- * spreading its kinds of block over files would spread that state with them.
- * Line helpers are in structure-lines.ts, plain text's headings in
- * structure-plain.ts.
+ * `UnitBuilder` is one walk over the block tree; its methods share the
+ * walk's state (the section path, the sentence starts found ahead, the given
+ * section starts, the code-block count). Line helpers are in lines.ts, plain
+ * text's headings in plain-text.ts.
  */
 import { countTokens, TokenIndex } from "@/lib/tokens";
 import { HeadingPath, type SectionHeading } from "./headings";
-import type { Block } from "./blocks";
-import { splitRecursive } from "./recursive";
-import { sentenceStarts, sentenceStartsOfRanges } from "./sentences";
-import { isSpace } from "./whitespace";
-import { BREAK, MIN_PIECE_TOKENS } from "./structure-costs";
-import { endsLine, lineEnd, type Fences, codeFences } from "./structure-lines";
+import type { Block } from "../markdown/blocks";
+import { splitToFit } from "../fit/split-to-fit";
+import { sentenceStarts, sentenceStartsOfRanges } from "../text/prose-sentences";
+import { isSpace } from "../text/whitespace";
+import { BREAK, MIN_PIECE_TOKENS } from "./costs";
+import { endsLine, lineEnd, type Fences, codeFences } from "./lines";
 import { htmlTableParts } from "./html-table";
 
-export type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
+type UnitKind = "heading" | "prose" | "code" | "table" | "list" | "other";
 
 export interface Unit {
   start: number;
@@ -218,7 +216,7 @@ export class UnitBuilder {
     return total;
   }
 
-  /** One sentence; the recursive splitter cuts one longer than the budget (lines, words, graphemes). */
+  /** One sentence; `splitToFit` cuts one longer than the budget (lines, words, graphemes). */
   private sentence(start: number, end: number, breakBefore: number, kind: UnitKind, budget: number): void {
     if (start >= end) return;
     if (this.count(start, end) <= budget) {
@@ -228,7 +226,7 @@ export class UnitBuilder {
     this.pieces(start, end, breakBefore, kind, budget);
   }
 
-  /** [start, end) cut by the recursive splitter into pieces of at most `budget`, boundaries between them costing a word's. */
+  /** [start, end) cut by `splitToFit` into pieces of at most `budget`, boundaries between them costing a word's. */
   private pieces(
     start: number,
     end: number,
@@ -238,7 +236,7 @@ export class UnitBuilder {
     extra: Additions = {},
     firstExtra = extra,
   ): void {
-    const spans = splitRecursive(this.text.slice(start, end), {
+    const spans = splitToFit(this.text.slice(start, end), {
       maxTokens: budget,
       overlapTokens: 0,
       tokenizer: this.index.tokenizer.name,

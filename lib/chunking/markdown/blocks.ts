@@ -1,7 +1,7 @@
 /**
  * The block structure of a Markdown document as the structure tier reads it:
  * a tree of blocks, each with its range in the original text. Two parsers
- * produce it (markdown-scan.ts for Markdown, markdown-blocks.ts for plain
+ * produce it (scan.ts for Markdown, mdast-blocks.ts for plain
  * text); tests hold them to the same trees.
  *
  * Ranges follow mdast's positions: a block starts at its first character

@@ -15,10 +15,6 @@
  *
  * Tests hold the trees to mdast's (mdast-util-from-markdown with GFM) on the
  * CommonMark spec's examples, real documents and fuzzed ones.
- *
- * One module over 300 lines on purpose: the wrapped block rules and the line
- * state they read are one mechanism; the tree built from their tokens needs
- * both.
  */
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as Parser, StateBlock, Token } from "markdown-it";
@@ -258,7 +254,7 @@ function leanState(State: typeof StateBlock): typeof StateBlock {
 }
 
 function createParser(): Parser {
-  // HTML blocks are CommonMark; markdown-it leaves them out unless asked. Nesting is bounded before parsing (structure.ts).
+  // HTML blocks are CommonMark; markdown-it leaves them out unless asked. Nesting is bounded before parsing (structure/index.ts).
   const md = new MarkdownIt("default", { html: true, maxNesting: 1000 });
   md.block.State = leanState(md.block.State);
   const ruler = md.block.ruler;

@@ -2,9 +2,9 @@
  * The structure tier's splitter: chunks that follow a document's Markdown
  * structure, sized in exact o200k tokens.
  *
- * 1. Blocks. The text's block structure is read once (blocks.ts): Markdown
- *    by markdown-it's block parser (markdown-scan.ts), plain and PDF text by
- *    micromark with indented code turned off (markdown-blocks.ts), heading
+ * 1. Blocks. The text's block structure is read once (markdown/blocks.ts): Markdown
+ *    by markdown-it's block parser (markdown/scan.ts), plain and PDF text by
+ *    micromark with indented code turned off (markdown/mdast-blocks.ts), heading
  *    lines recognised inside its paragraphs ("1.2 Title", "Chapter 3",
  *    ALL-CAPS lines; see headings.ts). Headings start sections; every other block belongs to
  *    the section of the last heading above it.
@@ -12,8 +12,8 @@
  * 2. Units. Each block becomes one unit if it fits in `maxTokens`, else the
  *    smallest pieces its kind allows, each with the cost of a chunk boundary
  *    before it:
- *    - prose: sentences (sentences.ts); a sentence longer than the budget is
- *      split by the recursive splitter (lines, words, and graphemes only for
+ *    - prose: sentences (text/prose-sentences.ts); a sentence longer than the budget is
+ *      split by fit/split-to-fit.ts (lines, words, and graphemes only for
  *      a single word longer than the budget). A sentence that ends a line is
  *      a cheaper place to cut than one inside a line.
  *    - fenced code: lines, the fences glued to the first and last line; a
@@ -39,7 +39,7 @@
  *    much as one more chunk, cutting where a sentence ends a line much less.
  *
  * 3. Packing. Units are packed into chunks by an optimal partition
- *    (packing.ts): each chunk costs 1, each boundary its cost (a section
+ *    (optimal-packing.ts): each chunk costs 1, each boundary its cost (a section
  *    change nothing, a paragraph little, a sentence more, a word much), and a
  *    small penalty for unfilled chunks evens out sizes. So small neighbours
  *    merge up to `maxTokens`, and a long section is cut where it hurts least.
@@ -80,14 +80,14 @@
 import type { Extracted } from "@/lib/extract/types";
 import { TokenIndex } from "@/lib/tokens";
 import { markdownHeadingTitles } from "./headings";
-import { plainTextBlocks } from "./markdown-blocks";
-import { scanMarkdown } from "./markdown-scan";
-import { splitRecursive } from "./recursive";
-import type { Span, SplitOptions } from "./types";
-import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./structure-costs";
-import { packUnits } from "./structure-packing";
-import { plainParagraph, isNumberedChapter } from "./structure-plain";
-import { UnitBuilder } from "./structure-units";
+import { plainTextBlocks } from "../markdown/mdast-blocks";
+import { scanMarkdown } from "../markdown/scan";
+import { splitToFit } from "../fit/split-to-fit";
+import type { Span, SplitOptions } from "../types";
+import { BREAK, JOIN_SLACK, MIN_MAX_TOKENS, MIN_PIECE_TOKENS } from "./costs";
+import { packUnits } from "./pack-units";
+import { plainParagraph, isNumberedChapter } from "./plain-text";
+import { UnitBuilder } from "./units";
 
 export interface StructureOptions extends SplitOptions {
   /**
@@ -106,7 +106,7 @@ export interface StructureOptions extends SplitOptions {
 }
 
 /** Far beyond real documents (lists nest a handful of levels); deeper ones are split recursively instead. */
-export const MAX_CONTAINER_DEPTH = 32;
+const MAX_CONTAINER_DEPTH = 32;
 /** What a line that opens a container or is indented starts with. */
 const MAY_NEST = /[ \t>*+\-\d]/;
 
@@ -151,7 +151,7 @@ export function splitStructure(text: string, options: StructureOptions): Span[] 
   // Parsing nested containers costs time in proportion to their depth on every line, so a
   // document nested absurdly deep (no real one is) would hold the thread for minutes.
   if (containerDepth(text) > MAX_CONTAINER_DEPTH)
-    return splitRecursive(text, { maxTokens, overlapTokens, tokenizer: options.tokenizer });
+    return splitToFit(text, { maxTokens, overlapTokens, tokenizer: options.tokenizer });
   const plain = options.flavor === "plain";
   const index = new TokenIndex(text, options.tokenizer);
   const budget = maxTokens - JOIN_SLACK;

@@ -5,7 +5,7 @@
  */
 import MarkdownIt from "markdown-it";
 import type { MarkdownIt as Parser, Token } from "markdown-it";
-import type { Block } from "./blocks";
+import type { Block } from "../markdown/blocks";
 
 export interface SectionHeading {
   /** 1 (outermost) to 6. */
@@ -96,7 +96,7 @@ const SENTENCE_END = /[.,;:!?…)\]"'”’]$/;
 /** Ends like a table-of-contents line ("Introduction ...... 3") or a table row of figures. */
 const ENDS_IN_NUMBER = /(?:\.{2,}|\s)\d+$/;
 
-export interface PlainLineContext {
+interface PlainLineContext {
   /** The line before, in the same paragraph; undefined on a paragraph's first line. */
   previous?: string;
   /** Whether that line was taken for a heading ("CHAPTER I" above "THE BOY"). */

@@ -9,7 +9,7 @@
  * Cost: O(units × units per chunk).
  */
 
-export interface PackingProblem {
+interface PackingProblem {
   /** Number of units. */
   units: number;
   /**

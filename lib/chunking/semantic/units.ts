@@ -1,11 +1,11 @@
 /** The semantic tier's units (step 1): sentences, short ones joined, long ones cut, blocks marked to be kept whole, with the kind of gap between them. */
 
 import { TokenIndex } from "@/lib/tokens";
-import type { Block } from "./blocks";
-import { scanMarkdown } from "./markdown-scan";
-import { splitRecursive } from "./recursive";
-import { sentenceSpans } from "./sentence-spans";
-import { isSpace } from "./whitespace";
+import type { Block } from "../markdown/blocks";
+import { scanMarkdown } from "../markdown/scan";
+import { splitToFit } from "../fit/split-to-fit";
+import { sentenceSpans } from "../text/line-sentences";
+import { isSpace } from "../text/whitespace";
 
 /** Characters of a unit given to the embedder: the start of a huge unit says enough about its topic, and stays inside every model's input limit. */
 export const EMBED_CHARS = 6000;
@@ -62,7 +62,7 @@ export function buildUnits(text: string, index: TokenIndex, maxTokens: number, m
     }
     pending = -1;
     if (tokens > maxTokens) {
-      const pieces = splitRecursive(text.slice(start, sentence.end), {
+      const pieces = splitToFit(text.slice(start, sentence.end), {
         maxTokens,
         overlapTokens: 0,
         tokenizer: index.tokenizer.name,

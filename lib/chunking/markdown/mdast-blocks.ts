@@ -2,7 +2,7 @@
  * The block structure of plain text and PDF text (blocks.ts), from the full
  * Markdown parser with indented code turned off: indentation is layout there,
  * and with that construct off micromark lets every other construct start
- * after any indentation, which markdown-it's rules (markdown-scan.ts, for
+ * after any indentation, which markdown-it's rules (scan.ts, for
  * Markdown) cannot be told. Below: the mdast tree, then its blocks.
  *
  * The tree comes from the real parser
@@ -14,7 +14,7 @@
  * megabyte a second here, and some of its resolvers rewrite the whole event
  * list each time they fire, e.g. once per setext heading, which is quadratic
  * on a long document):
- * - the parser reads a skeleton of the document (markdown-skeleton.ts), so
+ * - the parser reads a skeleton of the document (skeleton.ts), so
  *   inline content in the tree is mangled and line/column numbers are the
  *   skeleton's: use block offsets only, and read text from the original;
  * - inline content is mostly not parsed (see `gfmBlocks`): what the tree
@@ -34,7 +34,7 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfm } from "micromark-extension-gfm";
 import { type Block, type BlockParseOptions, htmlLeftOpen } from "./blocks";
-import { markdownSkeleton } from "./markdown-skeleton";
+import { markdownSkeleton } from "./skeleton";
 
 /** A micromark syntax extension (the type lives in micromark-util-types, not a dependency of ours). */
 type Extension = ReturnType<typeof gfm>;

@@ -21,7 +21,7 @@
  */
 
 /** An HTML table block's parts, as offsets in the text. */
-export interface HtmlTableParts {
+interface HtmlTableParts {
   /** Body rows, each from its `<tr` to the end of its `</tr>` (or to the last non-blank character before the next row). */
   rows: Array<[number, number]>;
 }

@@ -22,7 +22,7 @@
  *
  * Why there are two segmenters: this one serves the structure tier and the AI
  * tiers' units, and it cuts inside paragraphs the structure has already found,
- * so a line break in them is never a sentence end. `sentence-spans.ts` serves
+ * so a line break in them is never a sentence end. `line-sentences.ts` serves
  * the semantic tier. It reads whole documents, where a line is often a unit
  * of its own (a heading, an item, a row), so a line break ends a sentence
  * unless its paragraph reads as hard-wrapped prose. One rule for both would

@@ -18,12 +18,12 @@
  *    similarity — which differs a lot between embedders and between texts.
  */
 
-export interface TopicShiftOptions {
+interface TopicShiftOptions {
   blockTokens: number;
   maxBlockUnits: number;
 }
 
-export interface TopicShifts {
+interface TopicShifts {
   /** similarity[g]: between the blocks before and after gap g (gap g lies before unit g; index 0 unused). */
   similarity: Float64Array;
   /** depth[g]: TextTiling depth of gap g (index 0 unused). */

@@ -1,5 +1,5 @@
 import type { AiDetailsBody } from "@/lib/api-schema";
-import { findBoundaries } from "./boundaries";
+import { findBoundaries } from "./boundary-windows";
 import { type AiTierId, type ModelClients, requireModel } from "./model-client";
 
 /** What the AI tiers' model steps use: side effects chosen at start-up, and a job's progress and cancellation. */

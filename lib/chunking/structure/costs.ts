@@ -35,5 +35,5 @@ export const NEAR = 8;
 export const FAR = 24;
 /** Fewest tokens `maxTokens` may be: a re-fenced line needs room next to its fences, a heading next to its body. */
 export const MIN_MAX_TOKENS = 16;
-/** The recursive splitter's smallest budget (a code point can take 4 tokens). */
+/** `splitToFit`'s smallest budget (a code point can take 4 tokens). */
 export const MIN_PIECE_TOKENS = 4;

@@ -1,10 +1,10 @@
 /** Plain and PDF text, read without Markdown markers: heading lines inside a paragraph, and a one-item list that titles a numbered chapter. */
 
 import { numberedChapterLevel, plainHeadingLevel } from "./headings";
-import type { Block } from "./blocks";
-import { BREAK } from "./structure-costs";
-import { lineEnd, textFollows } from "./structure-lines";
-import type { UnitBuilder } from "./structure-units";
+import type { Block } from "../markdown/blocks";
+import { BREAK } from "./costs";
+import { lineEnd, textFollows } from "./lines";
+import type { UnitBuilder } from "./units";
 
 /** A plain-text paragraph: heading lines in it start sections, the lines between them are prose. */
 export function plainParagraph(builder: UnitBuilder, node: Block): void {
