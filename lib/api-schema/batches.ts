@@ -64,7 +64,11 @@ export type ChunkDocumentsArgs = z.infer<typeof ChunkDocumentsArgsSchema>;
 
 export const BatchAcceptedSchema = JobAcceptedSchema.extend({
   documents: z.array(BatchDocumentStatusSchema),
-  accepted: z.number().int().min(1).meta({ description: "Documents accepted: the price is this many times the tier's." }),
+  accepted: z
+    .number()
+    .int()
+    .min(1)
+    .meta({ description: "Documents accepted: the price is this many times the tier's." }),
   rejected: z.number().int().min(0),
   amount: z.number().int().min(0).meta({ description: "What the batch cost, in USDC base units." }),
 }).meta({ id: "BatchAccepted", description: "A batch's job was created (202); it runs after this answer." });

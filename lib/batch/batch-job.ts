@@ -140,7 +140,8 @@ async function combine(
       summary.total_chunks = result.total_chunks;
       summary.first_chunk = chunks.length;
       summary.metadata = result.metadata;
-      for (const chunk of result.chunks) chunks.push(raw ? { ...chunk, document_index: index, document: filename } : chunk);
+      for (const chunk of result.chunks)
+        chunks.push(raw ? { ...chunk, document_index: index, document: filename } : chunk);
     }
     summaries.push(summary);
   }

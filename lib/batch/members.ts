@@ -70,7 +70,13 @@ export async function checkMembers(
       });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      members.push({ index, filename: (name ?? "document").slice(0, 255), status: "rejected", pages: 0, error: errorBody(error) });
+      members.push({
+        index,
+        filename: (name ?? "document").slice(0, 255),
+        status: "rejected",
+        pages: 0,
+        error: errorBody(error),
+      });
     }
   }
   return members;

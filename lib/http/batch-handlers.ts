@@ -61,7 +61,8 @@ async function readBatch(services: Services, request: Request) {
     });
     const options = BatchOptionsSchema.safeParse(fields);
     if (!options.success) throw new ApiError("invalid_options", describeIssues(options.error));
-    if (files.length === 0) throw new ApiError("missing_file", "Attach each document in a multipart field named `file`.");
+    if (files.length === 0)
+      throw new ApiError("missing_file", "Attach each document in a multipart field named `file`.");
     return { documents: files.map((file): BatchInput => ({ kind: "upload", ...file })), options: options.data };
   }
   if (!type.includes("application/json")) throw new ApiError("expected_json", USAGE);
@@ -71,13 +72,12 @@ async function readBatch(services: Services, request: Request) {
   if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
   const { documents, ...options } = parsed.data;
   return {
-    documents: documents.map(
-      (document): BatchInput =>
-        "url" in document
-          ? { kind: "url", url: document.url }
-          : "upload_id" in document
-            ? { kind: "uploaded", uploadId: document.upload_id }
-            : { kind: "upload", bytes: new TextEncoder().encode(document.text), filename: document.filename },
+    documents: documents.map((document): BatchInput =>
+      "url" in document
+        ? { kind: "url", url: document.url }
+        : "upload_id" in document
+          ? { kind: "uploaded", uploadId: document.upload_id }
+          : { kind: "upload", bytes: new TextEncoder().encode(document.text), filename: document.filename },
     ),
     options,
   };
