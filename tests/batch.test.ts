@@ -159,7 +159,7 @@ describe("a paid batch", () => {
     expect(combined.documents.map((d) => d.status)).toEqual(["completed", "rejected", "completed"]);
     expect(new Set(combined.chunks.map((c) => c.document_index))).toEqual(new Set([0, 2]));
     const [first, , third] = combined.documents;
-    expect(combined.chunks.slice(first!.first_chunk!, first!.first_chunk! + first!.total_chunks!)).toSatisfy(
+    expect(combined.chunks.slice(first!.first_chunk, first!.first_chunk! + first!.total_chunks!)).toSatisfy(
       (chunks: Record<string, unknown>[]) => chunks.every((c) => c.document === "first.md"),
     );
     expect(String(combined.chunks[third!.first_chunk!]!.text)).toMatch(/^# Report/);

@@ -197,8 +197,6 @@ export const JobStatusSchema = z
   })
   .meta({ id: "JobStatus" });
 
-
-
 export type AiDetailsBody = z.infer<typeof AiDetailsSchema>;
 export type ChunkingResultBody = z.infer<typeof ChunkingResultSchema>;
 export type StoredResultSummaryBody = z.infer<typeof StoredResultSummarySchema>;
