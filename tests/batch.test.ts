@@ -3,7 +3,15 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type TransactionSigner, createSolanaRpc } from "@solana/kit";
+import { randomBytes } from "node:crypto";
+import {
+  type TransactionSigner,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createSolanaRpc,
+  getAddressEncoder,
+  getBase58Decoder,
+} from "@solana/kit";
+import { createSigner, decodeXPaymentResponse, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from "x402-fetch";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
@@ -223,6 +231,45 @@ describe("a paid batch", () => {
     expect(combined.chunks.length).toBeGreaterThan(2);
     expect(combined.chunks.every((c) => (c.metadata as { token_count: number }).token_count <= 256)).toBe(true);
     expect(new Set(combined.chunks.map((c) => c.document))).toEqual(new Set(["a.md", "b.md"]));
+  });
+});
+
+describe("a batch paid by an x402 v1 client", () => {
+  it("is paid by an unmodified x402-fetch client in X-PAYMENT, one price for the batch", async () => {
+    // As tests/payments.test.ts: a funded key pair as x402-fetch's signer.
+    const seed = randomBytes(32);
+    const payer = await funded(await createKeyPairSignerFromPrivateKeyBytes(seed));
+    const secret = getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)]));
+    const inProcessFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
+    }) as typeof fetch;
+    const payingFetch = wrapFetchWithPaymentV1(
+      inProcessFetch,
+      await createSigner("solana-devnet", secret),
+      100_000n,
+      undefined,
+      {
+        svmConfig: { rpcUrl: chain.rpcUrl },
+      },
+    );
+    const before = await usdc(chain.payTo);
+    const response = await payingFetch(`${ORIGIN}/api/batch/structure`, {
+      method: "POST",
+      body: form([
+        { bytes: newDocument(), name: "v1-a.md" },
+        { bytes: newDocument(), name: "v1-b.md" },
+        { bytes: newDocument(), name: "v1-c.md" },
+      ]),
+    });
+    const body = await json(response);
+    expect(response.status, JSON.stringify(body)).toBe(202);
+    const settlement = decodeXPaymentResponse(response.headers.get("x-payment-response")!);
+    expect(settlement).toMatchObject({ success: true, payer: payer.address });
+    expect(await usdc(chain.payTo)).toBe(before + 3n * PRICE);
+    expect(body).toMatchObject({ accepted: 3, amount: Number(3n * PRICE) });
+    expect((await pollUntilDone(body.job_id, 120_000)).at(-1)).toMatchObject({ status: "completed", done: 3 });
   });
 });
 
