@@ -333,6 +333,22 @@ describe("refusals", () => {
     ]);
   });
 
+  it("fetches URL documents under the URL rules: a private address is rejected and not priced", async () => {
+    const unpaid = await postJson("structure", {
+      documents: [{ url: "http://127.0.0.1:9/internal.pdf" }, { text: newDocument(), filename: "kept.md" }],
+    });
+    expect(unpaid.status).toBe(402);
+    expect((await json(unpaid)).paymentRequirements.maxAmountRequired).toBe(String(PRICE));
+    const free = await postJson("free", {
+      documents: [{ url: "http://127.0.0.1:9/internal.pdf" }, { text: newDocument(), filename: "kept.md" }],
+    });
+    expect(free.status).toBe(202);
+    const accepted = BatchAcceptedSchema.parse(await json(free));
+    expect(accepted.documents[0]).toMatchObject({ status: "rejected", error: { code: "url_forbidden" } });
+    expect(accepted).toMatchObject({ accepted: 1, rejected: 1, amount: 0 });
+    expect((await pollUntilDone(accepted.job_id, 60_000)).at(-1)).toMatchObject({ status: "completed", done: 1 });
+  });
+
   it("answers an unknown tier with 404 and a malformed body with 400", async () => {
     expect((await postJson("gold", { documents: [{ text: "x", filename: "x.md" }] })).status).toBe(404);
     expect((await postJson("structure", { documents: [{ text: "x" }] })).status).toBe(400);

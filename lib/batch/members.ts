@@ -24,6 +24,9 @@ export interface CheckedMember extends BatchMember {
   accepted?: { doc: Loaded; binding: string };
 }
 
+/** Documents read (URLs fetched) at once during the check. */
+const READ_CONCURRENTLY = 4;
+
 const tooMany = (max: number, given: number) =>
   new ApiError(
     "invalid_request",
@@ -41,42 +44,51 @@ export async function checkMembers(
   const members: CheckedMember[] = [];
   let totalBytes = 0;
   let accepted = 0;
-  for (const [index, input] of inputs.entries()) {
-    const name = input.kind === "url" ? input.url : input.kind === "upload" ? input.filename : input.uploadId;
-    try {
-      const doc = await read(services, input);
-      // The same byte limit as a single request's upload, over the whole batch.
-      if (totalBytes + doc.bytes.length > limits.maxUploadBytes)
-        throw new ApiError(
-          "file_too_large",
-          `The batch's documents up to this one are over the limit of ${limits.maxUploadBytes} bytes in all (MAX_UPLOAD_BYTES): send the rest in another batch.`,
-        );
-      await mainThreadTurn();
-      doc.detected = await detect(doc.bytes, doc, limits.maxCharsPerRequest);
-      const pages = await estimatePages(doc.bytes, doc.detected, {
-        maxPages: limits.maxPagesPerRequest,
-        timeoutMs: limits.extractTimeoutMs,
-      });
-      totalBytes += doc.bytes.length;
-      const sha256 = sha256Hex(doc.bytes);
-      members.push({
-        index,
-        filename: doc.filename,
-        ...(doc.contentType ? { contentType: doc.contentType } : {}),
-        status: "pending",
-        pages,
-        input: accepted++,
-        accepted: { doc, binding: input.kind === "url" ? `url:${input.url}` : `sha256:${sha256}` },
-      });
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      members.push({
-        index,
-        filename: (name ?? "document").slice(0, 255),
-        status: "rejected",
-        pages: 0,
-        error: errorBody(error),
-      });
+  // Read (fetched, for URLs) a few at a time: 50 URLs one by one could take 50 fetch timeouts. The rest of the
+  // check runs in request order, so which document goes over the byte total does not depend on timing; at most
+  // one window's documents are held beyond the total.
+  for (let start = 0; start < inputs.length; start += READ_CONCURRENTLY) {
+    const window = inputs.slice(start, start + READ_CONCURRENTLY);
+    const reads = await Promise.allSettled(window.map((input) => read(services, input)));
+    for (const [offset, input] of window.entries()) {
+      const index = start + offset;
+      const name = input.kind === "url" ? input.url : input.kind === "upload" ? input.filename : input.uploadId;
+      const outcome = reads[offset]!;
+      try {
+        if (outcome.status === "rejected") throw outcome.reason;
+        const doc = outcome.value;
+        // The same byte limit as a single request's upload, over the whole batch.
+        if (totalBytes + doc.bytes.length > limits.maxUploadBytes)
+          throw new ApiError(
+            "file_too_large",
+            `The batch's documents up to this one are over the limit of ${limits.maxUploadBytes} bytes in all (MAX_UPLOAD_BYTES): send the rest in another batch.`,
+          );
+        await mainThreadTurn();
+        doc.detected = await detect(doc.bytes, doc, limits.maxCharsPerRequest);
+        const pages = await estimatePages(doc.bytes, doc.detected, {
+          maxPages: limits.maxPagesPerRequest,
+          timeoutMs: limits.extractTimeoutMs,
+        });
+        totalBytes += doc.bytes.length;
+        members.push({
+          index,
+          filename: doc.filename,
+          ...(doc.contentType ? { contentType: doc.contentType } : {}),
+          status: "pending",
+          pages,
+          input: accepted++,
+          accepted: { doc, binding: input.kind === "url" ? `url:${input.url}` : `sha256:${sha256Hex(doc.bytes)}` },
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        members.push({
+          index,
+          filename: (name ?? "document").slice(0, 255),
+          status: "rejected",
+          pages: 0,
+          error: errorBody(error),
+        });
+      }
     }
   }
   return members;
