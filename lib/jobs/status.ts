@@ -55,6 +55,7 @@ export function statusBody(record: JobRecord): JobStatus {
   if (record.error) body.error = record.error;
   if (record.webhook) body.webhook = webhookStatus(record.webhook);
   if (record.batch) {
+    // Mapped here rather than by lib/batch/, which loads the pipeline: the status route stays light.
     const documents = record.batch.documents;
     body.documents = documents.map(({ index, filename, status, pages, error }) => ({
       index,
