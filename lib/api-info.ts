@@ -41,6 +41,7 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
         price_usd: priceUsd(tier),
         price_base_units: tier.priceBaseUnits,
         endpoints: tier.endpoints.map((path) => `${apiBase}${path}`),
+        batch_endpoint: `${apiBase}/batch/${id}`,
         method: tier.method,
         good_for: tier.goodFor,
         mode: tier.mode,
@@ -95,6 +96,7 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
     ocr_languages_installed: [...installedLanguages()],
     limits: {
       max_upload_bytes: config.limits.maxUploadBytes,
+      batch_max_documents: config.limits.maxBatchDocuments,
       max_pages_per_request: config.limits.maxPagesPerRequest,
       max_characters_per_request: config.limits.maxCharsPerRequest,
       max_tokens_range: [config.chunking.minMaxTokens, config.chunking.maxMaxTokens],

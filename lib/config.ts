@@ -103,6 +103,8 @@ const EnvSchema = z.object({
 
   FREE_PAGES_PER_DAY: int(0, 1_000_000).default(100),
   MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(25 * 1024 * 1024),
+  /** Documents one `POST /api/batch/{tier}` may carry (docs/batches.md). */
+  BATCH_MAX_DOCUMENTS: int(1, 1000).default(50),
   MAX_PAGES_PER_REQUEST: int(1, 100_000).default(1000),
   MAX_CHARS_PER_REQUEST: int(1000, 100_000_000).default(3_000_000),
   MAX_UNPACKED_BYTES: int(1024 * 1024, 4 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
@@ -271,6 +273,8 @@ export interface Config {
   freePagesPerDay: number;
   limits: {
     maxUploadBytes: number;
+    /** Documents in one batch; their bytes together stay within `maxUploadBytes`. */
+    maxBatchDocuments: number;
     maxPagesPerRequest: number;
     maxCharsPerRequest: number;
     maxUnpackedBytes: number;
@@ -543,6 +547,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     freePagesPerDay: e.FREE_PAGES_PER_DAY,
     limits: {
       maxUploadBytes: e.MAX_UPLOAD_BYTES,
+      maxBatchDocuments: e.BATCH_MAX_DOCUMENTS,
       maxPagesPerRequest: e.MAX_PAGES_PER_REQUEST,
       maxCharsPerRequest: e.MAX_CHARS_PER_REQUEST,
       maxUnpackedBytes: e.MAX_UNPACKED_BYTES,

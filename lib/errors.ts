@@ -10,7 +10,7 @@ export class ApiError extends Error {
   readonly status: ErrorStatus;
   readonly code: ErrorCode;
   readonly headers: Record<string, string>;
-  /** Replaces the standard error body; only the 402 answer uses it, since its shape is the spec's own. */
+  /** Replaces the standard error body: the 402 answer (its shape is the spec's own), and a batch's 400 listing its documents. */
   readonly body?: Record<string, unknown>;
 
   constructor(

@@ -205,7 +205,11 @@ async function takeCountedPages(services: Services, client: string, doc: Loaded)
  * before any payment is settled or page taken. The accepted job keeps the place (it is in the job's record);
  * a refusal frees it.
  */
-async function acceptJob<T>(services: Services, client: string, accept: (slot: HeldSlot) => Promise<T>): Promise<T> {
+export async function acceptJob<T>(
+  services: Services,
+  client: string,
+  accept: (slot: HeldSlot) => Promise<T>,
+): Promise<T> {
   const slot = await services.clientJobs.take(client);
   if (!slot) throw tooManyJobs(services.clientJobs.limit);
   try {

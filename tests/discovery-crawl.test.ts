@@ -23,6 +23,7 @@ import { call, serveApi } from "./helpers/api";
 const PAY_TO = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 const paid = TIER_IDS.map((id) => TIERS[id]).filter(isPaid);
 const paidPaths = paid.flatMap((tier) => tier.endpoints.map((path) => ({ tier, path })));
+const batchPaths = paid.map((tier) => ({ tier, path: `/batch/${tier.id}` }));
 
 let api: Awaited<ReturnType<typeof serveApi>>;
 beforeAll(async () => {
@@ -67,14 +68,20 @@ describe("discovery as x402scan runs it", () => {
       expect(endpoint!.protocols).toEqual(["x402"]);
     }
     expect(byKey.get("POST /api/chunk")).toMatchObject({ authMode: "paid", pricingMode: "dynamic" });
-    const paidKeys = new Set([...paidPaths.map(({ path }) => `POST /api${path}`), "POST /api/chunk"]);
+    // A batch costs its accepted documents times the tier's price.
+    for (const { path } of batchPaths)
+      expect(byKey.get(`POST /api${path}`), path).toMatchObject({ authMode: "paid", pricingMode: "dynamic" });
+    expect(byKey.get("POST /api/batch/free")).toMatchObject({ authMode: "unprotected" });
+    const paidKeys = new Set(
+      [...paidPaths, ...batchPaths].map(({ path }) => `POST /api${path}`).concat("POST /api/chunk"),
+    );
     const others = found.endpoints.filter((endpoint) => !paidKeys.has(`${endpoint.method} ${endpoint.path}`));
     expect(others.length).toBeGreaterThan(5);
     for (const endpoint of others) expect(endpoint.authMode, endpoint.path).toBe("unprotected");
   });
 
   it("answers every paid route's bodiless probe with a valid 402 carrying the bazaar input schema", async () => {
-    for (const path of [...paidPaths.map(({ path }) => path), "/chunk"]) {
+    for (const path of [...paidPaths.map(({ path }) => path), ...batchPaths.map(({ path }) => path), "/chunk"]) {
       const checked = await checkEndpointSchema({ url: `${api.base}/api${path}`, probe: true });
       expect(checked.found, path).toBe(true);
       if (!checked.found) continue;
@@ -106,6 +113,7 @@ describe("discovery as x402scan runs it", () => {
 
   it("still refuses a free route's bodiless POST and a paid route's malformed body with 400", async () => {
     expect((await fetch(`${api.base}/api/chunk/free`, { method: "POST" })).status).toBe(400);
+    expect((await fetch(`${api.base}/api/batch/free`, { method: "POST" })).status).toBe(400);
     const malformed = await fetch(`${api.base}/api/chunk/structure`, {
       method: "POST",
       headers: { "content-type": "text/plain" },

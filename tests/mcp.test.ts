@@ -83,6 +83,7 @@ describe("the MCP server", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "chunk_document",
+      "chunk_documents",
       "create_upload",
       "get_job",
       "get_result",
@@ -91,6 +92,10 @@ describe("the MCP server", () => {
     const chunkTool = tools.find((t) => t.name === "chunk_document")!;
     expect(Object.keys(chunkTool.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(["url", "text", "file_base64", "upload_id", "filename", "tier", "max_tokens"]),
+    );
+    const batchTool = tools.find((t) => t.name === "chunk_documents")!;
+    expect(Object.keys(batchTool.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["documents", "tier", "max_tokens"]),
     );
     // An agent with a large file learns the two-step path from the tools themselves.
     expect(chunkTool.description).toContain("create_upload");

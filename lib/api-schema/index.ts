@@ -11,3 +11,4 @@ export * from "./chunks";
 export * from "./results";
 export * from "./service";
 export * from "./uploads";
+export * from "./batches";

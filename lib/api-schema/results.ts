@@ -146,6 +146,34 @@ export const JobWebhookStatusSchema = z
   })
   .meta({ id: "JobWebhookStatus", description: "A job asked with `webhook_url`: how its delivery went." });
 
+export const ErrorBodySchema = z
+  .object({
+    success: z.literal(false),
+    error: z.string().meta({ description: "The HTTP status name.", example: "Bad Request" }),
+    code: z
+      .string()
+      .regex(/^[a-z0-9_]+$/)
+      .meta({ description: "A stable snake_case reason: branch on this, not on `message`." }),
+    message: z.string().meta({ description: "What happened and what to do, for people." }),
+  })
+  .meta({ id: "Error", description: "The body of every error but 402." });
+
+export const BATCH_DOCUMENT_STATES = ["rejected", "pending", "completed", "failed"] as const;
+
+export const BatchDocumentStatusSchema = z
+  .object({
+    index: z.number().int().min(0).meta({ description: "Its position in the request, from 0." }),
+    filename: z.string(),
+    status: z.enum(BATCH_DOCUMENT_STATES).meta({
+      description:
+        "`rejected`: refused by the free check before payment (not charged); `pending`: paid for, not chunked yet; `completed`; `failed`: failed in the job after payment (its share is not refunded).",
+    }),
+    pages: z.number().int().min(0).meta({ description: "Its pages by the cheap count made before payment." }),
+    error: ErrorBodySchema.optional().meta({ description: "`rejected` or `failed`: why, as a request's error body." }),
+  })
+  .meta({ id: "BatchDocumentStatus" });
+export type BatchDocumentStatus = z.infer<typeof BatchDocumentStatusSchema>;
+
 export const JobStatusSchema = z
   .object({
     success: z.literal(true),
@@ -171,20 +199,14 @@ export const JobStatusSchema = z
       description: "When failed. The payment was released: submit the request again with the same `X-PAYMENT`.",
     }),
     webhook: JobWebhookStatusSchema.optional(),
+    documents: z
+      .array(BatchDocumentStatusSchema)
+      .optional()
+      .meta({ description: "A batch's job: each document's state, in request order." }),
+    done: z.number().int().min(0).optional().meta({ description: "A batch's job: documents completed or failed." }),
+    total: z.number().int().min(0).optional().meta({ description: "A batch's job: documents accepted." }),
   })
   .meta({ id: "JobStatus" });
-
-export const ErrorBodySchema = z
-  .object({
-    success: z.literal(false),
-    error: z.string().meta({ description: "The HTTP status name.", example: "Bad Request" }),
-    code: z
-      .string()
-      .regex(/^[a-z0-9_]+$/)
-      .meta({ description: "A stable snake_case reason: branch on this, not on `message`." }),
-    message: z.string().meta({ description: "What happened and what to do, for people." }),
-  })
-  .meta({ id: "Error", description: "The body of every error but 402." });
 
 export type AiDetailsBody = z.infer<typeof AiDetailsSchema>;
 export type ChunkingResultBody = z.infer<typeof ChunkingResultSchema>;

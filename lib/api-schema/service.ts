@@ -13,6 +13,9 @@ export const TierInfoSchema = z
     price_usd: z.string(),
     price_base_units: count,
     endpoints: z.array(z.url()).min(1),
+    batch_endpoint: z.url().meta({
+      description: "`POST` several documents here to chunk them in one job with one payment (docs/batches.md).",
+    }),
     method: z.string(),
     good_for: z.string(),
     mode: z.enum(["sync", "async"]),
@@ -56,6 +59,7 @@ export const ApiInfoSchema = z
       .meta({ description: "Tesseract languages installed here: what a request's `ocr_languages` may name." }),
     limits: z.looseObject({
       max_upload_bytes: count,
+      batch_max_documents: count.meta({ description: "Documents one batch may carry (BATCH_MAX_DOCUMENTS)." }),
       max_tokens_range: z.tuple([z.number().int(), z.number().int()]),
       free_pages_per_day: count,
       inline_chunk_limit: count,

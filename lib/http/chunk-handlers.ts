@@ -18,7 +18,7 @@ import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 /** Request parsing for the chunking routes: HTTP in, one `runChunkRequest` call, HTTP out. */
 
 /** x402 v2 clients pay in PAYMENT-SIGNATURE; the spec's signature and x402 v1 payloads come in X-PAYMENT. */
-function paymentHeader(headers: Headers): PaymentHeader | undefined {
+export function paymentHeader(headers: Headers): PaymentHeader | undefined {
   const v2 = headers.get("payment-signature");
   if (v2 !== null) return { name: "PAYMENT-SIGNATURE", value: v2 };
   const v1 = headers.get("x-payment");
@@ -45,7 +45,7 @@ function tierForEndpoint(endpoint: string): TierId {
  * bodies holds at most its own places. The instance's place (503 `busy`) comes later, right before the work
  * (lib/pipeline.ts), once the body is read and the payment verified.
  */
-function perClient(services: Services, request: Request, work: (client: string) => Promise<Response>) {
+export function perClient(services: Services, request: Request, work: (client: string) => Promise<Response>) {
   const client = clientAddress(request.headers, services.config);
   const slots = services.clientRequests;
   return slots.holding(
@@ -56,12 +56,12 @@ function perClient(services: Services, request: Request, work: (client: string) 
 }
 
 /** A discovery crawler's bodiless, unpaid POST to a paid route: its 402 offer, before any body rule refuses it. */
-async function refuseProbe(
+export async function refuseProbe(
   services: Services,
   request: Request,
   tiers: Tier[],
   resourcePath: string,
-  kind: "form-data" | "json",
+  kind: "form-data" | "json" | "batch",
 ) {
   const [first, ...others] = tiers.filter(isPaid);
   if (!first || paymentHeader(request.headers) || !isBodilessProbe(request.headers)) return;

@@ -7,13 +7,19 @@ const JSON_BODY_LIMIT = 64 * 1024;
  * A JSON request body, capped at 64 KB (refused as soon as more has arrived) and read within `rules`' deadline;
  * `usage` tells a client sending something else what this endpoint takes.
  */
-export async function readJson(request: Request, usage: string, rules: BodyReadRules): Promise<unknown> {
+export async function readJson(
+  request: Request,
+  usage: string,
+  rules: BodyReadRules,
+  /** A batch's body carries its documents' text: it may be as large as an upload. */
+  maxBytes = JSON_BODY_LIMIT,
+): Promise<unknown> {
   if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("application/json"))
     throw new ApiError("expected_json", usage);
   const bytes = await readBodyBytes(request.body, {
-    maxBytes: JSON_BODY_LIMIT,
+    maxBytes,
     rules,
-    tooLarge: () => new ApiError("body_too_large", `The JSON body is larger than ${JSON_BODY_LIMIT} bytes.`),
+    tooLarge: () => new ApiError("body_too_large", `The JSON body is larger than ${maxBytes} bytes.`),
   });
   try {
     return JSON.parse(Buffer.from(bytes).toString("utf8"));

@@ -22,7 +22,27 @@ export async function readUpload(
   request: Request,
   options: { maxBytes: number; rules: BodyReadRules },
 ): Promise<Upload> {
-  const { maxBytes } = options;
+  const { files, fields } = await readParts(request, { ...options, maxFiles: 1 });
+  return { file: files[0], fields };
+}
+
+/** A batch's multipart body: up to `maxFiles` `file` parts, `maxBytes` in all (one more part is refused). */
+export async function readUploads(
+  request: Request,
+  options: { maxBytes: number; maxFiles: number; rules: BodyReadRules },
+): Promise<{ files: NonNullable<Upload["file"]>[]; fields: Record<string, string> }> {
+  return readParts(request, {
+    ...options,
+    tooManyFiles: () =>
+      new ApiError("invalid_request", `A batch takes at most ${options.maxFiles} documents (BATCH_MAX_DOCUMENTS).`),
+  });
+}
+
+async function readParts(
+  request: Request,
+  options: { maxBytes: number; maxFiles: number; rules: BodyReadRules; tooManyFiles?: () => ApiError },
+): Promise<{ files: NonNullable<Upload["file"]>[]; fields: Record<string, string> }> {
+  const { maxBytes, maxFiles } = options;
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("multipart/form-data"))
     throw new ApiError(
@@ -47,7 +67,7 @@ export async function readUpload(
   try {
     parser = busboy({
       headers: { "content-type": contentType },
-      limits: { files: 1, fileSize: maxBytes, fields: 16, fieldSize: 4096, parts: 20 },
+      limits: { files: maxFiles, fileSize: maxBytes, fields: 16, fieldSize: 4096, parts: maxFiles + 19 },
     });
   } catch {
     throw new ApiError("invalid_multipart", "The multipart body could not be parsed: check the Content-Type boundary.");
@@ -55,9 +75,9 @@ export async function readUpload(
 
   const source = Readable.from(timedChunks(request.body, options.rules), { objectMode: false });
 
-  return new Promise<Upload>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
-    let file: { parts: Buffer[]; filename?: string; contentType?: string; truncated: boolean } | undefined;
+    const files: { parts: Buffer[]; filename?: string; contentType?: string; truncated: boolean }[] = [];
     let settled = false;
     const fail = (error: unknown) => {
       if (settled) return;
@@ -72,7 +92,7 @@ export async function readUpload(
     };
 
     parser.on("file", (name, stream, info) => {
-      if (name !== "file" || file) {
+      if (name !== "file" || files.length >= maxFiles) {
         stream.resume();
         return;
       }
@@ -82,7 +102,7 @@ export async function readUpload(
         contentType: info.mimeType || undefined,
         truncated: false,
       };
-      file = current;
+      files.push(current);
       stream.on("data", (part: Buffer) => current.parts.push(part));
       stream.on("limit", () => {
         current.truncated = true;
@@ -93,15 +113,17 @@ export async function readUpload(
       fields[name] = value;
     });
     parser.on("error", fail);
+    const { tooManyFiles } = options;
+    if (tooManyFiles) parser.on("filesLimit", () => fail(tooManyFiles()));
     parser.on("close", () => {
       if (settled) return;
       settled = true;
       resolve({
-        file: file && {
+        files: files.map((file) => ({
           bytes: new Uint8Array(Buffer.concat(file.parts)),
           filename: file.filename,
           contentType: file.contentType,
-        },
+        })),
         fields,
       });
     });

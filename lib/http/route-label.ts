@@ -11,6 +11,7 @@ const FIRST_SEGMENTS = new Set([
   "openapi.json",
   "mcp",
   "chunk",
+  "batch",
   "results",
   "job",
   "jobs",
@@ -22,6 +23,8 @@ const FIRST_SEGMENTS = new Set([
 /** Segments after the first that name a route, not a thing: tier endpoints and the routes' own words. */
 const WORDS = new Set([
   ...TIER_IDS.flatMap((id) => TIERS[id].endpoints.map((path) => path.replace("/chunk/", ""))),
+  // The batch endpoints are named by tier id.
+  ...TIER_IDS,
   "status",
   "result",
   "step",

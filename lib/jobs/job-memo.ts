@@ -27,6 +27,11 @@ export class JobMemo {
     private readonly killed: AbortSignal,
   ) {}
 
+  /** A batch's document's own memo: its pages and model answers never mix with another document's. */
+  member(input: number): JobMemo {
+    return new JobMemo(this.store, `${this.jobId}:${input}`, this.expiresAt, this.killed);
+  }
+
   readonly pages: PageMemo = {
     get: (k) => this.#get<OcrPage>(`jobpage:${this.jobId}:${k}`),
     put: (k, page) => this.#put(`jobpage:${this.jobId}:${k}`, page),

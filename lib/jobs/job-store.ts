@@ -27,7 +27,24 @@ export const newJobId = (tier: TierId) => newCapabilityId(tier);
 const JobInput = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("upload"), filename: z.string().optional(), contentType: z.string().optional() }),
   z.object({ kind: z.literal("url"), url: z.string() }),
+  // A batch (lib/batch/): its documents are in `batch`, their bytes one key each beside the record.
+  z.object({ kind: z.literal("batch") }),
 ]);
+
+/** One document of a batch's job: where it stands, and what it came to (its result stored on its own until combined). */
+const BatchMember = z.object({
+  index: z.number().int().min(0),
+  filename: z.string(),
+  contentType: z.string().optional(),
+  status: z.enum(["rejected", "pending", "completed", "failed"]),
+  pages: z.number().int().min(0),
+  error: z.object({ success: z.literal(false), error: z.string(), code: z.string(), message: z.string() }).optional(),
+  /** Completed: the id its own result is stored under. */
+  result_id: z.string().optional(),
+  /** Accepted documents are numbered 0.. in the order their bytes are stored. */
+  input: z.number().int().min(0).optional(),
+});
+export type BatchMember = z.infer<typeof BatchMember>;
 
 export const JobRecord = z.object({
   job_id: z.string(),
@@ -85,11 +102,14 @@ export const JobRecord = z.object({
   client_slot: z.object({ key: z.string(), token: z.string() }).optional(),
   /** Asked with `webhook_url`: where the job's end is POSTed, its signing secret, how the tries went (lib/webhooks/). */
   webhook: JobWebhookSchema.optional(),
+  /** A batch's documents, every one the request named (rejected ones too), in request order. */
+  batch: z.object({ documents: z.array(BatchMember) }).optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 
 const recordKey = (id: string) => `job:${id}`;
 const inputKey = (id: string) => `jobinput:${id}`;
+const memberKey = (id: string, input: number) => `jobinput:${id}:${input}`;
 
 export const jobExpired = (id: string) =>
   new ApiError(
@@ -106,10 +126,12 @@ export interface JobVersion {
 export class JobStore {
   constructor(private readonly store: Store) {}
 
-  /** Writes the input first: a record never exists without its document. */
-  async create(record: JobRecord, upload?: Uint8Array): Promise<JobVersion> {
+  /** Writes the input first (a batch's: each accepted document's): a record never exists without its documents. */
+  async create(record: JobRecord, upload?: Uint8Array, members: Uint8Array[] = []): Promise<JobVersion> {
     const ttlMs = remainingMs(record);
     if (upload) await this.store.set(inputKey(record.job_id), Buffer.from(upload).toString("base64"), { ttlMs });
+    for (const [input, bytes] of members.entries())
+      await this.store.set(memberKey(record.job_id, input), Buffer.from(bytes).toString("base64"), { ttlMs });
     const raw = JSON.stringify(record);
     if (!(await this.store.setIfAbsent(recordKey(record.job_id), raw, { ttlMs })))
       throw new Error(`job id ${record.job_id} is taken`);
@@ -132,8 +154,9 @@ export class JobStore {
       : null;
   }
 
-  async upload(id: string): Promise<Uint8Array | null> {
-    const stored = await this.store.get(inputKey(id));
+  /** The job's document; a batch's `input`-th accepted document. */
+  async upload(id: string, input?: number): Promise<Uint8Array | null> {
+    const stored = await this.store.get(input === undefined ? inputKey(id) : memberKey(id, input));
     return stored === null ? null : new Uint8Array(Buffer.from(stored, "base64"));
   }
 }

@@ -49,15 +49,20 @@ import { JobHandle } from "@/lib/jobs/job-handle";
 import { TIERS, type TierId } from "@/lib/tiers";
 import type { StepOutcome } from "./engine";
 import { JobMemo } from "./job-memo";
-import { type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
+import { type BatchMember, type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
 import { SliceClock, SliceEnd } from "./slice-clock";
 import { abandon, freeSlot, giveBack, publishSlice, statusBody, statusUrl } from "./status";
 import type { JobWebhook } from "@/lib/webhooks/job-webhook";
 import { jobEvent, logFault } from "@/lib/observability/events";
+import { batchWork } from "@/lib/batch/batch-job";
 
 export interface NewJob {
   tier: TierId;
-  input: { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string } | { kind: "url"; url: string };
+  input:
+    | { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string }
+    | { kind: "url"; url: string }
+    /** A batch: each document's state, and the accepted ones' bytes, numbered by their `input`. */
+    | { kind: "batch"; documents: BatchMember[]; uploads: Uint8Array[] };
   options: ResolvedOptions;
   apiBase: string;
   payment: JobRecord["work"]["payment"];
@@ -92,7 +97,11 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     work: {
       tier: job.tier,
       input:
-        input.kind === "upload" ? { kind: "upload", filename: input.filename, contentType: input.contentType } : input,
+        input.kind === "upload"
+          ? { kind: "upload", filename: input.filename, contentType: input.contentType }
+          : input.kind === "batch"
+            ? { kind: "batch" }
+            : input,
       options: job.options,
       api_base: job.apiBase,
       payment: job.payment,
@@ -102,8 +111,13 @@ export async function startJob(services: Services, job: NewJob): Promise<JobAcce
     ...(job.freePages ? { free_pages: { pages: job.freePages.pages, taken_at: job.freePages.takenAt } } : {}),
     ...(job.slot ? { client_slot: job.slot } : {}),
     ...(job.webhook ? { webhook: job.webhook } : {}),
+    ...(input.kind === "batch" ? { batch: { documents: input.documents } } : {}),
   };
-  await services.jobs.create(record, input.kind === "upload" ? input.bytes : undefined);
+  await services.jobs.create(
+    record,
+    input.kind === "upload" ? input.bytes : undefined,
+    input.kind === "batch" ? input.uploads : undefined,
+  );
   await publishSlice(services, record);
   jobEvent("accepted", { job_id: record.job_id, tier: job.tier });
   return {
@@ -261,6 +275,7 @@ async function work(
 ): Promise<Record<string, unknown> & { chunksJson: string }> {
   const { record } = handle;
   const { input, options, tier } = record.work;
+  if (input.kind === "batch") return batchWork(services, handle, clock, memo);
   handle.progress(0, "Extracting text");
   let doc;
   if (input.kind === "upload") {

@@ -54,6 +54,19 @@ export function statusBody(record: JobRecord): JobStatus {
   }
   if (record.error) body.error = record.error;
   if (record.webhook) body.webhook = webhookStatus(record.webhook);
+  if (record.batch) {
+    // Mapped here rather than by lib/batch/, which loads the pipeline: the status route stays light.
+    const documents = record.batch.documents;
+    body.documents = documents.map(({ index, filename, status, pages, error }) => ({
+      index,
+      filename,
+      status,
+      pages,
+      ...(error ? { error } : {}),
+    }));
+    body.total = documents.filter((d) => d.status !== "rejected").length;
+    body.done = documents.filter((d) => d.status === "completed" || d.status === "failed").length;
+  }
   return body;
 }
 

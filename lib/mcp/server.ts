@@ -10,6 +10,7 @@ import { apiInfo } from "@/lib/api-info";
 import {
   type ChunkDocumentArgs,
   ChunkDocumentArgsSchema,
+  ChunkDocumentsArgsSchema,
   CreateUploadRequestSchema,
   JobIdSchema,
 } from "@/lib/api-schema";
@@ -21,6 +22,7 @@ import { checkedKey } from "@/lib/idempotency/key";
 import { jobResult, jobStatus } from "@/lib/jobs/status";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
+import { runBatchRequest } from "@/lib/batch/batch-request";
 import type { Services } from "@/lib/services";
 import packageJson from "@/package.json";
 
@@ -59,7 +61,7 @@ function failure(error: unknown): CallToolResult {
   const required = error.status === 402 ? error.headers?.["PAYMENT-REQUIRED"] : undefined;
   const body = required
     ? decodePaymentRequiredHeader(required)
-    : { success: false, error: STATUS_NAMES[error.status], code: error.code, message: error.message };
+    : (error.body ?? { success: false, error: STATUS_NAMES[error.status], code: error.code, message: error.message });
   return { isError: true, content: [{ type: "text", text: asText(body) }], structuredContent: body };
 }
 
@@ -134,6 +136,48 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
               runChunkRequest(services, { ...ask, apiBase: caller.apiBase, resourcePath: "/mcp", resourceKind: "mcp" }),
             );
           },
+        );
+        const settlement = headers["PAYMENT-RESPONSE"];
+        return success(
+          body,
+          settlement ? { [PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(settlement) } : undefined,
+        );
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "chunk_documents",
+    {
+      title: "Chunk several documents",
+      description:
+        "Chunk a batch of documents (each a URL, or text with its filename) in one job, paid once: each document is checked first (fetched, type detected, pages counted) and only those that pass are charged, the tier's price each. The answer lists every document's state and the job_id; poll get_job (per-document progress), then get_result (every chunk names its document). Paid tiers are paid through x402: an unpaid call returns the payment requirements for the whole batch.",
+      inputSchema: ChunkDocumentsArgsSchema,
+    },
+    async (args, extra) => {
+      try {
+        const { documents, tier, ...options } = args;
+        const slots = services.clientRequests;
+        const { body, headers } = await slots.holding(
+          caller.client,
+          () => tooManyRequests(slots.limit),
+          () =>
+            runBatchRequest(services, {
+              tier,
+              documents: documents.map((document) =>
+                "url" in document
+                  ? { kind: "url", url: document.url }
+                  : { kind: "upload", bytes: new TextEncoder().encode(document.text), filename: document.filename },
+              ),
+              options,
+              client: caller.client,
+              payment: paymentOf(extra._meta),
+              apiBase: caller.apiBase,
+              resourcePath: "/mcp",
+              resourceKind: "batch-mcp",
+            }),
         );
         const settlement = headers["PAYMENT-RESPONSE"];
         return success(

@@ -71,7 +71,8 @@ function guidance(config: Config, apiBase: string): string {
     `\`free\` needs no payment (${config.freePagesPerDay} pages a day per client); \`structure\`, \`semantic\`, \`ai\` and \`ai-pro\` answer 402 first.`,
     "Pay the 402 with an x402 client (v2: PAYMENT-SIGNATURE; v1: X-PAYMENT), or transfer the USDC with the offer's extra.reference in a Memo and send X-PAYMENT: <signature>; then repeat the same request: a payment binds to one document, tier and options, and the same payment with the same request returns the same answer.",
     "ai-pro (and async=true) answers with a job: poll its status_url, then GET download_url.",
-    `Over MCP: ${apiBase}/mcp, tool chunk_document (payment in _meta["x402/payment"]). More: ${apiBase.replace(/\/api$/, "")}/llms.txt.`,
+    `Several documents: POST them to ${apiBase}/batch/{tier} (file parts, or JSON {documents: [{url} | {text, filename}]}): one 402 for the documents that pass a free check, one job.`,
+    `Over MCP: ${apiBase}/mcp, tools chunk_document and chunk_documents (payment in _meta["x402/payment"]). More: ${apiBase.replace(/\/api$/, "")}/llms.txt.`,
   ].join(" ");
 }
 

@@ -1,5 +1,6 @@
 /** Every path of the API with its operations, in the order the reference shows them. */
 
+import { batchOperation } from "./batch-operations";
 import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import {
@@ -45,6 +46,9 @@ function operations(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]
     TIER_IDS.flatMap((id) =>
       TIERS[id].endpoints.map((path) => [path, { post: uploadOperation(TIERS[id], path, config, apiBase, catalogue) }]),
     ),
+  );
+  const batches = Object.fromEntries(
+    TIER_IDS.map((id) => [`/batch/${id}`, { post: batchOperation(TIERS[id], config, apiBase, catalogue) }]),
   );
   const lifetime = lifetimeText(config.resultTtlSeconds);
   return {
@@ -121,6 +125,7 @@ function operations(config: Config, apiBase: string, catalogue: ErrorCodeEntry[]
       "/openapi.json",
     ),
     ...uploads,
+    ...batches,
     "/chunk": { post: urlOperation(config, apiBase, catalogue) },
     "/uploads": {
       post: {

@@ -69,7 +69,9 @@ export interface PaidRequest {
   /** Who asks (lib/http/client-address.ts): unpaid references are counted per client. */
   client: string;
   tier: Tier;
-  /** What a reference binds to: `sha256:<hex>` of the uploaded bytes, or `url:<url>`. */
+  /** What this request costs, in USDC base units, when not the tier's price (a batch: its accepted documents times it). */
+  priceBaseUnits?: number;
+  /** What a reference binds to: `sha256:<hex>` of the uploaded bytes, or `url:<url>` (a batch: a digest over its members'). */
   document: string;
   /** Tier, document and options: the same payment with the same request gets the same answer again. */
   request: string;
@@ -122,6 +124,10 @@ const payerBusy = () =>
     "Another x402 payment from this token account or wallet is being served and not yet settled: a payer has one at a time. Retry once it is answered, or pay with a transfer's signature.",
     { headers: { "Retry-After": "5" } },
   );
+
+/** The tier as this request is priced: its own price, or the request's (a batch's). */
+const pricedTier = (request: PaidRequest): Tier =>
+  request.priceBaseUnits === undefined ? request.tier : { ...request.tier, priceBaseUnits: request.priceBaseUnits };
 
 /** What identifies a payer for holds and defaults: the transfer's source token account and its authority. */
 const payerKeys = (verified: VerifiedX402) => [`source:${verified.source}`, `authority:${verified.payer}`];
@@ -178,7 +184,7 @@ export class PaymentGate {
       if (!payment)
         throw new ApiError(
           "payment_required",
-          `The ${request.tier.id} tier costs ${request.tier.priceBaseUnits} USDC base units per request: send them to payTo, then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
+          `The ${request.tier.id} tier costs ${pricedTier(request).priceBaseUnits} USDC base units ${request.priceBaseUnits === undefined ? "per request" : "for this batch"}: send them to payTo, then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
         );
       if (payment.name === "PAYMENT-SIGNATURE")
         return this.#admitV2(parsePaymentSignatureHeader(payment.value), request);
@@ -231,7 +237,7 @@ export class PaymentGate {
   async #requirement(request: PaidRequest, withReference: boolean): Promise<PaymentRequirement> {
     const reference = withReference ? await this.#reference(request) : undefined;
     const feePayer = await this.feePayer();
-    return paymentRequirement(this.#config, request.tier, request.resource, {
+    return paymentRequirement(this.#config, pricedTier(request), request.resource, {
       ...(feePayer ? { feePayer } : {}),
       ...(reference ? { reference } : {}),
     });
@@ -288,7 +294,7 @@ export class PaymentGate {
     const bought = await this.#ledger.replay(signature, request.request);
     if (bought) return { kind: "replay", response: bought };
 
-    const price = BigInt(request.tier.priceBaseUnits);
+    const price = BigInt(pricedTier(request).priceBaseUnits);
     const { payments, payTo, usdcMint } = this.#config;
     const verdict = await verifySignaturePayment(this.#rpc, signature, {
       payTo,

@@ -3,7 +3,13 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { paymentIdentifierDeclaration } from "@/lib/idempotency/payment-identifier";
 import { z } from "zod";
-import { ChunkDocumentArgsSchema, UploadRequestSchema, UrlChunkRequestSchema } from "@/lib/api-schema";
+import {
+  BatchRequestSchema,
+  ChunkDocumentArgsSchema,
+  ChunkDocumentsArgsSchema,
+  UploadRequestSchema,
+  UrlChunkRequestSchema,
+} from "@/lib/api-schema";
 import type { Network } from "@/lib/config";
 import { accept, refusalError, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
@@ -30,8 +36,11 @@ export const caip2Network = (network: Network) => CAIP2[network];
 const v1Network = (caip2: string) =>
   caip2 === CAIP2.solana ? "solana" : caip2 === CAIP2["solana-devnet"] ? "solana-devnet" : caip2;
 
-/** How a paid resource is called: an upload endpoint, the JSON (URL) endpoint, or the MCP tool. */
-export type ResourceKind = "form-data" | "json" | "mcp";
+/**
+ * How a paid resource is called: an upload endpoint, the JSON (URL) endpoint, or the MCP tool; a batch (its JSON
+ * body, which its multipart form mirrors) or the MCP batch tool.
+ */
+export type ResourceKind = "form-data" | "json" | "mcp" | "batch" | "batch-mcp";
 
 /** The requirement as v2 clients read it: `amount`, a CAIP-2 network, and the one-time reference as `extra.memo`, which their Memo instruction carries. */
 export function offerV2(requirement: PaymentRequirement, network: Network): PaymentRequirements {
@@ -73,6 +82,26 @@ function declareBazaar(kind: ResourceKind): Record<string, unknown> {
       example: { url: "https://example.com/paper.pdf", tier: "structure", max_tokens: 512 },
       output: { example: EXAMPLE_OUTPUT },
     });
+  if (kind === "batch-mcp")
+    return declareDiscoveryExtension({
+      toolName: "chunk_documents",
+      description: "Split several documents (URLs or texts) into chunks for retrieval, in one paid job.",
+      transport: "streamable-http",
+      inputSchema: z.toJSONSchema(ChunkDocumentsArgsSchema, { io: "input" }),
+      example: { documents: [{ url: "https://example.com/a.pdf" }, { url: "https://example.com/b.pdf" }] },
+      output: { example: { success: true, async: true, job_id: "structure_…", status: "processing" } },
+    });
+  if (kind === "batch") {
+    // `method` given as below for the single-document routes.
+    const declaration = {
+      method: "POST" as const,
+      bodyType: "json" as const,
+      input: { documents: [{ url: "https://example.com/a.pdf" }, { text: "# Notes\n\nText.", filename: "notes.md" }] },
+      inputSchema: z.toJSONSchema(BatchRequestSchema, { io: "input", unrepresentable: "any" }),
+      output: { example: { success: true, async: true, job_id: "structure_…", status: "processing" } },
+    };
+    return declareDiscoveryExtension(declaration);
+  }
   const schema = kind === "json" ? UrlChunkRequestSchema : UploadRequestSchema;
   // `method` is left out of the input type for servers that fill it per route; ours is fixed, so it is given here.
   const declaration = {

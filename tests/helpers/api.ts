@@ -4,6 +4,7 @@ import * as root from "@/app/api/route";
 import * as health from "@/app/api/health/route";
 import * as chunkUrl from "@/app/api/chunk/route";
 import * as chunkUpload from "@/app/api/chunk/[endpoint]/route";
+import * as batch from "@/app/api/batch/[tier]/route";
 import * as results from "@/app/api/results/[id]/route";
 import * as fallback from "@/app/api/[...path]/route";
 import * as faucet from "@/app/api/dev/faucet/route";
@@ -64,6 +65,7 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "metrics" && !second) return { module: metrics, params: {} };
   if (first === "chunk" && !second) return { module: chunkUrl, params: {} };
   if (first === "chunk" && second && rest.length === 0) return { module: chunkUpload, params: { endpoint: second } };
+  if (first === "batch" && second && rest.length === 0) return { module: batch, params: { tier: second } };
   if (first === "results" && second && rest.length === 0) return { module: results, params: { id: second } };
   if (first === "uploads" && !second) return { module: uploads, params: {} };
   if (first === "uploads" && second === "blob" && rest.length === 0) return { module: uploadBlob, params: {} };
