@@ -276,15 +276,29 @@ describe("a batch paid by an x402 v1 client", () => {
 describe("the free tier", () => {
   const pagesLeft = async () => (await json(await call("GET", "/api/quota"))).remaining as number;
 
-  it("takes the pages of every accepted document at once, or none", async () => {
-    const accepted = await postJson("free", {
+  it("takes the pages of every accepted document at once, or none; a batch sent again under its key is not counted again", async () => {
+    const batch = {
       documents: [
         { text: newDocument(2), filename: "two.md" },
         { text: newDocument(2), filename: "two-more.md" },
       ],
-    });
+    };
+    const key = { "idempotency-key": "batch-key-0123456789" };
+    const accepted = await postJson("free", batch, key);
     expect(accepted.status).toBe(202);
-    expect((await json(accepted)).documents.map((d: { pages: number }) => d.pages)).toEqual([2, 2]);
+    const first = await json(accepted);
+    expect(first.documents.map((d: { pages: number }) => d.pages)).toEqual([2, 2]);
+    expect(await pagesLeft()).toBe(FREE_PAGES - 4);
+
+    // The same batch under the same key: the same job, no pages taken again.
+    const again = await postJson("free", batch, key);
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect((await json(again)).job_id).toBe(first.job_id);
+    // The key with other documents is refused, and takes nothing.
+    const reused = await postJson("free", { documents: batch.documents.slice(0, 1) }, key);
+    expect(reused.status).toBe(409);
+    expect(await json(reused)).toMatchObject({ code: "idempotency_key_reused" });
     expect(await pagesLeft()).toBe(FREE_PAGES - 4);
 
     // Two pages asked, one left: refused whole, nothing taken.

@@ -4,7 +4,7 @@
  * limits come from config (BATCH_MAX_DOCUMENTS, MAX_UPLOAD_BYTES) and are checked in lib/batch/.
  */
 import { z } from "zod";
-import { ChunkOptionsSchema } from "./requests";
+import { ChunkOptionsSchema, IdempotencyKeyArg } from "./requests";
 import { PaymentSummarySchema } from "./payments";
 import { BatchDocumentStatusSchema, JobAcceptedSchema } from "./results";
 import { TIER_IDS } from "@/lib/tiers";
@@ -59,6 +59,7 @@ export const ChunkDocumentsArgsSchema = BatchOptionsSchema.extend({
     .enum(TIER_IDS)
     .default("structure")
     .meta({ description: 'Which tier chunks them; paid tiers are paid through x402 (`_meta["x402/payment"]`).' }),
+  idempotency_key: IdempotencyKeyArg,
 });
 export type ChunkDocumentsArgs = z.infer<typeof ChunkDocumentsArgsSchema>;
 

@@ -110,6 +110,12 @@ export const UploadRequestSchema = ChunkOptionsSchema.extend({
 }).meta(FILE_OR_UPLOAD);
 
 /** The arguments of the MCP tool `chunk_document`: one of `url`, `text` or `file_base64`, and the options of the HTTP API. */
+/** The MCP tools' `idempotency_key`. Its syntax is checked by the tool (lib/idempotency/key.ts), so a bad key gets the API's error code. */
+export const IdempotencyKeyArg = z.string().max(1024).optional().meta({
+  description:
+    "A key of your choosing (16 to 128 letters, digits, '-', '_'; a UUID fits) to make a retry safe: the same call again with it returns the first answer (a job: the same job_id) without paying or counting free pages again; another call with it is refused (idempotency_key_reused). An x402 payment's payment-identifier works the same way.",
+});
+
 export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
   url: z.string().min(1).max(4096).optional().meta({ description: "The document's http(s) URL." }),
   text: z.string().optional().meta({ description: "The document itself, as text (Markdown, HTML or plain)." }),
@@ -130,11 +136,7 @@ export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
     .enum(TIER_IDS)
     .default("structure")
     .meta({ description: 'Which tier chunks it; the paid ones are paid through x402 (`_meta["x402/payment"]`).' }),
-  // Its syntax is checked by the tool (lib/idempotency/key.ts), so a bad key gets the API's error code.
-  idempotency_key: z.string().max(1024).optional().meta({
-    description:
-      "A key of your choosing (16 to 128 letters, digits, '-', '_'; a UUID fits) to make a retry safe: the same call again with it returns the first answer (a job: the same job_id) without paying or counting free pages again; another call with it is refused (idempotency_key_reused). An x402 payment's payment-identifier works the same way.",
-  }),
+  idempotency_key: IdempotencyKeyArg,
 });
 export type ChunkDocumentArgs = z.infer<typeof ChunkDocumentArgsSchema>;
 

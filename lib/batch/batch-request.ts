@@ -14,15 +14,15 @@ import { logFault, paymentReleased, paymentReplayed, paymentSettled } from "@/li
 import { noteTier } from "@/lib/observability/request-scope";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import type { ResourceKind } from "@/lib/payments/x402-v2";
-import { acceptJob, type ChunkResponse } from "@/lib/pipeline";
+import { acceptJob, type ChunkResponse, type DocumentInput } from "@/lib/pipeline";
 import { rateLimitHeaders } from "@/lib/quota";
 import type { Services } from "@/lib/services";
 import { TIERS, type TierId, isPaid } from "@/lib/tiers";
-import { type BatchInput, type CheckedMember, checkMembers, memberStatus } from "./members";
+import { type CheckedMember, checkMembers, memberStatus } from "./members";
 
 export interface BatchChunkRequest {
   tier: TierId;
-  documents: BatchInput[];
+  documents: DocumentInput[];
   /** The options of a single request but `async` (a batch always is a job). */
   options: Omit<ChunkOptionsInput, "async">;
   /** Client address, for the free quota, unpaid references and places. */

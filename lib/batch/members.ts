@@ -9,15 +9,10 @@ import { ApiError } from "@/lib/errors";
 import { detect } from "@/lib/extract/detect";
 import { estimatePages } from "@/lib/extract/page-count";
 import { mainThreadTurn } from "@/lib/main-thread-turns";
+import type { DocumentInput } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";
 import { errorBody } from "./batch-job";
 import type { BatchMember } from "@/lib/jobs/job-store";
-
-/** One document as the request gave it. */
-export type BatchInput =
-  | { kind: "upload"; bytes: Uint8Array; filename?: string; contentType?: string }
-  | { kind: "url"; url: string }
-  | { kind: "uploaded"; uploadId: string };
 
 export interface CheckedMember extends BatchMember {
   /** Accepted: its bytes, and what a payment binds it by (the bytes' hash, or the URL as a single request does). */
@@ -36,7 +31,7 @@ const tooMany = (max: number, given: number) =>
 /** Every document of the batch checked in order; a fault (not the document's) is thrown, not listed. */
 export async function checkMembers(
   services: Pick<Services, "config" | "fetchUrl" | "uploads">,
-  inputs: BatchInput[],
+  inputs: DocumentInput[],
 ): Promise<CheckedMember[]> {
   const { limits } = services.config;
   if (inputs.length > limits.maxBatchDocuments) throw tooMany(limits.maxBatchDocuments, inputs.length);
@@ -94,7 +89,7 @@ export async function checkMembers(
   return members;
 }
 
-async function read(services: Pick<Services, "fetchUrl" | "uploads">, input: BatchInput): Promise<Loaded> {
+async function read(services: Pick<Services, "fetchUrl" | "uploads">, input: DocumentInput): Promise<Loaded> {
   switch (input.kind) {
     case "upload":
       return loaded(input);

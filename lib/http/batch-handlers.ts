@@ -1,13 +1,15 @@
 import { BatchOptionsSchema, BatchRequestSchema, describeIssues } from "@/lib/api-schema";
-import { type BatchInput } from "@/lib/batch/members";
 import { runBatchRequest } from "@/lib/batch/batch-request";
 import { ApiError } from "@/lib/errors";
+import { answerOnce } from "@/lib/idempotency/answer-once";
+import { idempotencyKeyHeader } from "@/lib/idempotency/key";
 import { paymentHeader, perClient, refuseProbe } from "@/lib/http/chunk-handlers";
 import { readJson } from "@/lib/http/json-body";
 import { readUploads } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
 import { noteTier } from "@/lib/observability/request-scope";
+import type { DocumentInput } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";
 import { TIERS, TIER_IDS, type TierId } from "@/lib/tiers";
 
@@ -34,17 +36,25 @@ export async function handleBatch(services: Services, request: Request, name: st
   noteTier(tier);
   await refuseProbe(services, request, [TIERS[tier]], `/batch/${tier}`, "batch");
   return perClient(services, request, async (client) => {
+    // A malformed key is refused before the body is read.
+    const key = idempotencyKeyHeader(request.headers);
     const { documents, options } = await readBatch(services, request);
-    const { body, headers } = await runBatchRequest(services, {
-      tier,
-      documents,
-      options,
-      client,
-      payment: paymentHeader(request.headers),
-      apiBase: apiBase(request, services.config),
-      resourcePath: `/batch/${tier}`,
-      resourceKind: "batch",
-    });
+    const payment = paymentHeader(request.headers);
+    const { body, headers } = await answerOnce(
+      services,
+      { tier, input: documents, options, client, payment, key },
+      () =>
+        runBatchRequest(services, {
+          tier,
+          documents,
+          options,
+          client,
+          payment,
+          apiBase: apiBase(request, services.config),
+          resourcePath: `/batch/${tier}`,
+          resourceKind: "batch",
+        }),
+    );
     // A batch is always a job: accepted, it runs after this answer.
     return json(body, { status: 202, headers });
   });
@@ -63,7 +73,7 @@ async function readBatch(services: Services, request: Request) {
     if (!options.success) throw new ApiError("invalid_options", describeIssues(options.error));
     if (files.length === 0)
       throw new ApiError("missing_file", "Attach each document in a multipart field named `file`.");
-    return { documents: files.map((file): BatchInput => ({ kind: "upload", ...file })), options: options.data };
+    return { documents: files.map((file): DocumentInput => ({ kind: "upload", ...file })), options: options.data };
   }
   if (!type.includes("application/json")) throw new ApiError("expected_json", USAGE);
   const parsed = BatchRequestSchema.safeParse(
@@ -72,7 +82,7 @@ async function readBatch(services: Services, request: Request) {
   if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
   const { documents, ...options } = parsed.data;
   return {
-    documents: documents.map((document): BatchInput =>
+    documents: documents.map((document): DocumentInput =>
       "url" in document
         ? { kind: "url", url: document.url }
         : "upload_id" in document

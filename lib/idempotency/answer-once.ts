@@ -36,7 +36,8 @@ export interface IdempotentAsk {
   /** The payment sent, whose x402 v2 payload may carry a `payment-identifier`. */
   payment: PaymentHeader | undefined;
   tier: TierId;
-  input: DocumentInput;
+  /** One document, or a batch's documents in order. */
+  input: DocumentInput | readonly DocumentInput[];
   options: object;
 }
 
@@ -49,7 +50,7 @@ export async function answerOnce(
   if (key === undefined) return run();
   const records = new IdempotencyRecords(services.store, services.config.resultTtlSeconds * 1000, LEASE_MS);
   // Hashing an upload reads all of it: on a main-thread turn of its own, as the pipeline's own hashing is.
-  if (ask.input.kind === "upload") await mainThreadTurn();
+  if ([ask.input].flat().some((input) => input.kind === "upload")) await mainThreadTurn();
   const fingerprint = requestFingerprint(ask.tier, ask.input, ask.options);
   const begun = await records.begin(ask.client, key, fingerprint);
   switch (begun.kind) {

@@ -3,14 +3,20 @@ import type { DocumentInput } from "@/lib/pipeline";
 import type { TierId } from "@/lib/tiers";
 
 /**
- * What makes two requests under one idempotency key "the same request": the tier, the document and the options.
+ * What makes two requests under one idempotency key "the same request": the tier, the document (a batch: its
+ * documents, in order) and the options.
  * The document is its bytes' SHA-256 for an upload, its URL, or the two-step upload's id (an upload's bytes never
  * change once received). The payment is not part of it: a retry with a new payment is the same request, and is
  * answered from the first one without being charged.
  */
-export function requestFingerprint(tier: TierId, input: DocumentInput, options: object): string {
+export function requestFingerprint(
+  tier: TierId,
+  input: DocumentInput | readonly DocumentInput[],
+  options: object,
+): string {
+  const documents = Array.isArray(input) ? input.map(documentOf) : documentOf(input as DocumentInput);
   return createHash("sha256")
-    .update(JSON.stringify([tier, documentOf(input), canonical(options)]))
+    .update(JSON.stringify([tier, documents, canonical(options)]))
     .digest("hex");
 }
 

@@ -158,26 +158,28 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     },
     async (args, extra) => {
       try {
-        const { documents, tier, ...options } = args;
+        const { documents, tier, idempotency_key: idempotencyKey, ...options } = args;
+        const key = idempotencyKey === undefined ? undefined : checkedKey(idempotencyKey, "idempotency_key");
+        const inputs = documents.map((document): DocumentInput =>
+          "url" in document
+            ? { kind: "url", url: document.url }
+            : { kind: "upload", bytes: new TextEncoder().encode(document.text), filename: document.filename },
+        );
+        const ask = { tier, options, client: caller.client, payment: paymentOf(extra._meta) };
         const slots = services.clientRequests;
         const { body, headers } = await slots.holding(
           caller.client,
           () => tooManyRequests(slots.limit),
           () =>
-            runBatchRequest(services, {
-              tier,
-              documents: documents.map((document) =>
-                "url" in document
-                  ? { kind: "url", url: document.url }
-                  : { kind: "upload", bytes: new TextEncoder().encode(document.text), filename: document.filename },
-              ),
-              options,
-              client: caller.client,
-              payment: paymentOf(extra._meta),
-              apiBase: caller.apiBase,
-              resourcePath: "/mcp",
-              resourceKind: "batch-mcp",
-            }),
+            answerOnce(services, { ...ask, input: inputs, key }, () =>
+              runBatchRequest(services, {
+                ...ask,
+                documents: inputs,
+                apiBase: caller.apiBase,
+                resourcePath: "/mcp",
+                resourceKind: "batch-mcp",
+              }),
+            ),
         );
         const settlement = headers["PAYMENT-RESPONSE"];
         return success(
