@@ -1,5 +1,5 @@
 import { isAiTier, tierModel } from "@/lib/ai/model-client";
-import type { ApiInfoBody } from "@/lib/api-schema";
+import type { ApiInfo } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import { methodFor } from "@/lib/chunking";
 import { embedderId } from "@/lib/embeddings";
@@ -25,7 +25,7 @@ function availability(config: Pick<Config, "ai">, id: TierId) {
 }
 
 /** The body of `GET /api`: everything a client needs to choose a tier and call it, read from the tier table and config. */
-export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: string } = {}): ApiInfoBody {
+export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: string } = {}): ApiInfo {
   const local = config.network === "solana-localnet";
   return {
     name: "Chunkwise",

@@ -5,7 +5,7 @@ import { situateChunks } from "@/lib/ai/context";
 import { enrichChunks } from "@/lib/ai/enrich";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
 import { type ModelContext, modelBoundaries } from "@/lib/ai/tier-boundaries";
-import type { ChunkOptionsInput, ChunkingResultBody } from "@/lib/api-schema";
+import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
 import { methodFor, splitDocument } from "@/lib/chunking";
 import type { Chunk, SplitOptions } from "@/lib/chunking/types";
 import type { Embedder } from "@/lib/embeddings/types";
@@ -54,7 +54,7 @@ export interface ResolvedOptions {
  * OCR languages (`installed`, read from node_modules unless a caller says).
  */
 export function resolveOptions(
-  input: ChunkOptionsInput,
+  input: ChunkOptions,
   chunking: Config["chunking"],
   installed: () => readonly string[] = installedLanguages,
 ): ResolvedOptions {
@@ -92,9 +92,6 @@ function ocrLanguages(value: string, installed: readonly string[]): string[] {
     );
   return codes;
 }
-
-/** The answer of a synchronous request, and a stored result's body: the wire schema's type. */
-export type ChunkingResult = ChunkingResultBody;
 
 export interface Loaded {
   bytes: Uint8Array;

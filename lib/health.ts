@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { HealthBody } from "@/lib/api-schema";
+import type { HealthReport } from "@/lib/api-schema";
 import type { Services } from "@/lib/services";
 
 const PING_TIMEOUT_MS = 2000;
@@ -29,7 +29,7 @@ async function check(probe: () => Promise<void>): Promise<{ ok: boolean; error?:
  */
 export async function checkHealth(
   services: Pick<Services, "config" | "store" | "chain" | "payments">,
-): Promise<HealthBody> {
+): Promise<HealthReport> {
   const [store, chain, payments] = await Promise.all([
     check(() => services.store.ping()),
     check(async () => {

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { answerCache } from "@/lib/ai/answer-cache";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
 import {
-  type ChunkingResult,
   type Loaded,
   type ResolvedOptions,
   buildResult,
@@ -27,7 +26,7 @@ import type { PaymentHeader } from "@/lib/payments/gate";
 import type { ResourceKind } from "@/lib/payments/x402-v2";
 import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
-import type { ChunkOptionsInput } from "@/lib/api-schema";
+import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
 import type { JobWebhook } from "@/lib/webhooks/job-webhook";
 import {
   logFault,
@@ -59,7 +58,7 @@ type ReadInput = Exclude<DocumentInput, { kind: "uploaded" }>;
 export interface ChunkRequest<Input extends DocumentInput = DocumentInput> {
   tier: TierId;
   input: Input;
-  options: ChunkOptionsInput;
+  options: ChunkOptions;
   /** Client address, for the free quota. */
   client: string;
   payment?: PaymentHeader;

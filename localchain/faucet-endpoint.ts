@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeIssues, type FaucetAnswerBody, FaucetRequestSchema } from "@/lib/api-schema";
+import { describeIssues, type FaucetAnswer, FaucetRequestSchema } from "@/lib/api-schema";
 import { ApiError } from "@/lib/errors";
 import type { Services } from "@/lib/services";
 
@@ -23,10 +23,7 @@ export function assertFaucetAvailable(services: Pick<Services, "config">): void 
     throw new ApiError("not_found", "The faucet exists only on the local test chain.");
 }
 
-export async function runFaucet(
-  services: Pick<Services, "config" | "chain">,
-  body: unknown,
-): Promise<FaucetAnswerBody> {
+export async function runFaucet(services: Pick<Services, "config" | "chain">, body: unknown): Promise<FaucetAnswer> {
   assertFaucetAvailable(services);
   const request = FaucetRequestSchema.safeParse(body);
   if (!request.success) throw new ApiError("invalid_request", describeIssues(request.error));

@@ -6,10 +6,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "@/lib/config";
 import { createEmbedder } from "@/lib/embeddings";
-import { type DocumentRef, type Entity, type OutputFormat, type SourceChunk, formatChunks } from "@/lib/formats";
+import { type DocumentRef, type Entity, type OutputFormat, formatChunks } from "@/lib/formats";
 import { fitJsonString, truncateUtf8 } from "@/lib/formats/fit";
 import { buildResult, extractDocument, loaded } from "@/lib/chunk-result";
 import type { TierId } from "@/lib/tiers";
+import type { Chunk } from "@/lib/chunking/types";
 
 const root = path.join(import.meta.dirname, "..");
 const config = loadConfig({});
@@ -47,7 +48,7 @@ const fixture = (name: string) => new Uint8Array(readFileSync(path.join(root, "t
 const chunkFixture = (name: string, chunking: Chunking = {}) => chunkDocument(fixture(name), name, chunking);
 const rawChunks = async (name: string, chunking: Omit<Chunking, "format"> = {}) => {
   const { records, ref } = await chunkFixture(name, chunking);
-  return { chunks: records as SourceChunk[], ref };
+  return { chunks: records as Chunk[], ref };
 };
 
 // ---- Each store's value rules, written from its documentation, independent of the formatter ----
@@ -154,7 +155,7 @@ describe("vector-store records from real chunking results", () => {
         records.forEach((record, i) => {
           const fields = fieldsOf(format, record);
           expect(textOf(format, record)).toBe(chunks[i]!.text);
-          expect(embeddedOf(format, record)).toBe((chunks[i] as SourceChunk & { embed_text: string }).embed_text);
+          expect(embeddedOf(format, record)).toBe((chunks[i] as Chunk & { embed_text: string }).embed_text);
           expect(fields).toMatchObject({
             chunk_index: i,
             token_count: chunks[i]!.metadata.token_count,
@@ -189,10 +190,8 @@ const ENTITIES: Entity[] = [
   { text: "Bo", type: "people" },
   { text: "npm", type: "products" },
 ];
-const enrich = (
-  chunks: SourceChunk[],
-  extra: Pick<SourceChunk["metadata"], "headings" | "summary" | "entities">,
-): SourceChunk[] => chunks.map((chunk) => ({ text: chunk.text, metadata: { ...chunk.metadata, ...extra } }));
+const enrich = (chunks: Chunk[], extra: Pick<Chunk["metadata"], "headings" | "summary" | "entities">): Chunk[] =>
+  chunks.map((chunk) => ({ text: chunk.text, metadata: { ...chunk.metadata, ...extra } }));
 
 describe("headings, summary and entities", () => {
   it("take the shape each store accepts: lists where allowed, strings where only scalars are", async () => {
@@ -244,7 +243,7 @@ describe("boxes and OCR confidence", () => {
       x1: 0.9,
       y1: (i + 1) / 400,
     }));
-    const many: SourceChunk[] = [
+    const many: Chunk[] = [
       { text: chunks[0]!.text, metadata: { ...chunks[0]!.metadata, boxes, ocr_confidence: 91.5 } },
     ];
     for (const format of STORES) {
@@ -384,7 +383,7 @@ describe("size limits", () => {
       maxTokens: 8192,
       overlapTokens: 0,
     });
-    const chunks = records as SourceChunk[];
+    const chunks = records as Chunk[];
     const chunkBytes = bytes(chunks[0]!.text);
     expect(chunkBytes).toBeGreaterThan(25_000);
     expect(chunkBytes).toBeLessThan(38_000);
@@ -403,7 +402,7 @@ describe("size limits", () => {
 });
 
 describe("embed_text", () => {
-  type Raw = SourceChunk & { embed_text: string };
+  type Raw = Chunk & { embed_text: string };
   it("is the chunk after lines naming the document, its section path and its pages, on every tier", async () => {
     const { records } = await chunkFixture("notes.md", { tier: "structure", maxTokens: 64, overlapTokens: 0 });
     const chunks = records as Raw[];

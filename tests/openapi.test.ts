@@ -32,8 +32,8 @@ import {
   StoredResultSummarySchema,
   UrlChunkRequestSchema,
   type WeaviateObjectSchema,
+  ChunkMetadata,
 } from "@/lib/api-schema";
-import type { ChunkMetadata } from "@/lib/chunking/types";
 import { type Config, loadConfig } from "@/lib/config";
 import { ERROR_CODES, type ErrorCode, errorCatalogue, errorTableMarkdown } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
@@ -920,12 +920,12 @@ expectTypeOf<Omit<Awaited<ReturnType<typeof runFaucet>>, "success">>().toExtend<
 >();
 // What the API answers is what the page's client expects.
 expectTypeOf<Infer<typeof ApiInfoSchema>>().toExtend<web.ApiInfo>();
-expectTypeOf<Infer<typeof ChunkingResultSchema>>().toExtend<web.ChunkingResult>();
-expectTypeOf<Infer<typeof StoredResultSummarySchema>>().toExtend<web.ChunkingResult>();
-expectTypeOf<Infer<typeof StoredResultSchema>>().toExtend<web.ChunkingResult>();
+expectTypeOf<Infer<typeof ChunkingResultSchema>>().toExtend<web.ResultAnswer>();
+expectTypeOf<Infer<typeof StoredResultSummarySchema>>().toExtend<web.ResultAnswer>();
+expectTypeOf<Infer<typeof StoredResultSchema>>().toExtend<web.ResultAnswer>();
 expectTypeOf<Infer<typeof JobAcceptedSchema>>().toExtend<web.JobAccepted>();
 expectTypeOf<Infer<typeof JobStatusSchema>>().toExtend<web.JobStatus>();
 expectTypeOf<Infer<typeof PaymentRequiredSchema>>().toExtend<web.PaymentRequired>();
-expectTypeOf<Infer<typeof ErrorBodySchema>>().toExtend<web.ApiErrorBody>();
-expectTypeOf<Infer<typeof FreeQuotaSchema>>().toExtend<web.FreeQuotaStatus>();
-expectTypeOf<Infer<typeof ChunkMetadataSchema>>().toExtend<web.RawChunk["metadata"]>();
+expectTypeOf<Infer<typeof ErrorBodySchema>>().toExtend<web.ErrorBody>();
+expectTypeOf<Infer<typeof FreeQuotaSchema>>().toExtend<web.FreeQuota>();
+expectTypeOf<Infer<typeof ChunkMetadataSchema>>().toExtend<web.Chunk["metadata"]>();

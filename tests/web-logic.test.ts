@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type SourceChunk, formatChunks, OUTPUT_FORMATS } from "@/lib/formats";
+import { formatChunks, OUTPUT_FORMATS } from "@/lib/formats";
 import type { ApiInfo } from "@/web/api-client";
 import { filterChunks, pagesLabel, toChunkViews } from "@/web/chunk-view";
 import { baseName, chunksJsonl, resultJson, storeRecords } from "@/web/downloads";
@@ -11,6 +11,7 @@ import { validateOptions } from "@/web/options";
 import { documentKind, pagesFromPdf, pagesFromText, visibleHtmlText, visibleRtfText } from "@/web/pages";
 import { problemFromError } from "@/web/problems";
 import { sourceProblem } from "@/web/source";
+import type { Chunk } from "@/lib/chunking/types";
 
 /** The page's browser-side logic (web/), on real fixtures and on records made by the service's own formatters. */
 
@@ -107,7 +108,7 @@ describe("form validation", () => {
 });
 
 describe("the chunk list reads every output format", () => {
-  const chunks: SourceChunk[] = [
+  const chunks: Chunk[] = [
     {
       text: "Alpha Corp hired Ada Lovelace in London.",
       metadata: {

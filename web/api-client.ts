@@ -7,53 +7,43 @@
 
 // Type-only: the wire shapes are the server's zod schemas (lib/api-schema/); no zod reaches the page.
 import type {
-  ApiInfoBody,
-  ChunkMetadataBody,
-  ChunkOptionsInput,
-  ChunkingResultBody,
+  ApiInfo,
+  Chunk,
+  ChunkOptions,
+  ChunkingResult,
   ErrorBody,
-  FaucetAnswerBody,
-  FreeQuotaBody,
+  FaucetAnswer,
+  FreeQuota,
   JobAccepted,
   JobStatus,
-  PaymentRequiredBody,
-  StoredResultBody,
-  StoredResultSummaryBody,
-  TierInfoBody,
+  PaymentRequired,
+  StoredResult,
+  StoredResultSummary,
+  TierInfo,
 } from "@/lib/api-schema";
 import type { OpenApiDoc } from "@/web/openapi-reference";
 import { TWO_STEP_UPLOAD_BYTES, type UploadProgress, uploadOnce } from "@/web/two-step-upload";
 
-export type { JobAccepted, JobStatus };
-export type ApiErrorBody = ErrorBody;
-export type PaymentRequired = PaymentRequiredBody;
+export type { ApiInfo, Chunk, ChunkOptions, ErrorBody, FreeQuota, JobAccepted, JobStatus, PaymentRequired, TierInfo };
 export type PaymentRequirement = PaymentRequired["paymentRequirements"];
-export interface RawChunk {
-  text: string;
-  metadata: ChunkMetadataBody;
-}
-export type ApiInfo = ApiInfoBody;
-export type TierInfo = TierInfoBody;
 export type TierId = TierInfo["id"];
 export type OutputFormat = ApiInfo["output_formats"][number];
-export type ChunkOptions = ChunkOptionsInput;
-type ResultMetadata = ChunkingResultBody["metadata"];
+type ResultMetadata = ChunkingResult["metadata"];
 /**
  * Any answer with a result: chunks inline, a stored result's summary (`download_url` instead of `chunks`), or a
  * stored result. The schemas' types, loosened to the metadata the page reads, so it shows what any version sends.
  */
-export type ChunkingResult = Omit<ChunkingResultBody, "chunks" | "metadata"> & {
+export type ResultAnswer = Omit<ChunkingResult, "chunks" | "metadata"> & {
   metadata: Pick<ResultMetadata, "filename" | "content_type" | "estimated_pages" | "method" | "output_format"> &
     Partial<ResultMetadata>;
-  chunks?: ChunkingResultBody["chunks"];
-} & Partial<Pick<StoredResultBody & StoredResultSummaryBody, "result_id" | "download_url" | "expires_in" | "job_id">>;
+  chunks?: ChunkingResult["chunks"];
+} & Partial<Pick<StoredResult & StoredResultSummary, "result_id" | "download_url" | "expires_in" | "job_id">>;
 
 /** What to chunk: a file from the user's disk, or a URL the service fetches. */
 export type DocumentSource = { kind: "file"; file: File } | { kind: "url"; url: string };
 
 /** Whether a chunking answer is a job accepted (ai-pro, or `async=true`) rather than a result. */
-export const isJob = (body: ChunkingResult | JobAccepted): body is JobAccepted =>
-  "async" in body && body.async === true;
+export const isJob = (body: ResultAnswer | JobAccepted): body is JobAccepted => "async" in body && body.async === true;
 
 export interface RateLimit {
   limit: number;
@@ -65,7 +55,7 @@ export interface RateLimit {
 export type ApiOutcome<T> =
   | { kind: "ok"; status: number; body: T; rateLimit?: RateLimit; headers: Headers }
   | { kind: "payment_required"; status: 402; body: PaymentRequired }
-  | { kind: "error"; status: number; body: ApiErrorBody; retryAfter?: number; rateLimit?: RateLimit };
+  | { kind: "error"; status: number; body: ErrorBody; retryAfter?: number; rateLimit?: RateLimit };
 
 /** A network failure: no answer at all (offline, server down). */
 export class ApiUnreachable extends Error {}
@@ -102,7 +92,7 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<ApiOutc
     return { kind: "ok", status: response.status, body: body as T, rateLimit, headers: response.headers };
   if (response.status === 402) return { kind: "payment_required", status: 402, body: body as PaymentRequired };
   const retryAfter = Number(response.headers.get("retry-after")) || undefined;
-  return { kind: "error", status: response.status, body: body as ApiErrorBody, retryAfter, rateLimit };
+  return { kind: "error", status: response.status, body: body as ErrorBody, retryAfter, rateLimit };
 }
 
 export const getApiInfo = () => request<ApiInfo>("/api");
@@ -119,7 +109,7 @@ export async function postChunk(
   options: ChunkOptions,
   payment?: string,
   onUploadProgress?: UploadProgress,
-): Promise<ApiOutcome<ChunkingResult | JobAccepted>> {
+): Promise<ApiOutcome<ResultAnswer | JobAccepted>> {
   const headers: Record<string, string> = payment ? { "x-payment": payment } : {};
   if (source.kind === "url") {
     return request("/api/chunk", {
@@ -145,23 +135,22 @@ export async function postChunk(
 }
 
 export const getJobStatus = (jobId: string) => request<JobStatus>(`/api/job/${encodeURIComponent(jobId)}/status`);
-export const getJobResult = (jobId: string) => request<ChunkingResult>(`/api/job/${encodeURIComponent(jobId)}/result`);
+export const getJobResult = (jobId: string) => request<ResultAnswer>(`/api/job/${encodeURIComponent(jobId)}/result`);
 /** A stored result, by the path of its `download_url`. */
 export const getStoredResult = (downloadUrl: string) =>
-  request<ChunkingResult>(new URL(downloadUrl, window.location.origin).pathname);
+  request<ResultAnswer>(new URL(downloadUrl, window.location.origin).pathname);
 
 /** Local mode only: SOL and test USDC for a new wallet. */
 export const requestFaucet = (address: string) =>
-  request<FaucetAnswerBody>("/api/dev/faucet", {
+  request<FaucetAnswer>("/api/dev/faucet", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ address }),
   });
 
 /** The free tier's pages left today for this client (`GET /api/quota`, read-only). */
-export type FreeQuotaStatus = FreeQuotaBody;
 
-export const getFreeQuota = () => request<FreeQuotaStatus>("/api/quota");
+export const getFreeQuota = () => request<FreeQuota>("/api/quota");
 
 /** The OpenAPI 3.1 document of this server's API (the docs page renders it). */
 export const getOpenApiDocument = () => request<OpenApiDoc>("/api/openapi.json");

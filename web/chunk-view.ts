@@ -1,4 +1,4 @@
-import type { ChunkBoxBody } from "@/lib/api-schema";
+import type { ChunkBox } from "@/lib/api-schema";
 import type { OutputFormat } from "@/web/api-client";
 
 /**
@@ -18,7 +18,7 @@ export interface ChunkView {
   pageStart?: number;
   pageEnd?: number;
   /** Where its lines are on their pages (PDFs and images). */
-  boxes: PageBox[];
+  boxes: ChunkBox[];
   /** Lines read by OCR: Tesseract's confidence, 0-100. */
   ocrConfidence?: number;
   headings: string[];
@@ -36,7 +36,7 @@ export interface Entity {
 }
 
 /** A line of a chunk on its page: shares (0-1) of the page as shown, from its top left corner. */
-export type PageBox = ChunkBoxBody;
+export type { ChunkBox };
 
 type Fields = Record<string, unknown>;
 
@@ -73,7 +73,7 @@ function chromaEntities(value: unknown): Entity[] {
 }
 
 /** Boxes as objects (raw, Weaviate, Qdrant) or as one JSON string of them (Pinecone and Chroma take no objects). */
-function boxList(value: unknown): PageBox[] {
+function boxList(value: unknown): ChunkBox[] {
   let list = value;
   if (typeof value === "string") {
     try {
@@ -83,7 +83,7 @@ function boxList(value: unknown): PageBox[] {
     }
   }
   if (!Array.isArray(list)) return [];
-  return list.flatMap((item): PageBox[] => {
+  return list.flatMap((item): ChunkBox[] => {
     if (!isObject(item)) return [];
     const [page, x0, y0, x1, y1] = [item.page, item.x0, item.y0, item.x1, item.y1].map(num);
     return page !== undefined && x0 !== undefined && y0 !== undefined && x1 !== undefined && y1 !== undefined

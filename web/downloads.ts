@@ -1,4 +1,4 @@
-import type { ChunkingResult } from "@/web/api-client";
+import type { ResultAnswer } from "@/web/api-client";
 
 /** Files made in the browser from a result already on the page; nothing is fetched again. */
 export interface DownloadFile {
@@ -15,7 +15,7 @@ export function baseName(filename: string | undefined): string {
 }
 
 /** The whole result, as the API returned it, with the chunks inline. */
-export function resultJson(result: ChunkingResult, chunks: readonly unknown[]): DownloadFile {
+export function resultJson(result: ResultAnswer, chunks: readonly unknown[]): DownloadFile {
   return {
     filename: `${baseName(result.metadata.filename)}.${result.tier}.chunks.json`,
     mediaType: "application/json",
@@ -24,7 +24,7 @@ export function resultJson(result: ChunkingResult, chunks: readonly unknown[]): 
 }
 
 /** One chunk (or record) per line. */
-export function chunksJsonl(result: ChunkingResult, chunks: readonly unknown[]): DownloadFile {
+export function chunksJsonl(result: ResultAnswer, chunks: readonly unknown[]): DownloadFile {
   return {
     filename: `${baseName(result.metadata.filename)}.${result.tier}.chunks.jsonl`,
     mediaType: "application/jsonl",
@@ -33,7 +33,7 @@ export function chunksJsonl(result: ChunkingResult, chunks: readonly unknown[]):
 }
 
 /** The vector-store records alone, ready for that store's client; null for raw output, which the JSON file already is. */
-export function storeRecords(result: ChunkingResult, chunks: readonly unknown[]): DownloadFile | null {
+export function storeRecords(result: ResultAnswer, chunks: readonly unknown[]): DownloadFile | null {
   const format = result.metadata.output_format;
   if (format === "raw") return null;
   return {

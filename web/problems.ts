@@ -1,4 +1,4 @@
-import type { ApiErrorBody, RateLimit } from "@/web/api-client";
+import type { ErrorBody, RateLimit } from "@/web/api-client";
 import { formatLocalTime, formatWait } from "@/web/format";
 
 /**
@@ -25,7 +25,7 @@ const TITLES: Record<number, string> = {
 
 export function problemFromError(
   status: number,
-  body: Partial<ApiErrorBody>,
+  body: Partial<ErrorBody>,
   extra: { retryAfter?: number; rateLimit?: RateLimit; nowMs?: number } = {},
 ): Problem {
   const message = body.message || `The service answered HTTP ${status}.`;

@@ -1,4 +1,4 @@
-import type { FreeQuotaStatus } from "@/web/api-client";
+import type { FreeQuota } from "@/web/api-client";
 import { formatCount, formatLocalTime } from "@/web/format";
 import type { PageEstimate } from "@/web/pages";
 
@@ -8,7 +8,7 @@ export function FreeQuotaLine({
   loading,
   estimate,
 }: {
-  quota: FreeQuotaStatus | null;
+  quota: FreeQuota | null;
   loading: boolean;
   estimate: PageEstimate | null;
 }) {

@@ -1,4 +1,4 @@
-import type { ChunkOptions, ChunkingResult, DocumentSource, TierInfo } from "@/web/api-client";
+import type { ChunkOptions, ResultAnswer, DocumentSource, TierInfo } from "@/web/api-client";
 import type { Problem } from "@/web/problems";
 
 /**
@@ -12,7 +12,7 @@ export type Stage =
   | { name: "choosing" }
   | { name: "chunking"; request: RunRequest }
   | { name: "paying"; request: RunRequest }
-  | { name: "done"; result: ChunkingResult };
+  | { name: "done"; result: ResultAnswer };
 
 export interface RunRequest {
   tier: TierInfo;
@@ -24,7 +24,7 @@ export interface HomeState {
   stage: Stage;
   problem: Problem | null;
   /** Kept while a new run is being chosen, so the last chunks stay readable. */
-  lastResult: ChunkingResult | null;
+  lastResult: ResultAnswer | null;
   /** The document the last result came from, for its page preview (a chosen file; a URL the browser does not fetch). */
   lastSource: DocumentSource | null;
   /** Counts results, so each new one gets a fresh results view (search and expanded rows reset). */
@@ -34,7 +34,7 @@ export interface HomeState {
 export type HomeEvent =
   | { type: "run_free"; request: RunRequest }
   | { type: "start_paying"; request: RunRequest }
-  | { type: "succeeded"; result: ChunkingResult }
+  | { type: "succeeded"; result: ResultAnswer }
   | { type: "failed"; problem: Problem }
   | { type: "cancel_paying" }
   | { type: "dismiss_problem" };

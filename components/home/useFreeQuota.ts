@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { type FreeQuotaStatus, type RateLimit, getFreeQuota } from "@/web/api-client";
+import { type FreeQuota, type RateLimit, getFreeQuota } from "@/web/api-client";
 
 const KEY = ["free-quota"] as const;
 
@@ -11,7 +11,7 @@ export function useFreeQuota() {
   const client = useQueryClient();
   const query = useQuery({
     queryKey: KEY,
-    queryFn: async (): Promise<FreeQuotaStatus | null> => {
+    queryFn: async (): Promise<FreeQuota | null> => {
       const outcome = await getFreeQuota();
       // Unknown is shown as unknown; the chunking answer will tell.
       return outcome.kind === "ok" ? outcome.body : null;
@@ -20,7 +20,7 @@ export function useFreeQuota() {
   const update = useCallback(
     (rateLimit: RateLimit | undefined) => {
       if (!rateLimit) return;
-      const status: FreeQuotaStatus = {
+      const status: FreeQuota = {
         limit: rateLimit.limit,
         remaining: rateLimit.remaining,
         reset: rateLimit.reset,

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { ResultView } from "@/components/results/ResultView";
 import { ResultSkeleton } from "@/components/results/ResultSkeleton";
-import { type ApiOutcome, type ChunkingResult, type JobStatus, getJobResult, getJobStatus } from "@/web/api-client";
+import { type ApiOutcome, type ResultAnswer, type JobStatus, getJobResult, getJobStatus } from "@/web/api-client";
 import { forgetJobPayment, keptJobPayment } from "@/web/payment/paid-signatures";
 import { JobCard, BackHome, Notice, JobCardSkeleton } from "@/components/jobs/JobCard";
 
@@ -49,7 +49,7 @@ export function JobView({ jobId }: { jobId: string }) {
   const job = outcome?.kind === "ok" ? outcome.body : null;
   const completed = job?.status === "completed";
 
-  const result = useQuery<ApiOutcome<ChunkingResult>>({
+  const result = useQuery<ApiOutcome<ResultAnswer>>({
     queryKey: ["chunkwise.job-result", jobId],
     queryFn: () => getJobResult(jobId),
     enabled: completed,

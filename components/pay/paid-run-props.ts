@@ -1,4 +1,4 @@
-import type { ApiInfo, ChunkOptions, ChunkingResult, DocumentSource, JobAccepted, TierInfo } from "@/web/api-client";
+import type { ApiInfo, ChunkOptions, ResultAnswer, DocumentSource, JobAccepted, TierInfo } from "@/web/api-client";
 
 /**
  * What the home page hands the paid flow (`PaidRun`, loaded only when a paid
@@ -10,7 +10,7 @@ export interface PaidRunProps {
   source: DocumentSource;
   options: ChunkOptions;
   /** A synchronous tier's result, paid and served. */
-  onResult: (result: ChunkingResult) => void;
+  onResult: (result: ResultAnswer) => void;
   /** ai-pro: the accepted job; the page moves to the job's own URL. */
   onJob: (job: JobAccepted) => void;
   /** Back to choosing (the user cancelled before paying). */

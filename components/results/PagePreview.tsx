@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import type { ChunkView, PageBox } from "@/web/chunk-view";
+import type { ChunkView, ChunkBox } from "@/web/chunk-view";
 import { drawPdfPage } from "@/web/pdf-page";
 import { plural } from "@/web/format";
 
@@ -115,7 +115,7 @@ interface PageProps {
   file: File;
   contentType: string;
   page: number;
-  boxes: PageBox[];
+  boxes: ChunkBox[];
   label: string;
 }
 

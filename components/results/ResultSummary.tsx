@@ -1,10 +1,10 @@
 import type { ReactNode } from "react";
-import type { ChunkingResult } from "@/web/api-client";
+import type { ResultAnswer } from "@/web/api-client";
 import { formatCount, formatUsdc, shortId } from "@/web/format";
 import { tierName } from "@/web/labels";
 
 /** The result at a glance: what was made, how, from how many pages, and what it cost. */
-export function ResultSummary({ result }: { result: ChunkingResult }) {
+export function ResultSummary({ result }: { result: ResultAnswer }) {
   const { metadata, payment } = result;
   const paid = payment.amount > 0;
   const ocrPages = metadata.ocr_pages?.length ?? 0;

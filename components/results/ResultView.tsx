@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useDeferredValue, useId, useMemo, useState } from "react";
-import { type ApiErrorBody, type ChunkingResult, type DocumentSource, getStoredResult } from "@/web/api-client";
+import { type ErrorBody, type ResultAnswer, type DocumentSource, getStoredResult } from "@/web/api-client";
 import { type ChunkView, filterChunks, toChunkViews } from "@/web/chunk-view";
 import { chunksJsonl, resultJson, saveFile, storeRecords } from "@/web/downloads";
 import { formatCount, plural } from "@/web/format";
@@ -16,13 +16,13 @@ import { ChunkListSkeleton, SizeHistogramSkeleton } from "./skeletons";
 
 /** A stored result that could not be fetched: its error body, for the alert. */
 class StoredResultError extends Error {
-  constructor(readonly body: ApiErrorBody) {
+  constructor(readonly body: ErrorBody) {
     super(body.message);
   }
 }
 
 /** The chunks of a result: inline, or fetched from its `download_url` (100 or more chunks, or a finished job). */
-function useChunks(result: ChunkingResult) {
+function useChunks(result: ResultAnswer) {
   const stored = !result.chunks && result.download_url ? result.download_url : null;
   const query = useQuery({
     queryKey: ["stored-result", stored],
@@ -59,7 +59,7 @@ function useChunks(result: ChunkingResult) {
  * document at hand (a chosen PDF or image) each chunk shown on its page.
  * Used by the home page (free and paid sync tiers) and the job page.
  */
-export function ResultView({ result, source }: { result: ChunkingResult; source?: DocumentSource }) {
+export function ResultView({ result, source }: { result: ResultAnswer; source?: DocumentSource }) {
   const headingId = useId();
   const searchId = useId();
   const { chunks, loading, error, retry } = useChunks(result);

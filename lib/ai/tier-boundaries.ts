@@ -1,4 +1,4 @@
-import type { AiDetailsBody } from "@/lib/api-schema";
+import type { AiDetails } from "@/lib/api-schema";
 import { findBoundaries } from "./boundary-windows";
 import { type AiTierId, type ModelClients, requireModel } from "./model-client";
 
@@ -29,7 +29,7 @@ export async function modelBoundaries(
   text: string,
   tier: AiTierId,
   context: ModelContext,
-): Promise<{ sectionStarts: number[]; details: Omit<AiDetailsBody, "unenriched"> }> {
+): Promise<{ sectionStarts: number[]; details: Omit<AiDetails, "unenriched"> }> {
   const model = requireModel(context.models, tier);
   const boundaries = await findBoundaries(text, model, {
     concurrency: context.modelConcurrency ?? 4,

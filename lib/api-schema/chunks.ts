@@ -215,6 +215,7 @@ export const ChunkRecordSchema = z
 export const RecordScalarsSchema = z.object(recordFields);
 export type RecordScalars = z.infer<typeof RecordScalarsSchema>;
 
-export type ChunkBoxBody = z.infer<typeof ChunkBoxSchema>;
-export type ChunkMetadataBody = z.infer<typeof ChunkMetadataSchema>;
-export type EmailHeadersBody = z.infer<typeof EmailHeadersSchema>;
+export type Chunk = z.infer<typeof RawChunkSchema>;
+export type ChunkBox = z.infer<typeof ChunkBoxSchema>;
+export type ChunkMetadata = z.infer<typeof ChunkMetadataSchema>;
+export type EmailHeaders = z.infer<typeof EmailHeadersSchema>;

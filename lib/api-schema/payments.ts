@@ -109,4 +109,4 @@ export const PaymentRequiredSchema = z
       "The 402 body: the spec's `paymentRequirements`, plus `code`, `x402Version` and `accepts[]` for x402 clients.",
   });
 
-export type PaymentRequiredBody = z.infer<typeof PaymentRequiredSchema>;
+export type PaymentRequired = z.infer<typeof PaymentRequiredSchema>;

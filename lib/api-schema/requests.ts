@@ -60,7 +60,7 @@ export const ChunkOptionsSchema = z.object({
     example: "https://example.com/hooks/chunkwise",
   }),
 });
-export type ChunkOptionsInput = z.infer<typeof ChunkOptionsSchema>;
+export type ChunkOptions = z.infer<typeof ChunkOptionsSchema>;
 
 /** "Exactly one of": the refinement as JSON Schema says it (zod's conversion leaves refinements out). */
 export const URL_OR_UPLOAD = { oneOf: [{ required: ["url"] }, { required: ["upload_id"] }] };

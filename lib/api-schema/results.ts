@@ -208,10 +208,10 @@ export const JobStatusSchema = z
   })
   .meta({ id: "JobStatus" });
 
-export type AiDetailsBody = z.infer<typeof AiDetailsSchema>;
-export type ChunkingResultBody = z.infer<typeof ChunkingResultSchema>;
-export type StoredResultSummaryBody = z.infer<typeof StoredResultSummarySchema>;
-export type StoredResultBody = z.infer<typeof StoredResultSchema>;
+export type AiDetails = z.infer<typeof AiDetailsSchema>;
+export type ChunkingResult = z.infer<typeof ChunkingResultSchema>;
+export type StoredResultSummary = z.infer<typeof StoredResultSummarySchema>;
+export type StoredResult = z.infer<typeof StoredResultSchema>;
 export type JobAccepted = z.infer<typeof JobAcceptedSchema>;
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 export type JobWebhookStatus = z.infer<typeof JobWebhookStatusSchema>;

@@ -125,8 +125,8 @@ export const OpenApiDocumentSchema = z
   })
   .meta({ id: "OpenApiDocument", description: "An OpenAPI 3.1 document." });
 
-export type TierInfoBody = z.infer<typeof TierInfoSchema>;
-export type ApiInfoBody = z.infer<typeof ApiInfoSchema>;
-export type FreeQuotaBody = z.infer<typeof FreeQuotaSchema>;
-export type HealthBody = z.infer<typeof HealthSchema>;
-export type FaucetAnswerBody = z.infer<typeof FaucetAnswerSchema>;
+export type TierInfo = z.infer<typeof TierInfoSchema>;
+export type ApiInfo = z.infer<typeof ApiInfoSchema>;
+export type FreeQuota = z.infer<typeof FreeQuotaSchema>;
+export type HealthReport = z.infer<typeof HealthSchema>;
+export type FaucetAnswer = z.infer<typeof FaucetAnswerSchema>;

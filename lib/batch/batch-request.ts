@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { isAiTier, requireModel } from "@/lib/ai/model-client";
-import type { ChunkOptionsInput } from "@/lib/api-schema";
+import type { ChunkOptions } from "@/lib/api-schema";
 import { resolveOptions } from "@/lib/chunk-result";
 import { STATUS_NAMES } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
@@ -24,7 +24,7 @@ export interface BatchChunkRequest {
   tier: TierId;
   documents: DocumentInput[];
   /** The options of a single request but `async` (a batch always is a job). */
-  options: Omit<ChunkOptionsInput, "async">;
+  options: Omit<ChunkOptions, "async">;
   /** Client address, for the free quota, unpaid references and places. */
   client: string;
   payment?: PaymentHeader;

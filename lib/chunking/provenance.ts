@@ -1,5 +1,5 @@
 import type { DocumentPart, PageRange, SourceLine } from "@/lib/extract/types";
-import type { ChunkMetadata } from "./types";
+import type { ChunkMetadata } from "@/lib/api-schema";
 
 type Provenance = Pick<ChunkMetadata, "page_start" | "page_end" | "boxes" | "ocr_confidence" | "email" | "attachment">;
 

@@ -1,4 +1,4 @@
-import type { ChunkBoxBody, ChunkMetadataBody } from "@/lib/api-schema";
+import type { Chunk as WireChunk } from "@/lib/api-schema";
 import type { TokenizerName } from "@/lib/tokens";
 
 /**
@@ -23,11 +23,5 @@ export interface SplitOptions {
   tokenizer?: TokenizerName;
 }
 
-/** A chunk's metadata in the raw format, and a line's box on its page: the wire schema's types. */
-export type ChunkMetadata = ChunkMetadataBody;
-export type ChunkBox = ChunkBoxBody;
-
-export interface Chunk {
-  text: string;
-  metadata: ChunkMetadata;
-}
+/** A chunk as the chunkers make it: the wire chunk before `embed_text` is added when it is formatted. */
+export type Chunk = Omit<WireChunk, "embed_text">;

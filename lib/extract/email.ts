@@ -4,8 +4,9 @@ import { size } from "@/lib/extract/archive";
 import { detect, type Detected, type Hint } from "@/lib/extract/detect";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
-import type { DocumentPart, EmailHeaders, Extracted, ExtractLimits } from "@/lib/extract/types";
+import type { DocumentPart, Extracted, ExtractLimits } from "@/lib/extract/types";
 import { ApiError } from "@/lib/errors";
+import type { EmailHeaders } from "@/lib/api-schema";
 
 /**
  * E-mail (EML through postal-mime; Outlook .msg through @kenjiuno/msgreader,

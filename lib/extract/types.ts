@@ -1,4 +1,4 @@
-import type { EmailHeadersBody } from "@/lib/api-schema";
+import type { EmailHeaders } from "@/lib/api-schema";
 import type { MarkupBudget } from "@/lib/extract/markup-budget";
 
 export type DocumentKind =
@@ -44,9 +44,6 @@ export interface PageRange {
 }
 
 export const EMAIL_MEDIA_TYPES = { eml: "message/rfc822", msg: "application/vnd.ms-outlook" } as const;
-
-/** An e-mail's headers, as every chunk of it (and of its attachments) carries them: the wire schema's type. */
-export type EmailHeaders = EmailHeadersBody;
 
 /**
  * A part of `text` chunked as a document of its own: an e-mail's body, and each attachment. Parts are in

@@ -1,7 +1,9 @@
-import { type ChunkScalars, type DocumentRef, type Entity, type SourceChunk, chunkFields } from "./fields";
+import { type DocumentRef, type Entity, chunkFields } from "./fields";
 import { fittingJson, truncateUtf8, utf8Bytes } from "./fit";
 import { recordKey } from "./ids";
 import { embedText } from "./embed-text";
+import type { Chunk } from "@/lib/chunking/types";
+import type { RecordScalars } from "@/lib/api-schema";
 
 /**
  * Scalars only. The 3.x client also takes lists (`string[]`, …), but Chroma
@@ -18,7 +20,7 @@ type ChromaValue = string | number | boolean;
 export type ChromaRecord = {
   id: string;
   document: string;
-  metadata: ChunkScalars & { text_offset: number } & { [field: string]: ChromaValue };
+  metadata: RecordScalars & { text_offset: number } & { [field: string]: ChromaValue };
 };
 
 /** Chroma Cloud's default quota on one metadata value; self-hosted Chroma has none, so meeting it costs nothing there. */
@@ -33,7 +35,7 @@ const HEADING_SEPARATOR = " > ";
  * the entries that fit whole. The chunk itself (`document`) is never cut; Chroma
  * Cloud's 16 KB document quota is the caller's to meet with `max_tokens`.
  */
-export function chromaRecord(chunk: SourceChunk, doc: DocumentRef): ChromaRecord {
+export function chromaRecord(chunk: Chunk, doc: DocumentRef): ChromaRecord {
   const fields = chunkFields(chunk, doc);
   const document = embedText(chunk, doc);
   const metadata: ChromaRecord["metadata"] = {

@@ -1,6 +1,7 @@
 import type { DocumentKind } from "@/lib/extract/types";
-import type { DocumentRef, SourceChunk } from "./fields";
+import type { DocumentRef } from "./fields";
 import { truncateUtf8 } from "./fit";
+import type { Chunk } from "@/lib/chunking/types";
 
 /** The most a prefix line may take: a path of real headings fits; a pathological one does not crowd out the chunk. */
 const LINE_BYTES = 512;
@@ -13,7 +14,7 @@ const LINE_BYTES = 512;
  * dozen tokens to `max_tokens` (each line at most 512 bytes, cut with "…"). With `context=true` the model's context
  * (`metadata.context`, at most 600 characters) comes first.
  */
-export function embedText(chunk: SourceChunk, doc: DocumentRef): string {
+export function embedText(chunk: Chunk, doc: DocumentRef): string {
   const { headings, page_start: first, page_end: last, email, attachment } = chunk.metadata;
   const lines: string[] = [];
   if (doc.title) lines.push(truncateUtf8(`Document: ${doc.title}`, LINE_BYTES));

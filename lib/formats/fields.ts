@@ -1,5 +1,5 @@
-import type { Entity, RecordScalars } from "@/lib/api-schema";
-import type { Chunk, ChunkBox } from "@/lib/chunking/types";
+import type { Entity, RecordScalars, ChunkBox } from "@/lib/api-schema";
+import type { Chunk } from "@/lib/chunking/types";
 import type { TokenizerName } from "@/lib/tokens/names";
 
 /** What the record ids and the document-level fields are made of. */
@@ -18,20 +18,12 @@ export interface DocumentRef {
   tokenizer?: TokenizerName;
 }
 
-export type { ChunkBox } from "@/lib/chunking/types";
-
 /** A named entity the ai-pro tier finds in a chunk (a type alias, so it fits the clients' index-signature types: Weaviate's nested properties). */
 export type { Entity } from "@/lib/api-schema";
 
-/** What the formatters read: a chunk as the chunkers make it (ai-pro's summary and entities included). */
-export type SourceChunk = Chunk;
-
-/** Scalars every store takes as they are: the wire schema's type (an object type, so it fits the clients' index-signature types). */
-export type ChunkScalars = RecordScalars;
-
 /** One chunk's fields before a store's value rules apply. Absent values are left out, never null. */
 interface ChunkFields {
-  scalars: ChunkScalars;
+  scalars: RecordScalars;
   pages?: { page_start: number; page_end: number };
   /** E-mails: the headers as `email_from`, `email_to`, `email_cc`, `email_date`, `email_subject`, and `attachment`; flat strings every store takes. */
   email?: Record<string, string>;
@@ -46,7 +38,7 @@ interface ChunkFields {
   entities?: Entity[];
 }
 
-export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
+export function chunkFields(chunk: Chunk, doc: DocumentRef): ChunkFields {
   const {
     chunk_index,
     char_count,
@@ -96,3 +88,5 @@ export function chunkFields(chunk: SourceChunk, doc: DocumentRef): ChunkFields {
   if (entities?.length) fields.entities = entities;
   return fields;
 }
+
+export type { ChunkBox } from "@/lib/api-schema";

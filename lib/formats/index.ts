@@ -1,23 +1,24 @@
 import { type ChromaRecord, chromaRecord } from "./chroma";
-import type { DocumentRef, SourceChunk } from "./fields";
+import type { DocumentRef } from "./fields";
 import { type PineconeRecord, pineconeRecord } from "./pinecone";
 import { type QdrantPoint, qdrantPoint } from "./qdrant";
 import { embedText } from "./embed-text";
 import { type WeaviateObject, weaviateObject } from "./weaviate";
 
 export type { ChromaRecord } from "./chroma";
-export type { DocumentRef, Entity, SourceChunk } from "./fields";
+export type { DocumentRef, Entity } from "./fields";
 export type { PineconeRecord } from "./pinecone";
 export type { QdrantPoint } from "./qdrant";
 export type { WeaviateObject } from "./weaviate";
 
 import { OUTPUT_FORMATS } from "@/lib/api-schema";
+import type { Chunk } from "@/lib/chunking/types";
 
 export { OUTPUT_FORMATS };
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** A chunk in the `raw` format: its text, the text to embed, its metadata. */
-type RawRecord = { text: string; embed_text: string; metadata: SourceChunk["metadata"] };
+type RawRecord = { text: string; embed_text: string; metadata: Chunk["metadata"] };
 
 /** What one chunk becomes in each format. */
 interface FormattedRecord {
@@ -52,7 +53,7 @@ interface FormattedRecord {
  * Absent values are left out, never null; empty lists are left out too.
  * The record key and why it holds the chunking settings: see `./ids`.
  */
-const FORMATTERS: { [F in OutputFormat]: (chunk: SourceChunk, doc: DocumentRef) => FormattedRecord[F] } = {
+const FORMATTERS: { [F in OutputFormat]: (chunk: Chunk, doc: DocumentRef) => FormattedRecord[F] } = {
   raw: (chunk, doc) => ({ text: chunk.text, embed_text: embedText(chunk, doc), metadata: chunk.metadata }),
   pinecone: pineconeRecord,
   weaviate: weaviateObject,
@@ -61,10 +62,12 @@ const FORMATTERS: { [F in OutputFormat]: (chunk: SourceChunk, doc: DocumentRef) 
 };
 
 export function formatChunks<F extends OutputFormat>(
-  chunks: readonly SourceChunk[],
+  chunks: readonly Chunk[],
   format: F,
   doc: DocumentRef,
 ): FormattedRecord[F][] {
   const toRecord = FORMATTERS[format];
   return chunks.map((chunk) => toRecord(chunk, doc));
 }
+
+export type { Chunk } from "@/lib/chunking/types";

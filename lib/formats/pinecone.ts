@@ -1,7 +1,9 @@
-import { type ChunkScalars, type DocumentRef, type SourceChunk, chunkFields } from "./fields";
+import { type DocumentRef, chunkFields } from "./fields";
 import { fitJsonString, fitStrings, fittingJson, jsonBytes } from "./fit";
 import { recordKey } from "./ids";
 import { embedText } from "./embed-text";
+import type { Chunk } from "@/lib/chunking/types";
+import type { RecordScalars } from "@/lib/api-schema";
 
 /** Pinecone's metadata value types: string, number, boolean, list of strings. No null, no nested objects. */
 type PineconeValue = string | number | boolean | string[];
@@ -10,7 +12,7 @@ type PineconeValue = string | number | boolean | string[];
  * An integrated-embedding record for `index.upsertRecords({ records })`; the index's field map must name
  * `chunk_text`, which holds the text to embed (`embed_text`): the chunk's text is `chunk_text.slice(text_offset)`.
  */
-export type PineconeRecord = { _id: string; chunk_text: string; text_offset: number } & ChunkScalars & {
+export type PineconeRecord = { _id: string; chunk_text: string; text_offset: number } & RecordScalars & {
     [field: string]: PineconeValue;
   };
 
@@ -29,7 +31,7 @@ const TRUNCATION_NOTE_BYTES = 64;
  * is over 40 KB is far beyond what Pinecone's hosted embedding models read
  * anyway (a smaller `max_tokens` is the fix).
  */
-export function pineconeRecord(chunk: SourceChunk, doc: DocumentRef): PineconeRecord {
+export function pineconeRecord(chunk: Chunk, doc: DocumentRef): PineconeRecord {
   const fields = chunkFields(chunk, doc);
   const embedded = embedText(chunk, doc);
   const record: PineconeRecord = {

@@ -1,6 +1,8 @@
-import { type ChunkScalars, type DocumentRef, type SourceChunk, chunkFields } from "./fields";
+import { type DocumentRef, chunkFields } from "./fields";
 import { recordUuid } from "./ids";
 import { embedText } from "./embed-text";
+import type { Chunk } from "@/lib/chunking/types";
+import type { RecordScalars } from "@/lib/api-schema";
 
 /** Any JSON but null, which we never send (absent fields are left out). */
 type PayloadValue = string | number | boolean | PayloadValue[] | { [key: string]: PayloadValue };
@@ -11,11 +13,11 @@ type PayloadValue = string | number | boolean | PayloadValue[] | { [key: string]
  */
 export type QdrantPoint = {
   id: string;
-  payload: { text: string; embed_text: string } & ChunkScalars & { [key: string]: PayloadValue };
+  payload: { text: string; embed_text: string } & RecordScalars & { [key: string]: PayloadValue };
 };
 
 /** Qdrant payloads are JSON with no small size limit: fields keep their natural shape and nothing is cut. */
-export function qdrantPoint(chunk: SourceChunk, doc: DocumentRef): QdrantPoint {
+export function qdrantPoint(chunk: Chunk, doc: DocumentRef): QdrantPoint {
   const fields = chunkFields(chunk, doc);
   const payload: QdrantPoint["payload"] = {
     text: chunk.text,

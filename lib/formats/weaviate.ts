@@ -1,13 +1,8 @@
-import {
-  type ChunkBox,
-  type ChunkScalars,
-  type DocumentRef,
-  type Entity,
-  type SourceChunk,
-  chunkFields,
-} from "./fields";
+import { type DocumentRef, type Entity, chunkFields } from "./fields";
 import { recordUuid } from "./ids";
 import { embedText } from "./embed-text";
+import type { Chunk } from "@/lib/chunking/types";
+import type { RecordScalars, ChunkBox } from "@/lib/api-schema";
 
 /** Property values Weaviate's auto-schema types: text, number, boolean, text[] and nested object[]. Never null or an empty list, which auto-schema cannot type. */
 type WeaviateValue = string | number | boolean | string[] | Entity[] | ChunkBox[];
@@ -20,11 +15,11 @@ type WeaviateValue = string | number | boolean | string[] | Entity[] | ChunkBox[
 export type WeaviateObject = {
   id: string;
   /** Vectorize `embed_text` (the collection's `sourceProperties`); `text` is the chunk to show. */
-  properties: { text: string; embed_text: string } & ChunkScalars & { [property: string]: WeaviateValue };
+  properties: { text: string; embed_text: string } & RecordScalars & { [property: string]: WeaviateValue };
 };
 
 /** Weaviate takes lists and nested objects and has no small size limit: headings stay a text[], entities and boxes object[]s, nothing is cut. */
-export function weaviateObject(chunk: SourceChunk, doc: DocumentRef): WeaviateObject {
+export function weaviateObject(chunk: Chunk, doc: DocumentRef): WeaviateObject {
   const fields = chunkFields(chunk, doc);
   const properties: WeaviateObject["properties"] = {
     text: chunk.text,

@@ -9,10 +9,11 @@ import type { Index } from "@pinecone-database/pinecone";
 import type { Collection as ChromaCollection, Metadata as ChromaMetadata } from "chromadb";
 import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
 import type { Collection as WeaviateCollection } from "weaviate-client";
-import { type DocumentRef, type SourceChunk, type WeaviateObject, formatChunks } from "@/lib/formats";
+import { type DocumentRef, type WeaviateObject, formatChunks } from "@/lib/formats";
+import type { Chunk } from "@/lib/chunking/types";
 
 export interface StoreInput {
-  chunks: SourceChunk[];
+  chunks: Chunk[];
   doc: DocumentRef;
 }
 

@@ -5,7 +5,7 @@ import {
   type ApiOutcome,
   ApiUnreachable,
   type ChunkOptions,
-  type ChunkingResult,
+  type ResultAnswer,
   type DocumentSource,
   type JobAccepted,
   type TierInfo,
@@ -45,9 +45,9 @@ export interface Price {
   reference?: string;
 }
 
-export type Served = { kind: "result"; result: ChunkingResult } | { kind: "job"; job: JobAccepted };
+export type Served = { kind: "result"; result: ResultAnswer } | { kind: "job"; job: JobAccepted };
 
-const served = (body: ChunkingResult | JobAccepted): Served =>
+const served = (body: ResultAnswer | JobAccepted): Served =>
   isJob(body) ? { kind: "job", job: body } : { kind: "result", result: body };
 
 async function post(
@@ -55,7 +55,7 @@ async function post(
   source: DocumentSource,
   options: ChunkOptions,
   payment?: string,
-): Promise<ApiOutcome<ChunkingResult | JobAccepted>> {
+): Promise<ApiOutcome<ResultAnswer | JobAccepted>> {
   try {
     return await postChunk(tier, source, options, payment);
   } catch (error) {

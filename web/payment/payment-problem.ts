@@ -1,4 +1,4 @@
-import type { ApiErrorBody } from "@/web/api-client";
+import type { ErrorBody } from "@/web/api-client";
 
 /**
  * Why a paid run stopped, as a value the page can explain. Each kind maps to
@@ -20,9 +20,9 @@ export type PaymentProblemDetail =
   /** The wallet could not sign for a reason other than a refusal (locked, unsupported, disconnected). */
   | { kind: "wallet_error"; message: string }
   /** The service refused the request before any payment (bad file, tier unavailable, ...). */
-  | { kind: "service_refused"; status: number; body: ApiErrorBody }
+  | { kind: "service_refused"; status: number; body: ErrorBody }
   /** Paid (the signature confirmed) but the request then failed: retry with the same signature. */
-  | { kind: "paid_request_failed"; signature: string; status: number; body: ApiErrorBody; retryAfter?: number }
+  | { kind: "paid_request_failed"; signature: string; status: number; body: ErrorBody; retryAfter?: number }
   /** The service could not be reached at all. */
   | { kind: "service_unreachable"; message: string; signature?: string };
 

@@ -5,8 +5,9 @@
  * TS2322; if it compiles, the type check in fits-clients.ts proves nothing.
  */
 import type { Index } from "@pinecone-database/pinecone";
-import { type DocumentRef, type SourceChunk, formatChunks } from "@/lib/formats";
+import type { Chunk } from "@/lib/chunking/types";
+import { type DocumentRef, formatChunks } from "@/lib/formats";
 
-export async function qdrantPointsToPinecone(index: Index, chunks: SourceChunk[], doc: DocumentRef): Promise<void> {
+export async function qdrantPointsToPinecone(index: Index, chunks: Chunk[], doc: DocumentRef): Promise<void> {
   await index.upsertRecords({ records: formatChunks(chunks, "qdrant", doc) });
 }
