@@ -50,7 +50,14 @@ import { TIERS, TIER_IDS, isPaid } from "@/lib/tiers";
 import packageJson from "@/package.json";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import type * as web from "@/web/api-client";
-import { agentExample, mcpExample, x402Example, x402V2Example } from "@/web/docs-examples";
+import {
+  agentExample,
+  batchExample,
+  mcpBatchExample,
+  mcpExample,
+  x402Example,
+  x402V2Example,
+} from "@/web/docs-examples";
 import { ORIGIN, call, prose, upload } from "./helpers/api";
 import { type Rpc, transferToken } from "./helpers/chain";
 
@@ -899,6 +906,35 @@ describe("the docs page's examples", () => {
       expect((await usdcOf(chain.payTo)) - before).toBe(BigInt(TIERS.structure.priceBaseUnits));
     },
     90_000,
+  );
+
+  it.each([
+    ["a batch paid once with @x402/fetch 2.x", batchExample, "batch.mts", /^\d+ chunks of 2 documents, paid \d+\n$/],
+    [
+      "an MCP SDK client pays chunk_documents' offer once and gets every document's chunks",
+      mcpBatchExample,
+      "mcp-batch.mts",
+      /^\d+ chunks of 2 documents\n$/,
+    ],
+  ])(
+    "%s, as the docs show it",
+    async (_name, example, file, printed) => {
+      const info = ApiInfoSchema.parse(
+        await (await call("GET", "/api", { headers: { host: new URL(base).host } })).json(),
+      );
+      const { code } = example({
+        apiBase: `${base}/api`,
+        rpcUrl: info.payment.rpc_url,
+        faucetUrl: info.localnet?.faucet_url,
+      });
+      const before = await usdcOf(chain.payTo);
+      const result = await run(file, code);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(printed);
+      // Two documents pass the free check: the price of two.
+      expect((await usdcOf(chain.payTo)) - before).toBe(2n * BigInt(TIERS.structure.priceBaseUnits));
+    },
+    120_000,
   );
 });
 

@@ -289,3 +289,90 @@ console.log((paid.structuredContent as { total_chunks: number }).total_chunks, "
 await mcp.close();`,
   };
 }
+
+/** A batch paid once by the current x402 client: several documents, one 402 priced for those that pass the free check, one job. */
+export function batchExample({ apiBase, rpcUrl, faucetUrl }: ExampleContext): Example {
+  const wallet = kitWallet(faucetUrl);
+  return {
+    id: "batch-x402-v2",
+    title: "A batch, paid once with @x402/fetch",
+    intro:
+      "`POST /batch/{tier}` takes several documents (here as JSON; or one multipart `file` part each), checks each for free, and asks one payment: the tier's price for each document that passed. It always answers a job (202): poll `status_url`, then fetch the combined result, where every chunk names its document. `npm i @x402/fetch @x402/svm @solana/kit`.",
+    language: "ts",
+    code: `${wallet.imports}
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+
+const API = "${apiBase}";
+${wallet.code}
+
+const client = new x402Client();
+client.register("solana:*", new ExactSvmScheme(wallet, { rpcUrl: "${rpcUrl ?? "https://api.mainnet-beta.solana.com"}" }));
+const fetchWithPayment = wrapFetchWithPayment(fetch, client);
+
+const documents = [
+  { text: "# Rivers\\n\\nRivers slow down where they meet the sea and drop their sand.", filename: "rivers.md" },
+  { text: "# Lighthouses\\n\\nThe first lighthouses were open fires on hills near harbours.", filename: "lighthouses.md" },
+];
+const accepted = await fetchWithPayment(\`\${API}/batch/structure\`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ documents }),
+});
+const job = await accepted.json();
+if (accepted.status !== 202) throw new Error(\`\${accepted.status} \${job.code}: \${job.message}\`);
+let status = job;
+for (let i = 0; i < 120 && status.status !== "completed" && status.status !== "failed"; i++) {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  status = await (await fetch(new URL(job.status_url, API))).json();
+}
+if (status.status !== "completed") throw new Error(\`job \${status.status}: \${JSON.stringify(status.error ?? status)}\`);
+const result = await (await fetch(\`\${API}/job/\${job.job_id}/result\`)).json();
+console.log(result.chunks.length, "chunks of", result.documents.length, "documents, paid", job.amount);`,
+  };
+}
+
+/** An agent's MCP client sending a batch to \`chunk_documents\`, paying its offer once in \`_meta\`. */
+export function mcpBatchExample({ apiBase, rpcUrl, faucetUrl }: ExampleContext): Example {
+  const wallet = kitWallet(faucetUrl);
+  return {
+    id: "mcp-batch",
+    title: "MCP: a batch with chunk_documents",
+    intro:
+      "The tool \`chunk_documents\` takes \`documents\` (each \`{url}\` or \`{text, filename}\`) and answers one x402 offer for the batch; paid, it answers a job: poll \`get_job\`, then \`get_result\`.",
+    language: "ts",
+    code: `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+${wallet.imports}
+import { x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+
+${wallet.code}
+
+const mcp = new Client({ name: "my-agent", version: "1.0.0" });
+await mcp.connect(new StreamableHTTPClientTransport(new URL("${apiBase}/mcp")));
+const args = {
+  tier: "structure",
+  documents: [
+    { text: "# Rivers\\n\\nRivers slow down where they meet the sea and drop their sand.", filename: "rivers.md" },
+    { text: "# Lighthouses\\n\\nThe first lighthouses were open fires on hills near harbours.", filename: "lighthouses.md" },
+  ],
+};
+const offer = await mcp.callTool({ name: "chunk_documents", arguments: args });
+if (!offer.isError) throw new Error("expected the payment offer");
+const x402 = new x402Client();
+x402.register("solana:*", new ExactSvmScheme(wallet, { rpcUrl: "${rpcUrl ?? "https://api.mainnet-beta.solana.com"}" }));
+const payment = await x402.createPaymentPayload(offer.structuredContent as never);
+const paid = await mcp.callTool({ name: "chunk_documents", arguments: args, _meta: { "x402/payment": payment } });
+if (paid.isError) throw new Error(JSON.stringify(paid.structuredContent));
+const { job_id } = paid.structuredContent as { job_id: string };
+let status = "processing";
+for (let i = 0; i < 120 && status !== "completed" && status !== "failed"; i++) {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  status = ((await mcp.callTool({ name: "get_job", arguments: { job_id } })).structuredContent as { status: string }).status;
+}
+const result = (await mcp.callTool({ name: "get_result", arguments: { job_id } })).structuredContent as { chunks: unknown[]; documents: unknown[] };
+console.log(result.chunks.length, "chunks of", result.documents.length, "documents");
+await mcp.close();`,
+  };
+}

@@ -5,7 +5,16 @@ import { type ReactNode, useSyncExternalStore } from "react";
 import { ProblemAlert } from "@/components/home/ProblemAlert";
 import { useApiInfo } from "@/components/home/useApiInfo";
 import { ApiUnreachable, getOpenApiDocument } from "@/web/api-client";
-import { type ExampleContext, agentExample, curlExamples, mcpExample, x402Example, x402V2Example } from "@/web/docs-examples";
+import {
+  type ExampleContext,
+  agentExample,
+  batchExample,
+  curlExamples,
+  mcpBatchExample,
+  mcpExample,
+  x402Example,
+  x402V2Example,
+} from "@/web/docs-examples";
 import { type OpenApiDoc, apiBaseOf, groupOperations, slug } from "@/web/openapi-reference";
 import { type Problem, problemFromError, unreachableProblem } from "@/web/problems";
 import { CodeBlock } from "./CodeBlock";
@@ -95,6 +104,8 @@ export function DocsPage() {
   const x402 = x402Example(context);
   const x402V2 = x402V2Example(context);
   const mcp = mcpExample(context);
+  const batch = batchExample(context);
+  const mcpBatch = mcpBatchExample(context);
 
   return (
     <div className="mx-auto max-w-6xl px-4 pb-8 pt-10 sm:px-6 sm:pt-14 lg:grid lg:grid-cols-[14rem_minmax(0,1fr)] lg:gap-12">
@@ -185,11 +196,11 @@ export function DocsPage() {
                         This server takes transaction signatures only (no fee payer is configured), so x402 payloads are refused with <code className="font-mono">x402_unavailable</code>.
                       </p>
                     ) : null}
-                    <Examples examples={[x402V2, x402]} />
+                    <Examples examples={[x402V2, batch, x402]} />
                   </div>
                 ),
               },
-              { id: "mcp", label: "MCP", content: <Examples examples={[mcp]} /> },
+              { id: "mcp", label: "MCP", content: <Examples examples={[mcp, mcpBatch]} /> },
             ]}
           />
         </Section>
