@@ -118,7 +118,7 @@ export function DocsPage() {
           <p className="text-sm font-semibold text-accent">Developers and agents</p>
           <h1 className="mt-1 text-3xl font-bold tracking-tight text-fg sm:text-4xl">API reference</h1>
           <p className="mt-3 text-base leading-relaxed text-muted sm:text-lg">
-            Chunk PDF (scanned ones too, by OCR), DOCX, HTML, Markdown, text and images of text over HTTP. The free tier needs nothing; the paid tiers settle per request in USDC on Solana through HTTP 402, so an agent can pay
+            Chunk PDF (scanned ones too, by OCR), images of text, DOCX, PPTX, XLSX, CSV, EPUB, OpenDocument, RTF, e-mail, HTML, Markdown and text over HTTP, one document or a batch. The free tier needs nothing; the paid tiers settle per request in USDC on Solana through HTTP 402, so an agent can pay
             its own way. Everything below is rendered from the service&apos;s OpenAPI 3.1 document.
           </p>
           <dl className="mt-6 grid gap-3 text-sm sm:grid-cols-[auto_minmax(0,1fr)] sm:gap-x-6">
