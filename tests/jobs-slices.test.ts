@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { EventEmitter } from "node:events";
 import { Worker } from "node:worker_threads";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,7 +124,8 @@ beforeAll(async () => {
   };
   Object.defineProperty(pool, "forJobs", { value: counting });
   // Each page the extract worker parses, counted where its answer reaches this thread.
-  const emit = Worker.prototype.emit;
+  // Worker inherits emit from EventEmitter: shadowed on Worker.prototype for this file, then removed.
+  const emit = Object.getOwnPropertyDescriptor(EventEmitter.prototype, "emit")!.value as EventEmitter["emit"];
   Worker.prototype.emit = function (this: Worker, event: string | symbol, ...args: unknown[]) {
     const reply = args[0] as { ok?: unknown; pages?: unknown } | undefined;
     if (
@@ -135,7 +137,7 @@ beforeAll(async () => {
       parsedPages += reply.pages.length;
     return emit.call(this, event, ...args);
   };
-  restoreWorkerEmit = () => void (Worker.prototype.emit = emit);
+  restoreWorkerEmit = () => void delete (Worker.prototype as { emit?: unknown }).emit;
   const text = await PDFDocument.create();
   const font = await text.embedFont(StandardFonts.Helvetica);
   for (let i = 1; i <= TEXT_PDF_PAGES; i++) {
