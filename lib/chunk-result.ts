@@ -127,14 +127,14 @@ export function withOcrLanguages<C extends Pick<Config, "ocr">>(config: C, optio
 
 /**
  * `cpu`: where a PDF's layout and OCR run (the service's pool); this thread without it. `job`: an async job's
- * extraction, with a job's OCR page and time limits, telling `onPageRead` of each page OCR reads, its pages kept
- * in (and taken from) `pages`, timed by its slice's clock.
+ * extraction, with a job's OCR page and time limits, telling `onPageRead` of each page OCR reads, its OCR'd pages
+ * kept in (and taken from) `pages` and its PDF's parsed pages in `textLayer`, timed by its slice's clock.
  */
 export function extractDocument(
   doc: Loaded,
   config: Pick<Config, "limits" | "ocr">,
   cpu?: CpuRunner,
-  job?: Pick<ExtractSteps, "pages" | "slice"> & { onPageRead: (done: number, total: number) => void },
+  job?: Pick<ExtractSteps, "pages" | "textLayer" | "slice"> & { onPageRead: (done: number, total: number) => void },
   reading: ReadingOptions = DEFAULT_READING,
 ): Promise<Extracted> {
   const { limits, ocr } = config;

@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { PDFDocument } from "pdf-lib";
+import { EventEmitter } from "node:events";
+import { Worker } from "node:worker_threads";
+import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { CpuPool, type CpuRunner } from "@/lib/cpu/pool";
@@ -31,10 +33,16 @@ let store: RedisStore;
 let model: ModelStandin;
 let pool: CpuPool;
 let ocrCalls = 0;
+/** PDF pages whose text layer pdf.js parsed (pages in the extract worker's "pdf-items" answers), for any job. */
+let parsedPages = 0;
 let scan: Uint8Array;
+/** A text PDF (no OCR) of TEXT_PDF_PAGES pages: its reading is all a slice would redo. */
+let textPdf: Uint8Array;
+const TEXT_PDF_PAGES = 120;
 /** The 200-page document's model calls when its job runs in one piece: what every sliced run must make, no more. */
 let callsInOnePiece = 0;
 const background = new Set<Promise<void>>();
+let restoreWorkerEmit = () => undefined as void;
 const built: Services[] = [];
 
 const SCAN_PAGES = 40;
@@ -115,6 +123,35 @@ beforeAll(async () => {
     },
   };
   Object.defineProperty(pool, "forJobs", { value: counting });
+  // Each page the extract worker parses, counted where its answer reaches this thread.
+  // Worker inherits emit from EventEmitter: shadowed on Worker.prototype for this file, then removed.
+  const emit = Object.getOwnPropertyDescriptor(EventEmitter.prototype, "emit")!.value as EventEmitter["emit"];
+  Worker.prototype.emit = function (this: Worker, event: string | symbol, ...args: unknown[]) {
+    const reply = args[0] as { ok?: unknown; pages?: unknown } | undefined;
+    if (
+      event === "message" &&
+      reply?.ok === true &&
+      Array.isArray(reply.pages) &&
+      reply.pages.every((page: { geometry?: unknown }) => page?.geometry instanceof Float64Array)
+    )
+      parsedPages += reply.pages.length;
+    return emit.call(this, event, ...args);
+  };
+  restoreWorkerEmit = () => void delete (Worker.prototype as { emit?: unknown }).emit;
+  const text = await PDFDocument.create();
+  const font = await text.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= TEXT_PDF_PAGES; i++) {
+    const page = text.addPage([420, 595]);
+    page.drawText(`Section ${i}`, { x: 40, y: 540, size: 16, font });
+    for (let line = 0; line < 30; line++)
+      page.drawText(`Line ${line + 1} of section ${i}: the harbour's ledger, its tides and its ships.`, {
+        x: 40,
+        y: 510 - line * 15,
+        size: 10,
+        font,
+      });
+  }
+  textPdf = await text.save();
   // One scanned page of tests/fixtures/structured.pdf, made an image at test time, repeated.
   const structured = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/structured.pdf")));
   const one = await PDFDocument.load(await pdfOfPages(structured, [{ page: 1, as: "scan" }]));
@@ -132,6 +169,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  restoreWorkerEmit();
   await Promise.allSettled([...background]);
   await pool?.close();
   await model?.close();
@@ -143,11 +181,14 @@ describe("in process, no QStash, under the function limit", () => {
   it("runs a 40-page scan in many slices, each page OCR'd exactly once; old deliveries do nothing", async () => {
     const s = services({ JOB_SLICE_MS: "4000", FUNCTION_LIMIT_MS: "120000" });
     ocrCalls = 0;
+    parsedPages = 0;
     const id = await submit(s, "structure", scan, "scan.pdf");
     expect(await finished(s, id, 1_500_000)).toMatchObject({ status: "completed", progress: 100 });
     const done = await record(s, id);
     expect(done.cursor).toBeGreaterThanOrEqual(2);
     expect(ocrCalls).toBe(SCAN_PAGES);
+    // Resumed slices take the document's reading from the store: each page parsed once, not once a slice.
+    expect(parsedPages).toBe(SCAN_PAGES);
     const body = await result(s, id);
     expect(body.metadata.ocr_pages).toEqual(Array.from({ length: SCAN_PAGES }, (_, i) => i + 1));
     expect(body.chunks.at(-1).metadata.page_end).toBe(SCAN_PAGES);
@@ -166,6 +207,20 @@ describe("in process, no QStash, under the function limit", () => {
     expect((await record(s, id)).cursor).toBeGreaterThanOrEqual(2);
     expect(model.counters().completions).toBe(callsInOnePiece);
     expect((await result(s, id)).document_summary).toEqual(expect.any(String));
+  }, 700_000);
+
+  it("parses each page of a PDF once over all its slices: a resumed slice takes the pages earlier ones read", async () => {
+    const s = services({ JOB_SLICE_MS: "1000", FUNCTION_LIMIT_MS: "20000" });
+    model.reset();
+    model.control({ delayMs: 300 });
+    parsedPages = 0;
+    const id = await submit(s, "ai-pro", textPdf, "sections.pdf");
+    expect(await finished(s, id, 600_000)).toMatchObject({ status: "completed" });
+    expect((await record(s, id)).cursor).toBeGreaterThanOrEqual(2);
+    expect(parsedPages).toBe(TEXT_PDF_PAGES);
+    const body = await result(s, id);
+    expect(body.chunks.at(-1).metadata.page_end).toBe(TEXT_PDF_PAGES);
+    expect(body.chunks.map((c: { text: string }) => c.text).join("\n")).toContain(`Section ${TEXT_PDF_PAGES}`);
   }, 700_000);
 
   it("kills a slice that overruns the function limit; the next poll resumes the job, which completes", async () => {

@@ -58,11 +58,12 @@ const handlers = {
   },
 
   // Positioned text, not plain text: lib/extract/pdf-layout/ recovers
-  // headings, paragraphs and lists from sizes and positions.
-  async "pdf-items"() {
+  // headings, paragraphs and lists from sizes and positions. `pages` (1-based): only those, in that order (a job's
+  // slice reads only the pages no earlier slice read); every page without it.
+  async "pdf-items"({ pages }) {
     const { getResolvedPDFJS } = await load("unpdf");
     const { OPS } = await getResolvedPDFJS();
-    const numbers = Array.from({ length: pdfDocument.numPages }, (_, i) => i + 1);
+    const numbers = pages ?? Array.from({ length: pdfDocument.numPages }, (_, i) => i + 1);
     return { pages: await Promise.all(numbers.map((number) => pageItems(number, OPS))) };
   },
 

@@ -1,12 +1,13 @@
+import pLimit from "p-limit";
 import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
-import { readPages } from "@/lib/extract/ocr/read-pages";
+import { MEMO_FETCHES_AT_ONCE, readPages } from "@/lib/extract/ocr/read-pages";
 import type { OcrPage } from "@/lib/extract/ocr/recognize";
 import { MAX_OCR_PIXELS, RENDER_DPI, SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import type { PageLayout, PdfPageContent, Rect } from "@/lib/extract/pdf-layout";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits, PageRange, SourceLine } from "@/lib/extract/types";
-import { withWorker, type DocumentFailure } from "@/lib/extract/worker";
+import { withWorker, type DocumentFailure, type ExtractWorker } from "@/lib/extract/worker";
 
 /**
  * PDF text, page by page, as Markdown: unpdf (pdf.js) reads positioned text
@@ -83,11 +84,7 @@ export async function extractPdf(
       if (!opened.ok) throw refusal(opened);
       // Before reading any text: counting pages is cheap, reading thousands of them is not.
       if (opened.pageCount > limits.maxPages) throw failures.tooManyPages(opened.pageCount, limits.maxPages);
-      const read = await worker.call({ op: "pdf-items" }, Items);
-      if (!read.ok) throw refusal(read);
-      if (read.pages.length !== opened.pageCount) {
-        throw failures.extractorUnavailable(new Error(`worker read ${read.pages.length} pages of ${opened.pageCount}`));
-      }
+      const read = { pages: await readTextLayer(worker, opened.pageCount, steps) };
       const blank = read.pages.flatMap((page, i) => (page.text.some((t) => t.trim() !== "") ? [] : [i]));
       if (blank.length > limits.maxOcrPages) throw failures.ocrTooManyPages(blank.length, limits);
       // Read here, while the worker makes the next page's image, and so within the extraction time limit.
@@ -114,6 +111,49 @@ export async function extractPdf(
   const layouts = await layoutWithScans(pages, scans, steps);
   if (layouts.every((page) => page.text === "")) throw failures.noText(scans.length, "pdf");
   return { ...joinPages(layouts), pageCount, ocrPages: scans.map((s) => s.index + 1) };
+}
+
+/**
+ * Pages a job's slice parses in one request to the worker: each batch is stored before the next starts, so a slice
+ * cut off loses at most one, and a slice whose time is up starts no further batch. About a second of parsing.
+ */
+export const TEXT_LAYER_BATCH_PAGES = 25;
+
+/**
+ * Every page's text items, rules and marks, in page order. A job's slice (`steps.textLayer`) takes the pages earlier
+ * slices parsed from the store and asks pdf.js for the others only, in batches it stores as they are parsed: parsing
+ * every page again (the operator list of each page of a scan decodes its image) was most of a slice's fixed cost.
+ */
+async function readTextLayer(
+  worker: ExtractWorker,
+  pageCount: number,
+  steps: Pick<ExtractSteps, "textLayer" | "slice">,
+): Promise<PdfPageItems[]> {
+  const parse = async (numbers?: number[]) => {
+    const read = await worker.call(numbers ? { op: "pdf-items", pages: numbers } : { op: "pdf-items" }, Items);
+    if (!read.ok) throw refusal(read);
+    const expected = numbers?.length ?? pageCount;
+    if (read.pages.length !== expected) {
+      throw failures.extractorUnavailable(new Error(`worker read ${read.pages.length} pages of ${expected}`));
+    }
+    return read.pages;
+  };
+  const { textLayer: memo, slice } = steps;
+  if (!memo) return parse();
+  const fetches = pLimit(MEMO_FETCHES_AT_ONCE);
+  const pages = await Promise.all(Array.from({ length: pageCount }, (_, i) => fetches(() => memo.get(i + 1))));
+  const missing = pages.flatMap((page, i) => (page ? [] : [i + 1]));
+  for (let from = 0; from < missing.length; from += TEXT_LAYER_BATCH_PAGES) {
+    const numbers = missing.slice(from, from + TEXT_LAYER_BATCH_PAGES);
+    const parseAndKeep = async () => {
+      const parsed = await parse(numbers);
+      await Promise.all(parsed.map((page, j) => fetches(() => memo.put(numbers[j]!, page))));
+      return parsed;
+    };
+    const parsed = await (slice ? slice.unit(parseAndKeep) : parseAndKeep());
+    parsed.forEach((page, j) => (pages[numbers[j]! - 1] = page));
+  }
+  return pages as PdfPageItems[];
 }
 
 /**

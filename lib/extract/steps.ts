@@ -16,15 +16,23 @@ export interface ExtractSteps {
   onPageRead?: (done: number, total: number) => void;
   /** An async job's pages read before (by an earlier slice): taken from here, never rendered or read again. */
   pages?: PageMemo;
+  /** An async job's PDF text layer, page by page, as earlier slices parsed it: taken from here, never parsed again. */
+  textLayer?: TextLayerMemo;
   /** An async job's slice: each page is read as one of its units, and no page is started that would not fit. */
   slice?: SliceClock;
 }
 
-/** OCR'd pages by their place `k` among the document's pages that OCR reads (the same for the same bytes). */
-export interface PageMemo {
-  get: (k: number) => Promise<OcrPage | null>;
-  put: (k: number, page: OcrPage) => Promise<void>;
+/** Values a job keeps by a number: what `get` finds was `put` by this slice or an earlier one of the same job. */
+export interface Memo<T> {
+  get: (k: number) => Promise<T | null>;
+  put: (k: number, value: T) => Promise<void>;
 }
+
+/** OCR'd pages by their place `k` among the document's pages that OCR reads (the same for the same bytes). */
+export type PageMemo = Memo<OcrPage>;
+
+/** A PDF's pages as pdf.js parsed them (text items, rules, marks), by page number (1-based). */
+export type TextLayerMemo = Memo<PdfPageItems>;
 
 /** The steps in this thread; OCR in `languages` (Tesseract's codes, installed from npm). */
 export const stepsHere = (languages: readonly string[]): ExtractSteps => ({

@@ -17,7 +17,7 @@ import { failures } from "@/lib/extract/failures";
  */
 export type WorkerRequest =
   | { op: "pdf-open"; data: Uint8Array }
-  | { op: "pdf-items" }
+  | { op: "pdf-items"; pages?: number[] }
   | { op: "pdf-render"; page: number; dpi: number; maxPixels: number }
   | { op: "pdf-page-image"; page: number; dpi: number; maxPixels: number; blur: number }
   | { op: "docx-html"; data: Uint8Array }

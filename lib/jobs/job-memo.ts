@@ -3,16 +3,20 @@ import { deserialize, serialize } from "node:v8";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { ModelClient } from "@/lib/ai/model-client";
 import type { Task } from "@/lib/ai/prompts";
-import type { PageMemo } from "@/lib/extract/steps";
+import type { PdfPageItems } from "@/lib/extract/pdf";
+import type { PageMemo, TextLayerMemo } from "@/lib/extract/steps";
 import type { OcrPage } from "@/lib/extract/ocr/recognize";
 import type { Store } from "@/lib/store/types";
 import type { SliceClock } from "./slice-clock";
 
+/** The largest value kept (base64 characters): half of Upstash's free-plan request, leaving room for the command. */
+export const MAX_KEPT_VALUE_CHARS = 512 * 1024;
+
 /**
  * A job's expensive outputs kept in the store under its own keys, expiring with it, so a slice (or a worker taking
- * the job over) never does them again: each page read by OCR (its text items, boxes and confidences) and each model
- * answer. One key a page and one a call keep every request small (a dense page is tens of kB gzipped; Upstash's
- * free plan takes 1 MB a request).
+ * the job over) never does them again: each PDF page as pdf.js parsed it (`jobtext:`), each page read by OCR
+ * (`jobpage:`, its text items, boxes and confidences) and each model answer (`jobcall:`). One key a page and one a
+ * call keep every request small (a dense page is tens of kB gzipped; Upstash's free plan takes 1 MB a request).
  *
  * Values are Node's structured-clone serialisation (it keeps OCR's typed arrays), gzipped, in base64: the store
  * takes strings. A value that cannot be read back (another Node version's) is a miss and is done again.
@@ -35,6 +39,11 @@ export class JobMemo {
   readonly pages: PageMemo = {
     get: (k) => this.#get<OcrPage>(`jobpage:${this.jobId}:${k}`),
     put: (k, page) => this.#put(`jobpage:${this.jobId}:${k}`, page),
+  };
+
+  readonly textLayer: TextLayerMemo = {
+    get: (n) => this.#get<PdfPageItems>(`jobtext:${this.jobId}:${n}`),
+    put: (n, page) => this.#put(`jobtext:${this.jobId}:${n}`, page),
   };
 
   /** `model` answering from the memo, and storing each new answer before it is used; calls timed by `clock`. */
@@ -68,6 +77,9 @@ export class JobMemo {
     if (this.killed.aborted) return;
     const ttlMs = this.expiresAt - Date.now();
     if (ttlMs <= 0) return;
-    await this.store.set(key, gzipSync(serialize(value)).toString("base64"), { ttlMs });
+    const encoded = gzipSync(serialize(value)).toString("base64");
+    // Never one request past the store's limit (Upstash's free plan: 1 MB); such a value is done again when needed.
+    if (encoded.length > MAX_KEPT_VALUE_CHARS) return;
+    await this.store.set(key, encoded, { ttlMs });
   }
 }

@@ -7,8 +7,8 @@
  * (lib/jobs/engine.ts: QStash, or this process) for the job's cursor. A slice
  * claims the job (a compare-and-set on its record, which holds the lease),
  * then does the work from the start, taking what earlier slices stored
- * (lib/jobs/job-memo.ts: OCR'd pages, model answers) instead of doing it
- * again, and starts no page or model call that would not end before its
+ * (lib/jobs/job-memo.ts: a PDF's parsed pages, OCR'd pages, model answers)
+ * instead of doing it again, and starts no page or model call that would not end before its
  * deadline (`JOB_SLICE_MS`, lib/jobs/slice-clock.ts). When its time is up it
  * moves the cursor on and publishes the next slice; a worker that dies loses
  * only what its slice had not stored. A stale or duplicate delivery finds the
@@ -300,6 +300,7 @@ async function work(
           handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
         },
         pages: memo.pages,
+        textLayer: memo.textLayer,
         slice: clock,
       },
       options,

@@ -1,7 +1,11 @@
+import pLimit from "p-limit";
 import { failures } from "@/lib/extract/failures";
 import type { OcrPage, PageImage } from "@/lib/extract/ocr/recognize";
 import { PAGES_AT_ONCE } from "@/lib/extract/ocr/settings";
 import type { ExtractSteps } from "@/lib/extract/steps";
+
+/** A job's stored pages fetched from the store at once: one round trip each (Upstash's REST API), not one after another. */
+export const MEMO_FETCHES_AT_ONCE = 16;
 
 /**
  * OCR of `count` page images, made one after another by `image` (a PDF page
@@ -34,8 +38,11 @@ export async function readPages(
     await memo?.put(k, done);
     return done;
   };
+  // Fetched together, not one round trip after another: a late slice of a long scan finds hundreds kept.
+  const fetches = pLimit(MEMO_FETCHES_AT_ONCE);
+  const kept = memo ? await Promise.all(Array.from({ length: count }, (_, k) => fetches(() => memo.get(k)))) : [];
   for (let k = 0; k < count; k++) {
-    const stored = await memo?.get(k);
+    const stored = kept[k];
     if (stored) {
       pages.push(Promise.resolve(stored));
       steps.onPageRead?.(++read, count);
