@@ -6,11 +6,11 @@ import {
   decode as gptDecode,
   encode as gptEncode,
 } from "gpt-tokenizer/encoding/o200k_base";
-import { methodFor } from "@/lib/chunking";
+
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
 import { TokenIndex, countTokens } from "@/lib/tokens";
-import type { TierId } from "@/lib/tiers";
+import { TIERS, type TierId } from "@/lib/tiers";
 import { locateSequential } from "./locate";
 import { c99, textTiling } from "./topic-baselines";
 import type { Range } from "./metrics";
@@ -74,7 +74,7 @@ function chonkieRanges(text: string, chunks: ReadonlyArray<{ startIndex: number;
 function tier(tierId: TierId, embedder: Embedder): Method {
   return {
     id: tierId,
-    label: () => `chunkwise ${tierId} (${methodFor(tierId)})`,
+    label: () => `chunkwise ${tierId} (${TIERS[tierId].runningMethod})`,
     note: `the ${tierId} tier through chunkExtracted(), as the API runs it${tierId === "semantic" ? `, embedder ${embedder.id}` : ""}; overlap 0`,
     chunk: (extracted, maxTokens) => tierChunks(extracted, tierId, maxTokens, embedder),
   };

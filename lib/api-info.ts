@@ -1,7 +1,6 @@
-import { isAiTier, tierModel } from "@/lib/ai/model-client";
+import { tierModel } from "@/lib/ai/model-client";
 import type { ApiInfo } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
-import { methodFor } from "@/lib/chunking";
 import { embedderId } from "@/lib/embeddings";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import { installedLanguages } from "@/lib/extract/ocr/language-data";
@@ -9,13 +8,14 @@ import { DEFAULT_TOKENIZER, TOKENIZER_NAMES } from "@/lib/tokens/names";
 import { x402Network } from "@/lib/payments/requirements";
 import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
 import { lifetimeText } from "@/lib/wording";
-import { TIERS, TIER_IDS, type TierId, priceUsd } from "@/lib/tiers";
+import { TIERS, TIER_IDS, type Tier, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";
 
 /** Whether this server can run the tier: the AI tiers need their model configured. */
-function availability(config: Pick<Config, "ai">, id: TierId) {
-  if (!isAiTier(id)) return { available: true };
-  const { model, setting } = tierModel(config.ai, id);
+function availability(config: Pick<Config, "ai">, tier: Tier) {
+  const configured = tierModel(config.ai, tier);
+  if (!configured) return { available: true };
+  const { model, setting } = configured;
   if (!model)
     return {
       available: false,
@@ -45,9 +45,9 @@ export function apiInfo(config: Config, apiBase: string, payment: { feePayer?: s
         method: tier.method,
         good_for: tier.goodFor,
         mode: tier.mode,
-        ...availability(config, id),
-        running_method: methodFor(id),
-        ...(id === "semantic" ? { embedder: embedderId(config.embeddings) } : {}),
+        ...availability(config, tier),
+        running_method: tier.runningMethod,
+        ...(tier.embedder ? { embedder: embedderId(config.embeddings) } : {}),
       };
     }),
     payment: {

@@ -3,10 +3,10 @@ import { createHash } from "node:crypto";
 import type { AnswerCache } from "@/lib/ai/answer-cache";
 import { situateChunks } from "@/lib/ai/context";
 import { enrichChunks } from "@/lib/ai/enrich";
-import { isAiTier, requireModel } from "@/lib/ai/model-client";
+import { requireModel } from "@/lib/ai/model-client";
 import { type ModelContext, modelBoundaries } from "@/lib/ai/tier-boundaries";
 import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
-import { methodFor, splitDocument } from "@/lib/chunking";
+import { splitDocument } from "@/lib/chunking";
 import type { Chunk, SplitOptions } from "@/lib/chunking/types";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Config } from "@/lib/config";
@@ -18,7 +18,7 @@ import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import type { OutputFormat } from "@/lib/formats";
 import { documentTitle, pageUnit } from "@/lib/formats/embed-text";
-import type { TierId } from "@/lib/tiers";
+import { TIERS, type Tier, type TierId } from "@/lib/tiers";
 import { DEFAULT_TOKENIZER, type TokenizerName } from "@/lib/tokens/names";
 import { installedLanguages } from "@/lib/extract/ocr/language-data";
 
@@ -189,7 +189,8 @@ export async function buildResult(
     overlapTokens: options.overlapTokens,
     tokenizer: options.tokenizer ?? DEFAULT_TOKENIZER,
   };
-  const found = isAiTier(tier) ? await modelBoundaries(extracted.text, tier, context) : undefined;
+  const record = TIERS[tier];
+  const found = record.model ? await modelBoundaries(extracted.text, record, context) : undefined;
   const format = {
     format: options.outputFormat,
     ref: {
@@ -207,15 +208,15 @@ export async function buildResult(
   let chunksJson: string;
   let enrichment: Awaited<ReturnType<typeof enrich>> | undefined;
   let situated: Awaited<ReturnType<typeof situate>> | undefined;
-  const withContext = options.context === true && isAiTier(tier);
-  if (tier === "ai-pro" || withContext) {
+  const withContext = options.context === true && record.situates;
+  if (record.enrich || withContext) {
     // The model annotates or situates the chunks between splitting and formatting.
     const { chunks = [] } = await chunkOnCpu(cpu, extracted, tier, split, context.embedder, {
       sectionStarts: found?.sectionStarts,
     });
     if (chunks.length === 0) throw emptyDocument();
-    if (tier === "ai-pro") enrichment = await enrich(chunks, context);
-    if (withContext) situated = await situate(chunks, extracted.text, tier, context, enrichment?.documentSummary);
+    if (record.enrich) enrichment = await enrich(chunks, record, context);
+    if (withContext) situated = await situate(chunks, extracted.text, record, context, enrichment?.documentSummary);
     count = chunks.length;
     chunksJson = (await cpu.run({ op: "format", chunks, ...format })).json;
   } else {
@@ -237,8 +238,8 @@ export async function buildResult(
       size_bytes: doc.bytes.length,
       estimated_pages: extracted.pageCount,
       ocr_pages: extracted.ocrPages ?? [],
-      method: methodFor(tier),
-      ...(tier === "semantic" ? { embedder: context.embedder.id } : {}),
+      method: record.runningMethod,
+      ...(record.embedder ? { embedder: context.embedder.id } : {}),
       ...(found
         ? {
             ai: {
@@ -261,9 +262,9 @@ export async function buildResult(
 
 const emptyDocument = () => new ApiError("empty_document", "The document contains no text to chunk.");
 
-/** ai-pro: each chunk's summary and entities into its metadata; the document's summary returned. */
-async function enrich(chunks: Chunk[], context: MethodContext) {
-  const enrichment = await enrichChunks(chunks, requireModel(context.models, "ai-pro"), {
+/** A tier that enriches (ai-pro): each chunk's summary and entities into its metadata; the document's summary returned. */
+async function enrich(chunks: Chunk[], tier: Tier, context: MethodContext) {
+  const enrichment = await enrichChunks(chunks, requireModel(context.models, tier), {
     concurrency: context.modelConcurrency ?? 4,
     progress: context.progress,
     signal: context.signal,
@@ -278,7 +279,7 @@ async function enrich(chunks: Chunk[], context: MethodContext) {
 async function situate(
   chunks: Chunk[],
   documentText: string,
-  tier: "ai" | "ai-pro",
+  tier: Tier,
   context: MethodContext,
   summary: string | null | undefined,
 ) {
@@ -307,7 +308,8 @@ export async function chunkExtracted(
   options: SplitOptions,
   context: MethodContext,
 ): Promise<{ chunks: Chunk[]; details?: Record<string, unknown> }> {
-  const found = isAiTier(tier) ? await modelBoundaries(extracted.text, tier, context) : undefined;
+  const record = TIERS[tier];
+  const found = record.model ? await modelBoundaries(extracted.text, record, context) : undefined;
   const chunks = await splitDocument(extracted, tier, options, {
     embedder: context.embedder,
     sectionStarts: found?.sectionStarts,

@@ -36,10 +36,10 @@ export type Scope =
   | "options"
   | "detect"
   | "document"
-  | "free"
+  | "freeQuota"
   | "paid"
   | "x402"
-  | "semantic"
+  | "embeddings"
   | "aiConfig"
   | "aiCall"
   | "job"
@@ -306,7 +306,7 @@ export const ERROR_CODES = {
   },
   free_quota_exceeded: {
     status: 429,
-    scopes: ["free"],
+    scopes: ["freeQuota"],
     when: (config) =>
       `The free tier's ${config.freePagesPerDay} pages of the UTC day are used up; \`Retry-After\` says when they renew.`,
   },
@@ -360,7 +360,7 @@ export const ERROR_CODES = {
   store_unavailable: { status: 503, scopes: ["store"], when: "The store is unreachable: retry later." },
   embeddings_unavailable: {
     status: 503,
-    scopes: ["semantic"],
+    scopes: ["embeddings"],
     when: "The embedding provider failed; the payment was released.",
   },
   ai_not_configured: {

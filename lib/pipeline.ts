@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { answerCache } from "@/lib/ai/answer-cache";
-import { isAiTier, requireModel } from "@/lib/ai/model-client";
+import { requireModel } from "@/lib/ai/model-client";
 import {
   type Loaded,
   type ResolvedOptions,
@@ -25,7 +25,7 @@ import { lifetimeText } from "@/lib/wording";
 import type { PaymentHeader } from "@/lib/payments/gate";
 import type { ResourceKind } from "@/lib/payments/x402-v2";
 import type { Services } from "@/lib/services";
-import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
+import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
 import type { JobWebhook } from "@/lib/webhooks/job-webhook";
 import {
@@ -98,17 +98,20 @@ async function prepare(
   };
 }
 
+/** The tiers whose model can write each chunk's context (`context=true`). */
+const SITUATING_TIERS = TIER_IDS.filter((id) => TIERS[id].situates);
+
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
   const tier = TIERS[request.tier];
   noteTier(tier.id);
   const options = resolveOptions(request.options, services.config.chunking);
-  if (options.context && !isAiTier(tier.id))
+  if (options.context && !tier.situates)
     throw new ApiError(
       "invalid_options",
-      `context=true is for the ai and ai-pro tiers, whose model writes each chunk's context; the ${tier.id} tier has no model. Every tier's embed_text already starts with the document, section and page.`,
+      `context=true is for the ${SITUATING_TIERS.join(" and ")} tiers, whose model writes each chunk's context; the ${tier.id} tier has no model. Every tier's embed_text already starts with the document, section and page.`,
     );
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
-  if (isAiTier(tier.id)) requireModel(services.models, tier.id);
+  if (tier.model) requireModel(services.models, tier);
   // A two-step upload is read first and from then on is an upload like any other: the same checks, the same binding.
   const input: ReadInput =
     request.input.kind === "uploaded"

@@ -2,9 +2,10 @@ import { capabilityIdPattern, newCapabilityId } from "@/lib/capability-id";
 import { ApiError } from "@/lib/errors";
 import { lifetimeText } from "@/lib/wording";
 import type { Store } from "@/lib/store/types";
+import { RESULT_PREFIXES } from "@/lib/tiers";
 
 /** Stored results (large documents, later completed jobs), kept for the configured lifetime and then 404. */
-export const RESULT_ID_PATTERN = capabilityIdPattern(["standard", "ai-pro"]);
+export const RESULT_ID_PATTERN = capabilityIdPattern(RESULT_PREFIXES);
 
 export const newResultId = newCapabilityId;
 

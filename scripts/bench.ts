@@ -46,12 +46,11 @@ import {
   encode as gptEncode,
 } from "gpt-tokenizer/encoding/o200k_base";
 import { getEncoding } from "js-tiktoken";
-import { methodFor } from "@/lib/chunking";
 import { splitRecursive } from "@/lib/chunking/recursive";
 import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { Extracted } from "@/lib/extract/types";
-import type { TierId } from "@/lib/tiers";
+import { TIERS, type TierId } from "@/lib/tiers";
 import { type TokenizerName, clearTokenCache, countTokens, loadTokenizer } from "@/lib/tokens";
 
 const MAX_TOKENS = 512;
@@ -348,13 +347,13 @@ async function makeRunners(embedder: Embedder): Promise<Runner[]> {
     },
     {
       name: "chunkwise structure",
-      note: `the structure tier through chunkExtracted (method: ${methodFor("structure")}), overlap 64`,
+      note: `the structure tier through chunkExtracted (method: ${TIERS.structure.runningMethod}), overlap 64`,
       reset: clearTokenCache,
       run: tier("structure"),
     },
     {
       name: "chunkwise semantic",
-      note: `the semantic tier through chunkExtracted (method: ${methodFor("semantic")}, embedder ${embedder.id}), overlap 64`,
+      note: `the semantic tier through chunkExtracted (method: ${TIERS.semantic.runningMethod}, embedder ${embedder.id}), overlap 64`,
       reset: clearTokenCache,
       run: tier("semantic"),
     },

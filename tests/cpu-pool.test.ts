@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireModel } from "@/lib/ai/model-client";
+import { TIERS } from "@/lib/tiers";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { loadConfig } from "@/lib/config";
@@ -247,7 +248,7 @@ describe("AI_MAX_INFLIGHT", () => {
 
   it("caps the process's chat calls, however many requests make them", async () => {
     standin.reset();
-    const model = requireModel(ai({ AI_MAX_INFLIGHT: "3" }).models, "ai");
+    const model = requireModel(ai({ AI_MAX_INFLIGHT: "3" }).models, TIERS.ai);
     await Promise.all(Array.from({ length: 12 }, () => model.ask(SECTION_STARTS_TASK, message)));
     expect(standin.counters().completions).toBe(12);
     expect(standin.counters().maxInFlight).toBe(3);
@@ -262,7 +263,7 @@ describe("AI_MAX_INFLIGHT", () => {
       EMBEDDINGS_BATCH_SIZE: "1",
       EMBEDDINGS_CONCURRENCY: "8",
     });
-    const model = requireModel(services.models, "ai");
+    const model = requireModel(services.models, TIERS.ai);
     await Promise.all([
       model.ask(SECTION_STARTS_TASK, message),
       services.embedder.embed(["one", "two", "three", "four"]),

@@ -56,8 +56,11 @@ export function ChunkWorkbench({ api }: { api: ApiInfo | null }) {
   const resultsRef = useRef<HTMLDivElement>(null);
 
   const tiers = api?.tiers ?? [];
+  // A free tier first, when this server runs one: trying the service needs no wallet.
   const tierId =
-    chosenTier ?? (tiers.find((t) => t.id === "free" && t.available) ?? tiers.find((t) => t.available))?.id ?? null;
+    chosenTier ??
+    (tiers.find((t) => t.price_base_units === 0 && t.available) ?? tiers.find((t) => t.available))?.id ??
+    null;
   const tier = tiers.find((t) => t.id === tierId) ?? null;
   const draft = optionsDraft ?? (api ? defaultDraft(api) : null);
   const validation = api && draft ? validateOptions(draft, api) : null;

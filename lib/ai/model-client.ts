@@ -17,6 +17,7 @@ import type { LimitFunction } from "p-limit";
 import { z } from "zod";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
+import { TIERS, TIER_IDS, type Tier, type TierId, type TierModel } from "@/lib/tiers";
 import type { Task } from "./prompts";
 
 export interface ModelClient {
@@ -142,37 +143,39 @@ export class OpenAIModelClient implements ModelClient {
   }
 }
 
-/** The clients of the AI tiers, chosen once from the config; a tier whose model is not set has none. */
-export interface ModelClients {
-  ai?: ModelClient;
-  aiPro?: ModelClient;
-}
+/** The clients of the AI tiers, chosen once from the config, under the key a tier's record names; a tier whose model is not set has none. */
+export type ModelClients = { [Client in TierModel["client"]]?: ModelClient };
 
-/** Which client, config field and setting each AI tier's model comes from. */
-const TIER_MODELS = {
-  ai: { client: "ai", config: "model", setting: "AI_MODEL" },
-  "ai-pro": { client: "aiPro", config: "proModel", setting: "AI_PRO_MODEL" },
-} as const satisfies Record<string, { client: keyof ModelClients; config: "model" | "proModel"; setting: string }>;
+/** Whether the tier's record names a model (the AI tiers). */
+export const isAiTier = (id: TierId) => TIERS[id].model !== undefined;
 
-export type AiTierId = keyof typeof TIER_MODELS;
-export const isAiTier = (tier: string): tier is AiTierId => tier in TIER_MODELS;
+/** The model a tier is configured with (undefined: none), and the setting that names it; undefined for a tier without a model. */
+export const tierModel = (config: Config["ai"], tier: Tier) =>
+  tier.model && { model: config[tier.model.config], setting: tier.model.setting };
 
-/** The model a tier is configured with (undefined: none), and the setting that names it. */
-export const tierModel = (config: Config["ai"], tier: AiTierId) => ({
-  model: config[TIER_MODELS[tier].config],
-  setting: TIER_MODELS[tier].setting,
-});
+/** Model calls at once for one of the tier's requests; a tier without a model makes none, and gets the first setting. */
+export const modelConcurrency = (config: Config["ai"], tier: Tier) => config[tier.model?.concurrency ?? "concurrency"];
 
 /** The tier's model; 503 `ai_not_configured` when this server has none for it. */
-export function requireModel(models: ModelClients | undefined, tier: AiTierId): ModelClient {
-  const model = models?.[TIER_MODELS[tier].client];
-  if (!model) throw aiNotConfigured(tier, TIER_MODELS[tier].setting);
+export function requireModel(models: ModelClients | undefined, tier: Tier): ModelClient {
+  // Asking a tier without a model for one is the caller's fault, not the request's.
+  if (!tier.model) throw new Error(`The ${tier.id} tier has no model.`);
+  const model = models?.[tier.model.client];
+  if (!model) throw aiNotConfigured(tier.id, tier.model.setting);
   return model;
 }
 
 export function createModelClients(config: Config["ai"], modelCalls?: LimitFunction): ModelClients {
-  return {
-    ai: config.model ? new OpenAIModelClient(config, config.model, modelCalls) : undefined,
-    aiPro: config.proModel ? new OpenAIModelClient(config, config.proModel, modelCalls) : undefined,
-  };
+  const clients: ModelClients = {};
+  for (const id of TIER_IDS) {
+    const wanted = TIERS[id].model;
+    const name = wanted && config[wanted.config];
+    if (wanted && name) clients[wanted.client] = new OpenAIModelClient(config, name, modelCalls);
+  }
+  return clients;
+}
+
+/** Each client as `wrap` makes it (a job's clients keep their answers). */
+export function wrapModelClients(models: ModelClients, wrap: (model: ModelClient) => ModelClient): ModelClients {
+  return Object.fromEntries(Object.entries(models).map(([client, model]) => [client, model && wrap(model)]));
 }

@@ -1,6 +1,7 @@
 import type { AiDetails } from "@/lib/api-schema";
 import { findBoundaries } from "./boundary-windows";
-import { type AiTierId, type ModelClients, requireModel } from "./model-client";
+import type { Tier } from "@/lib/tiers";
+import { type ModelClients, requireModel } from "./model-client";
 
 /** What the AI tiers' model steps use: side effects chosen at start-up, and a job's progress and cancellation. */
 export interface ModelContext {
@@ -27,7 +28,7 @@ export interface ModelProgress {
 /** The network side of the AI tiers: the section starts their model finds, and what to report of it. */
 export async function modelBoundaries(
   text: string,
-  tier: AiTierId,
+  tier: Tier,
   context: ModelContext,
 ): Promise<{ sectionStarts: number[]; details: Omit<AiDetails, "unenriched"> }> {
   const model = requireModel(context.models, tier);

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ChunkOptionsSchema, IdempotencyKeyArg } from "./requests";
 import { PaymentSummarySchema } from "./payments";
 import { BatchDocumentStatusSchema, JobAcceptedSchema } from "./results";
-import { TIER_IDS } from "@/lib/tiers";
+import { DEFAULT_TIER, TIER_IDS } from "@/lib/tiers";
 
 /** A batch is always a job: `async` is not an option of it. */
 export const BatchOptionsSchema = ChunkOptionsSchema.omit({ async: true });
@@ -57,7 +57,7 @@ export const ChunkDocumentsArgsSchema = BatchOptionsSchema.extend({
     .meta({ description: "The documents: `{url}` or `{text, filename}` each." }),
   tier: z
     .enum(TIER_IDS)
-    .default("structure")
+    .default(DEFAULT_TIER)
     .meta({ description: 'Which tier chunks them; paid tiers are paid through x402 (`_meta["x402/payment"]`).' }),
   idempotency_key: IdempotencyKeyArg,
 });

@@ -5,7 +5,7 @@
  */
 import { isAddress } from "@solana/kit";
 import { z } from "zod";
-import { TIER_IDS } from "@/lib/tiers";
+import { DEFAULT_TIER, TIER_IDS } from "@/lib/tiers";
 import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 
 /** The output formats: raw chunks, or records for a vector store's official JS client (lib/formats/). */
@@ -82,7 +82,7 @@ export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
   }),
   tier: z
     .enum(TIER_IDS)
-    .default("structure")
+    .default(DEFAULT_TIER)
     .meta({ description: "Which tier chunks it; the paid ones need `X-PAYMENT`." }),
 })
   .refine((body) => (body.url === undefined) !== (body.upload_id === undefined), {
@@ -134,7 +134,7 @@ export const ChunkDocumentArgsSchema = ChunkOptionsSchema.extend({
     .meta({ description: "The document's name; its extension tells Markdown and CSV/TSV from plain text." }),
   tier: z
     .enum(TIER_IDS)
-    .default("structure")
+    .default(DEFAULT_TIER)
     .meta({ description: 'Which tier chunks it; the paid ones are paid through x402 (`_meta["x402/payment"]`).' }),
   idempotency_key: IdempotencyKeyArg,
 });

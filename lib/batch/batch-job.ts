@@ -5,6 +5,7 @@
  * with its error and the others go on; the job fails only when none completed (then, like any failed job, it
  * releases the payment). The combined result is made once every document is done.
  */
+import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
 import { STATUS_NAMES, type ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import { buildResult, extractDocument, loaded, resultJson, withOcrLanguages } from "@/lib/chunk-result";
@@ -92,11 +93,8 @@ async function chunkMember(
   );
   const { chunksJson, ...result } = await buildResult(doc, extracted, tier, options, {
     embedder: services.embedder,
-    models: {
-      ai: services.models.ai && memo.model(services.models.ai, clock),
-      aiPro: services.models.aiPro && memo.model(services.models.aiPro, clock),
-    },
-    modelConcurrency: tier === "ai-pro" ? services.config.ai.proConcurrency : services.config.ai.concurrency,
+    models: wrapModelClients(services.models, (model) => memo.model(model, clock)),
+    modelConcurrency: modelConcurrency(services.config.ai, TIERS[tier]),
     signal: handle.lost.signal,
     cpu,
   });

@@ -4,7 +4,7 @@
  * gate, or the free pages of every accepted document taken at once, then one job (lib/batch/batch-job.ts).
  */
 import { createHash } from "node:crypto";
-import { isAiTier, requireModel } from "@/lib/ai/model-client";
+import { requireModel } from "@/lib/ai/model-client";
 import type { ChunkOptions } from "@/lib/api-schema";
 import { resolveOptions } from "@/lib/chunk-result";
 import { STATUS_NAMES } from "@/lib/error-codes";
@@ -41,7 +41,7 @@ export async function runBatchRequest(services: Services, request: BatchChunkReq
   const tier = TIERS[request.tier];
   noteTier(tier.id);
   const options = resolveOptions(request.options, services.config.chunking);
-  if (isAiTier(tier.id)) requireModel(services.models, tier.id);
+  if (tier.model) requireModel(services.models, tier);
   const webhook = request.options.webhook_url ? await services.webhooks.accept(request.options.webhook_url) : undefined;
   // A client with no free page left is refused before any document is fetched or opened.
   if (!isPaid(tier)) await services.quota.assertAvailable(request.client);

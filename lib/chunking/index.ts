@@ -2,17 +2,14 @@ import type { Embedder } from "@/lib/embeddings/types";
 import type { DocumentPart, Extracted } from "@/lib/extract/types";
 import { detectLanguage, loadLanguageDetector } from "@/lib/language/detect";
 import { loadTokenizer } from "@/lib/tokens";
-import type { TierId } from "@/lib/tiers";
+import { type SplitterKey, TIERS, type TierId } from "@/lib/tiers";
 import { provenance } from "./provenance";
 import { splitRecursive } from "./recursive";
 import { splitSemantic } from "./semantic";
 import { splitStructure, structureFlavor } from "./structure";
 import type { Chunk, Span, SplitOptions } from "./types";
 
-interface Method {
-  name: string;
-  split: (source: Extracted, options: SplitOptions, context: SplitContext) => Span[] | Promise<Span[]>;
-}
+type Split = (source: Extracted, options: SplitOptions, context: SplitContext) => Span[] | Promise<Span[]>;
 
 /** The CPU side's inputs beside the text: the semantic tier's embedder, and the section starts a model found (AI tiers). */
 interface SplitContext {
@@ -25,31 +22,23 @@ interface SplitContext {
  * the structure splitter cuts along them and the headings, within `maxTokens`.
  * Where the model's answers were unusable, the structure splitter alone decides.
  */
-const alongSections: Method["split"] = (source, options, context) =>
+const alongSections: Split = (source, options, context) =>
   splitStructure(source.text, {
     ...options,
     flavor: structureFlavor(source),
     sectionStarts: context.sectionStarts ?? [],
   });
 
-/** Which method each tier runs. */
-const METHODS: Record<TierId, Method> = {
-  free: { name: "recursive", split: (source, options) => splitRecursive(source.text, options) },
-  structure: {
-    name: "structure",
-    split: (source, options) => splitStructure(source.text, { ...options, flavor: structureFlavor(source) }),
-  },
-  semantic: {
-    name: "semantic",
-    split: (source, options, context) =>
-      splitSemantic(source.text, { ...options, flavor: structureFlavor(source) }, context.embedder),
-  },
-  ai: { name: "ai-boundaries", split: alongSections },
-  // Enrichment follows in the pipeline, on the chunks.
-  "ai-pro": { name: "ai-boundaries-enriched", split: alongSections },
+/** The splitters a tier's record names by key (lib/tiers stays free of this code: the page imports it). */
+const SPLITTERS: Record<SplitterKey, Split> = {
+  recursive: (source, options) => splitRecursive(source.text, options),
+  structure: (source, options) => splitStructure(source.text, { ...options, flavor: structureFlavor(source) }),
+  semantic: (source, options, context) =>
+    splitSemantic(source.text, { ...options, flavor: structureFlavor(source) }, context.embedder),
+  alongSections,
 };
 
-export const methodFor = (tier: TierId) => METHODS[tier].name;
+const splitterOf = (tier: TierId) => SPLITTERS[TIERS[tier].splitter];
 
 /** `char_count` counts Unicode code points (what "characters" means to most clients); `start`/`end` are UTF-16 offsets, JavaScript string indices. */
 function countCodePoints(text: string): number {
@@ -71,7 +60,7 @@ export async function splitDocument(
   await Promise.all([loadTokenizer(options.tokenizer), loadLanguageDetector()]);
   const spans = source.parts?.length
     ? await splitParts(source, source.parts, tier, options, context)
-    : await METHODS[tier].split(source, options, context);
+    : await splitterOf(tier)(source, options, context);
   return spans.map((span, index) => {
     const text = span.text ?? source.text.slice(span.start, span.end);
     const chunk: Chunk = {
@@ -110,7 +99,7 @@ async function splitParts(
       ?.filter((at) => at >= part.start && at < part.end)
       .map((at) => at - part.start);
     const alone: Extracted = { kind: source.kind, mediaType: source.mediaType, text, pageCount: source.pageCount };
-    const found = await METHODS[tier].split(alone, options, { ...context, sectionStarts });
+    const found = await splitterOf(tier)(alone, options, { ...context, sectionStarts });
     for (const span of found) spans.push({ ...span, start: span.start + part.start, end: span.end + part.start });
   }
   return spans;

@@ -27,7 +27,7 @@
 import { randomUUID } from "node:crypto";
 import { answerCache } from "@/lib/ai/answer-cache";
 import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
-import { isAiTier } from "@/lib/ai/model-client";
+import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
 import type { JobAccepted } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
@@ -46,7 +46,7 @@ import type { HeldSlot } from "@/lib/client-slots";
 import { type TakenPages, pagesGoBack } from "@/lib/quota";
 import type { Services } from "@/lib/services";
 import { JobHandle } from "@/lib/jobs/job-handle";
-import { TIERS, type TierId } from "@/lib/tiers";
+import { TIERS, type TierId, isPaid } from "@/lib/tiers";
 import type { StepOutcome } from "./engine";
 import { JobMemo } from "./job-memo";
 import { type BatchMember, type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
@@ -275,6 +275,7 @@ async function work(
 ): Promise<Record<string, unknown> & { chunksJson: string }> {
   const { record } = handle;
   const { input, options, tier } = record.work;
+  const tierRecord = TIERS[tier];
   if (input.kind === "batch") return batchWork(services, handle, clock, memo);
   handle.progress(0, "Extracting text");
   let doc;
@@ -296,7 +297,7 @@ async function work(
       cpu,
       {
         onPageRead(done, total) {
-          ocrShare = isAiTier(tier) ? 0.5 : 0.9;
+          ocrShare = tierRecord.model ? 0.5 : 0.9;
           handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
         },
         pages: memo.pages,
@@ -306,15 +307,16 @@ async function work(
       options,
     ),
   );
-  if (tier === "free") await settleFreePages(services, handle, extracted.pageCount);
+  if (!isPaid(tierRecord)) await settleFreePages(services, handle, extracted.pageCount);
   handle.progress(ocrShare, "Chunking");
 
   const afterOcr = (share: number) => ocrShare + (1 - ocrShare) * share;
   // The model calls: boundary windows, enrichment calls (estimated from the text until the chunks exist), and the
   // document summary.
   let boundaryCalls = 0;
-  let estimatedEnrichmentCalls =
-    tier === "ai-pro" ? Math.ceil(extracted.text.length / CHARS_PER_ENRICHMENT_CALL) + 1 : 0;
+  let estimatedEnrichmentCalls = tierRecord.enrich
+    ? Math.ceil(extracted.text.length / CHARS_PER_ENRICHMENT_CALL) + 1
+    : 0;
   const progress: ModelProgress = {
     boundaries(done, total) {
       boundaryCalls = total;
@@ -340,11 +342,8 @@ async function work(
   const result = await buildResult(doc, extracted, tier, options, {
     embedder: services.embedder,
     // Each answer stored as it comes: a later slice asks the model only what no slice asked before.
-    models: {
-      ai: services.models.ai && memo.model(services.models.ai, clock),
-      aiPro: services.models.aiPro && memo.model(services.models.aiPro, clock),
-    },
-    modelConcurrency: tier === "ai-pro" ? services.config.ai.proConcurrency : services.config.ai.concurrency,
+    models: wrapModelClients(services.models, (model) => memo.model(model, clock)),
+    modelConcurrency: modelConcurrency(services.config.ai, tierRecord),
     // The memo above keeps a slice from asking a batch again; the cache, another request for the same document.
     situating: { ...services.config.ai.context, cache: answerCache(services) },
     progress,

@@ -29,8 +29,8 @@ export function batchOperation(
   const max = config.limits.maxBatchDocuments;
   const scopes: Scope[] = ["upload", "json", "url", "uploadId", "options", "detect", "store", "job"];
   if (paid) scopes.push("paid", "x402", "chain");
-  else scopes.push("free");
-  if (tier.id === "ai" || tier.id === "ai-pro") scopes.push("aiConfig");
+  else scopes.push("freeQuota");
+  if (tier.model) scopes.push("aiConfig");
   const single = paymentInfo(config, [tier]);
   const decimal = (amount: number) => amount.toFixed(6);
   return {

@@ -42,9 +42,9 @@ export function uploadOperation(
   const async = tier.mode === "async";
   const scopes: Scope[] = ["upload", "uploadId", "options", "store", "idempotency", async ? "detect" : "document"];
   if (paid) scopes.push("paid", "x402", "chain");
-  else scopes.push("free");
-  if (tier.id === "semantic") scopes.push("semantic");
-  if (tier.id === "ai" || tier.id === "ai-pro") scopes.push("aiConfig", ...(async ? [] : (["aiCall"] as const)));
+  else scopes.push("freeQuota");
+  if (tier.embedder) scopes.push("embeddings");
+  if (tier.model) scopes.push("aiConfig", ...(async ? [] : (["aiCall"] as const)));
   const price = paid
     ? `$${priceUsd(tier)} USDC per request (${tier.priceBaseUnits} base units).`
     : `Free, ${config.freePagesPerDay} pages per UTC day per client.`;
@@ -176,10 +176,10 @@ export function urlOperation(config: Config, apiBase: string, catalogue: ErrorCo
         "uploadId",
         "options",
         "document",
-        "free",
+        "freeQuota",
         "paid",
         "x402",
-        "semantic",
+        "embeddings",
         "aiConfig",
         "aiCall",
         "store",

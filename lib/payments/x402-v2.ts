@@ -14,6 +14,7 @@ import type { Network } from "@/lib/config";
 import { accept, refusalError, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
 import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402";
+import { DEFAULT_TIER } from "@/lib/tiers";
 
 /**
  * x402 version 2 beside version 1: the same `exact` payment on Solana, with
@@ -79,7 +80,7 @@ function declareBazaar(kind: ResourceKind): Record<string, unknown> {
       description: "Split a document (URL, text or base64 file) into chunks for retrieval.",
       transport: "streamable-http",
       inputSchema: z.toJSONSchema(ChunkDocumentArgsSchema, { io: "input" }),
-      example: { url: "https://example.com/paper.pdf", tier: "structure", max_tokens: 512 },
+      example: { url: "https://example.com/paper.pdf", tier: DEFAULT_TIER, max_tokens: 512 },
       output: { example: EXAMPLE_OUTPUT },
     });
   if (kind === "batch-mcp")
@@ -109,7 +110,7 @@ function declareBazaar(kind: ResourceKind): Record<string, unknown> {
     bodyType: kind,
     input:
       kind === "json"
-        ? { url: "https://example.com/paper.pdf", tier: "structure", max_tokens: 512 }
+        ? { url: "https://example.com/paper.pdf", tier: DEFAULT_TIER, max_tokens: 512 }
         : { file: "<document bytes>", max_tokens: 512 },
     inputSchema: z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }),
     output: { example: EXAMPLE_OUTPUT },
