@@ -6,6 +6,10 @@ const BUILT_SERVER = ["tests/server.test.ts", "tests/jobs-instances.test.ts"];
 /** Suites that drive Debian's Chromium (to print PDFs as users make them). */
 const BROWSER = ["tests/pdf-printed.test.ts"];
 
+// Each project is named for what it starts, so `--project` says what a run needs (package.json's test:unit names the first).
+const CORE_PROJECT = "core: redis-server + local chain";
+const BUILT_PROJECT = "built app: next build + chromium";
+
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
@@ -18,13 +22,14 @@ export default defineConfig({
     // Redis-backed suites each start their own redis-server; two cores, so keep parallelism modest.
     maxWorkers: 2,
     projects: [
-      // The core, the route handlers and the CLI: no build, no browser (`npm run test:unit`).
+      // The core, the route handlers and the CLI, in process: the tests start a redis-server and the
+      // local chain themselves; no build, no browser (`npm run test:unit`).
       {
         extends: true,
-        test: { name: "unit", include: ["tests/**/*.test.ts"], exclude: [...BUILT_SERVER, ...BROWSER] },
+        test: { name: CORE_PROJECT, include: ["tests/**/*.test.ts"], exclude: [...BUILT_SERVER, ...BROWSER] },
       },
       // Built servers, the page in Chromium against the built app, and PDFs printed by Chromium.
-      { extends: true, test: { name: "built", include: [...BUILT_SERVER, ...BROWSER, "e2e/**/*.test.ts"] } },
+      { extends: true, test: { name: BUILT_PROJECT, include: [...BUILT_SERVER, ...BROWSER, "e2e/**/*.test.ts"] } },
     ],
   },
 });

@@ -1,6 +1,6 @@
 /**
  * Writes the error table of docs/errors.md from the table of codes (`lib/error-codes.ts`), worded with the
- * default settings' limits. `tests/openapi.test.ts` fails while that copy differs: run `npm run docs:errors`.
+ * default settings' limits. `tests/error-table.test.ts` fails while that copy differs: run `npm run docs:errors`.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadConfig } from "@/lib/config";

@@ -7,6 +7,7 @@
  * Ground truth for token counts is gpt-tokenizer itself (o200k_base), never
  * the module under test.
  */
+import { checkChunks, referenceTokens as reference } from "./helpers/chunk-invariants";
 import { mulberry32 } from "./helpers/random";
 import fs from "node:fs";
 import { join } from "node:path";
@@ -20,9 +21,6 @@ const root = join(import.meta.dirname, "..");
 const wiki = fs.readFileSync(join(root, "tests/fixtures/wikitext-excerpt.md"), "utf8");
 const chat = fs.readFileSync(join(root, "tests/fixtures/chatlogs-excerpt.md"), "utf8");
 const code = fs.readFileSync(join(root, "node_modules/gpt-tokenizer/src/BytePairEncodingCore.ts"), "utf8");
-
-/** gpt-tokenizer's count, special-token strings taken as text (as countTokens does). */
-const reference = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 
@@ -174,74 +172,23 @@ const crlf = wiki.slice(0, 40_000).replace(/\n/g, "\r\n");
 // Invariant checker
 // ---------------------------------------------------------------------------
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
-/**
- * Grapheme-cluster boundaries of `text`. Intl.Segmenter is quadratic on long
- * strings in this Node, so segment line by line: a line break always ends a
- * cluster.
- */
-function graphemeBoundaries(text: string): Set<number> {
-  const out = new Set<number>([0, text.length]);
-  let from = 0;
-  while (from < text.length) {
-    let to = text.indexOf("\n", from);
-    to = to < 0 ? text.length : to + 1;
-    for (const { index } of segmenter.segment(text.slice(from, to))) out.add(from + index);
-    from = to;
-  }
-  return out;
-}
-
-const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
-const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
-
 interface CheckOptions {
   /** Chunk edges may cut a cluster bigger than maxTokens (between code points, never inside a pair). */
   allowCodePointCuts?: boolean;
 }
 
-/** Throws on the first broken invariant; returns how many consecutive chunks overlap. */
+/**
+ * The shared chunk rules for the free tier (trimmed edges on grapheme boundaries), and countTokens, the counter
+ * under test here, agreeing with gpt-tokenizer on every chunk. Throws on the first break; returns how many
+ * consecutive chunks overlap.
+ */
 function checkSpans(text: string, spans: Span[], options: SplitOptions, check: CheckOptions = {}): number {
-  const boundaries = check.allowCodePointCuts ? undefined : graphemeBoundaries(text);
-  const covered = new Uint8Array(text.length + 1);
-  let overlapping = 0;
+  const graphemes = check.allowCodePointCuts ? "code-points" : "whole";
+  const overlapping = checkChunks(text, spans, { ...options, trimmed: true, graphemes });
   spans.forEach((span, i) => {
-    const where = `chunk ${i} [${span.start}, ${span.end})`;
-    const slice = text.slice(span.start, span.end);
-    if (!(span.start >= 0 && span.end <= text.length && span.start < span.end)) throw new Error(`${where}: bad range`);
-    if (!/\S/u.test(slice)) throw new Error(`${where}: whitespace only`);
-    const tokens = reference(slice);
-    if (span.tokenCount !== tokens) throw new Error(`${where}: tokenCount ${span.tokenCount}, actual ${tokens}`);
-    if (countTokens(slice) !== tokens) throw new Error(`${where}: countTokens disagrees with gpt-tokenizer`);
-    if (tokens > options.maxTokens) throw new Error(`${where}: ${tokens} tokens > ${options.maxTokens}`);
-    const splitsPair = (p: number) => p > 0 && isHigh(text.charCodeAt(p - 1)) && isLow(text.charCodeAt(p));
-    if (splitsPair(span.start) || splitsPair(span.end)) throw new Error(`${where}: cuts a surrogate pair`);
-    if (boundaries && (!boundaries.has(span.start) || !boundaries.has(span.end)))
-      throw new Error(`${where}: not on grapheme boundaries`);
-    // A leading/trailing whitespace character is allowed only when it is part
-    // of a cluster with a non-space (a space carrying a combining mark).
-    const [first] = segmenter.segment(slice);
-    const last = [...segmenter.segment(slice.slice(-64))].at(-1);
-    if (/^\s+$/u.test(first!.segment) || /^\s+$/u.test(last!.segment))
-      throw new Error(`${where}: starts or ends with whitespace: ${JSON.stringify(slice.slice(0, 20))}`);
-    const previous = spans[i - 1];
-    if (previous) {
-      if (span.start <= previous.start) throw new Error(`${where}: start not after chunk ${i - 1}`);
-      if (span.end <= previous.end) throw new Error(`${where}: end not after chunk ${i - 1}`);
-      if (span.start < previous.end) {
-        overlapping++;
-        const shared = reference(text.slice(span.start, previous.end));
-        if (shared > options.overlapTokens)
-          throw new Error(`${where}: repeats ${shared} tokens of chunk ${i - 1}, overlap is ${options.overlapTokens}`);
-      }
-    }
-    covered.fill(1, span.start, span.end);
+    if (countTokens(text.slice(span.start, span.end)) !== span.tokenCount)
+      throw new Error(`chunk ${i}: countTokens disagrees with gpt-tokenizer`);
   });
-  for (let i = 0; i < text.length; i++) {
-    if (!covered[i] && /\S/u.test(text[i]!))
-      throw new Error(`character ${i} (${JSON.stringify(text.slice(i, i + 10))}) is in no chunk`);
-  }
   return overlapping;
 }
 
@@ -550,7 +497,25 @@ describe("the invariant checker", () => {
     ["an uncovered word", () => [span(0, space)], options],
     ["too much overlap", () => [span(0, text.length - 1), span(6, text.length)], options],
     ["chunks out of order", () => [span(space + 1, text.length), span(0, space)], options],
+    [
+      "overlap where none is allowed",
+      () => [span(0, text.length - 1), span(6, text.length)],
+      { maxTokens: 64, overlapTokens: 0 },
+    ],
+    ["a rewritten chunk from a splitter that only slices", () => [{ ...span(0, text.length), text }], options],
   ] as const)("rejects %s", (_name, spans, budget) => {
     expect(() => checkSpans(text, spans(), budget)).toThrow();
+  });
+
+  it("holds a rewriting splitter to its slice and its headings", () => {
+    const whole = { ...span(0, text.length), headings: [] };
+    const rules = { ...options, rewrites: true, headings: true };
+    const fenced = `\`\`\`\n${text}\n\`\`\``;
+    expect(() => checkChunks(text, [{ ...whole, text: fenced, tokenCount: reference(fenced) }], rules)).not.toThrow();
+    const dropped = text.slice(1);
+    expect(() => checkChunks(text, [{ ...whole, text: dropped, tokenCount: reference(dropped) }], rules)).toThrow(
+      /drops part of its slice/,
+    );
+    expect(() => checkChunks(text, [span(0, text.length)], rules)).toThrow(/no headings/);
   });
 });

@@ -10,7 +10,7 @@ import { chunkExtracted } from "@/lib/chunk-result";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { join } from "node:path";
-import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { checkChunks, referenceTokens as reference } from "./helpers/chunk-invariants";
 import { describe, expect, it } from "vitest";
 import { apiInfo } from "@/lib/api-info";
 import { bestSegmentation } from "@/lib/chunking/semantic/best-segmentation";
@@ -26,9 +26,6 @@ const root = join(import.meta.dirname, "..");
 const wiki = fs.readFileSync(join(root, "tests/fixtures/wikitext-excerpt.md"), "utf8");
 const chat = fs.readFileSync(join(root, "tests/fixtures/chatlogs-excerpt.md"), "utf8");
 const embedder = new HashedNgramEmbedder();
-
-/** gpt-tokenizer's count, the ground truth. */
-const reference = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
 
 /** WikiText articles: " = Title = " opens one; section heading lines are left out. */
 function articles(): Map<string, string[]> {
@@ -57,32 +54,9 @@ function opening(title: string, count: number): string {
   return paragraphs.join("\n\n");
 }
 
-/** Every invariant of a result: order, exact text and counts, the budget, overlap bounds, nothing lost. */
-function checkSpans(text: string, spans: Span[], maxTokens: number, overlapTokens = 0): void {
-  let covered = 0; // everything before this offset is in a chunk or whitespace
-  let previous: Span | undefined;
-  for (const span of spans) {
-    expect(span.text).toBeUndefined(); // never rewritten
-    const chunk = text.slice(span.start, span.end);
-    expect(chunk.length).toBeGreaterThan(0);
-    expect(chunk.trim()).toBe(chunk);
-    expect(span.tokenCount).toBe(reference(chunk));
-    expect(span.tokenCount).toBeLessThanOrEqual(maxTokens);
-    if (previous) {
-      expect(span.start).toBeGreaterThan(previous.start);
-      expect(span.end).toBeGreaterThan(previous.end);
-      if (span.start < previous.end) {
-        // Overlap: the end of the previous chunk, within its budget.
-        expect(overlapTokens).toBeGreaterThan(0);
-        expect(reference(text.slice(span.start, previous.end))).toBeLessThanOrEqual(overlapTokens);
-      }
-    }
-    expect(text.slice(covered, Math.max(covered, span.start)).trim()).toBe("");
-    covered = Math.max(covered, span.end);
-    previous = span;
-  }
-  expect(text.slice(covered).trim()).toBe("");
-}
+/** Every invariant of a result (tests/helpers/chunk-invariants.ts); the semantic tier never rewrites a chunk's text. */
+const checkSpans = (text: string, spans: Span[], maxTokens: number, overlapTokens = 0): number =>
+  checkChunks(text, spans, { maxTokens, overlapTokens, trimmed: true, graphemes: "whole" });
 
 /** Index of the sentence of `text` containing `offset`. */
 function sentenceAt(text: string, offset: number): number {

@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { join } from "node:path";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { checkChunks, referenceTokens as reference } from "./helpers/chunk-invariants";
 import type { Nodes } from "mdast";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { fromMarkdown } from "mdast-util-from-markdown";
@@ -34,8 +35,6 @@ const notes = fs.readFileSync(join(root, "tests/fixtures/notes.md"), "utf8");
 const cjk = fs.readFileSync(join(root, "tests/fixtures/cjk.txt"), "utf8");
 const emoji = fs.readFileSync(join(root, "tests/fixtures/emoji.txt"), "utf8");
 
-const reference = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
-
 interface Piece {
   span: Span;
   /** The chunk's text: `span.text` when the splitter rewrote it, else the slice. */
@@ -51,36 +50,16 @@ const split = (text: string, maxTokens: number, options: Partial<StructureOption
 const isSpace = (c: string | undefined) => c === undefined || /\s/.test(c);
 
 /**
- * The invariants every output must keep: exact token counts within the
- * budget, offsets that map to the text (a rewritten chunk holds its slice
- * whole, with only a fence or a table header added), every non-blank
- * character in some chunk, chunks in order and, without overlap, disjoint.
+ * The invariants every output must keep (tests/helpers/chunk-invariants.ts): this splitter may rewrite a chunk (a
+ * fence or a table header added, its slice kept whole) and gives every chunk its headings; its edges may hold
+ * whitespace (code keeps its indentation).
  */
-function checkInvariants(text: string, pieces: Piece[], maxTokens: number, overlap = false): void {
-  const covered = new Uint8Array(text.length);
-  pieces.forEach(({ span, text: chunk }, i) => {
-    const where = `chunk ${i} [${span.start}, ${span.end})`;
-    expect(span.start, where).toBeGreaterThanOrEqual(0);
-    expect(span.end, where).toBeLessThanOrEqual(text.length);
-    expect(span.start, where).toBeLessThan(span.end);
-    expect(chunk.trim(), where).not.toBe("");
-    const slice = text.slice(span.start, span.end);
-    if (span.text !== undefined)
-      expect(span.text.includes(slice), `${where}: rewritten text keeps the slice`).toBe(true);
-    expect(span.tokenCount, where).toBe(reference(chunk));
-    expect(span.tokenCount, where).toBeLessThanOrEqual(maxTokens);
-    expect(Array.isArray(span.headings), where).toBe(true);
-    covered.fill(1, span.start, span.end);
-    if (i > 0) {
-      const previous = pieces[i - 1]!.span;
-      expect(span.start, where).toBeGreaterThan(previous.start);
-      if (!overlap) expect(span.start, where).toBeGreaterThanOrEqual(previous.end);
-    }
-  });
-  for (let k = 0; k < text.length; k++)
-    if (!covered[k] && !isSpace(text[k]))
-      throw new Error(`character ${k} (${JSON.stringify(text.slice(k, k + 20))}) is in no chunk`);
-}
+const checkInvariants = (text: string, pieces: Piece[], maxTokens: number, overlapTokens = 0): number =>
+  checkChunks(
+    text,
+    pieces.map((piece) => piece.span),
+    { maxTokens, overlapTokens, rewrites: true, headings: true },
+  );
 
 const markdownOptions = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
@@ -758,7 +737,7 @@ describe("prose", () => {
     const code = ["```sh", ...Array.from({ length: 30 }, (_, i) => `echo step ${i}`), "```"].join("\n");
     const text = `# One\n\n${sentences(40, 100)}\n\n${code}\n\n# Two\n\n${sentences(40, 101)}`;
     const pieces = split(text, 100, { overlapTokens: 20 });
-    checkInvariants(text, pieces, 100, true);
+    checkInvariants(text, pieces, 100, 20);
     let overlaps = 0;
     pieces.forEach((p, i) => {
       if (i === 0) return;
@@ -809,7 +788,7 @@ describe("invariants", () => {
         [400, 64],
       ] as const) {
         const pieces = split(text, max, { overlapTokens: overlap });
-        checkInvariants(text, pieces, max, true);
+        checkInvariants(text, pieces, max, overlap);
         for (const { text: chunk } of pieces) expect(fencesClosed(chunk), `max ${max}`).toBe(true);
       }
   });

@@ -25,7 +25,6 @@ import type { OpenApiDoc } from "@/web/openapi-reference";
 import { TWO_STEP_UPLOAD_BYTES, type UploadProgress, uploadOnce } from "@/web/two-step-upload";
 
 export type { ApiInfo, Chunk, ChunkOptions, ErrorBody, FreeQuota, JobAccepted, JobStatus, PaymentRequired, TierInfo };
-export type PaymentRequirement = PaymentRequired["paymentRequirements"];
 export type TierId = TierInfo["id"];
 export type OutputFormat = ApiInfo["output_formats"][number];
 type ResultMetadata = ChunkingResult["metadata"];

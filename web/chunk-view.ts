@@ -122,7 +122,7 @@ function locate(record: unknown, format: OutputFormat): { id?: string; text: str
   }
 }
 
-export function toChunkView(record: unknown, format: OutputFormat, position: number): ChunkView {
+function toChunkView(record: unknown, format: OutputFormat, position: number): ChunkView {
   const { id, text, fields } = locate(record, format);
   const headings =
     format === "chroma" ? (str(fields.headings)?.split(" > ").filter(Boolean) ?? []) : strings(fields.headings);

@@ -29,7 +29,7 @@ export interface JsonSchema {
   additionalProperties?: boolean | JsonSchema;
 }
 
-export interface Parameter {
+interface Parameter {
   name: string;
   in: "path" | "query" | "header" | "cookie";
   required?: boolean;
@@ -37,7 +37,7 @@ export interface Parameter {
   schema?: JsonSchema;
 }
 
-export interface MediaType {
+interface MediaType {
   schema?: JsonSchema;
 }
 
@@ -47,13 +47,13 @@ export interface Response {
   content?: Record<string, MediaType>;
 }
 
-export interface CodeSample {
+interface CodeSample {
   lang: string;
   label?: string;
   source: string;
 }
 
-export interface Operation {
+interface Operation {
   operationId: string;
   summary?: string;
   description?: string;
@@ -74,7 +74,7 @@ export interface ErrorCodeEntry {
   when: string;
 }
 
-export interface SecurityScheme {
+interface SecurityScheme {
   type: string;
   in?: string;
   name?: string;
@@ -150,7 +150,7 @@ export function resolve(doc: OpenApiDoc, schema: JsonSchema): { schema: JsonSche
 const types = (schema: JsonSchema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
 
 /** A short type label: `string`, `integer | null`, `array of Chunk`, `ChunkingResult`, `one of A, B`. */
-export function typeLabel(doc: OpenApiDoc, schema: JsonSchema): string {
+function typeLabel(doc: OpenApiDoc, schema: JsonSchema): string {
   if (schema.$ref) return refName(schema.$ref);
   const variants = schema.anyOf ?? schema.oneOf;
   if (variants) return variants.map((variant) => typeLabel(doc, variant)).join(" | ");
@@ -167,7 +167,7 @@ export function typeLabel(doc: OpenApiDoc, schema: JsonSchema): string {
 const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 
 /** What a schema allows beyond its type, in words a reader scans: `one of: raw, pinecone`, `32 to 8192`, `default 512`. */
-export function constraints(schema: JsonSchema): string[] {
+function constraints(schema: JsonSchema): string[] {
   const out: string[] = [];
   if (schema.const !== undefined) out.push(`always ${show(schema.const)}`);
   if (schema.enum) out.push(`one of: ${schema.enum.map(show).join(", ")}`);

@@ -4,13 +4,13 @@
  * least 1, EPUB, ODT, RTF and e-mail included). Only an estimate: the service's count after extraction is what
  * the free quota charges.
  */
-export const CHARS_PER_PAGE = 3000;
+const CHARS_PER_PAGE = 3000;
 
 export type DocumentKind =
   "pdf" | "docx" | "pptx" | "odp" | "workbook" | "csv" | "html" | "text" | "image" | "epub" | "odt" | "rtf" | "email";
 
 /** Rows of a sheet the service counts as one page (lib/extract/office/sheet-table.ts). */
-export const ROWS_PER_PAGE = 50;
+const ROWS_PER_PAGE = 50;
 
 export type PageEstimate =
   /** `approximate`: a count from raw bytes or markup the service will read differently. */

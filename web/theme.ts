@@ -5,7 +5,7 @@
  */
 export type Theme = "light" | "dark";
 
-export const THEME_STORAGE_KEY = "chunkwise-theme";
+const THEME_STORAGE_KEY = "chunkwise-theme";
 
 /**
  * Runs inline in <head> before the first paint, so a stored or system dark
@@ -14,7 +14,7 @@ export const THEME_STORAGE_KEY = "chunkwise-theme";
  */
 export const THEME_BOOT_SCRIPT = `(function(){try{var s=localStorage.getItem(${JSON.stringify(THEME_STORAGE_KEY)});var d=s==="dark"||(s!=="light"&&matchMedia("(prefers-color-scheme: dark)").matches);var e=document.documentElement;e.classList.toggle("dark",d);e.style.colorScheme=d?"dark":"light"}catch(_){}})()`;
 
-export function storedTheme(): Theme | null {
+function storedTheme(): Theme | null {
   try {
     const value = localStorage.getItem(THEME_STORAGE_KEY);
     return value === "light" || value === "dark" ? value : null;
@@ -23,11 +23,11 @@ export function storedTheme(): Theme | null {
   }
 }
 
-export const systemTheme = (): Theme => (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
+const systemTheme = (): Theme => (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
 
 export const currentTheme = (): Theme => (document.documentElement.classList.contains("dark") ? "dark" : "light");
 
-export function applyTheme(theme: Theme): void {
+function applyTheme(theme: Theme): void {
   const root = document.documentElement;
   root.classList.toggle("dark", theme === "dark");
   root.style.colorScheme = theme;

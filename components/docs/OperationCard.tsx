@@ -9,7 +9,7 @@ const METHOD_STYLES: Record<string, string> = {
   post: "bg-accent-soft text-accent",
 };
 
-export function MethodBadge({ method }: { method: string }) {
+function MethodBadge({ method }: { method: string }) {
   return (
     <span className={`inline-flex w-14 shrink-0 justify-center rounded-md px-2 py-0.5 font-mono text-xs font-bold uppercase ${METHOD_STYLES[method] ?? "bg-surface-2 text-fg"}`}>
       {method}

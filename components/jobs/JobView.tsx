@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
-import { ResultView } from "@/components/results/ResultView";
+import ResultView from "@/components/results/ResultView";
 import { ResultSkeleton } from "@/components/results/ResultSkeleton";
 import { type ApiOutcome, type ResultAnswer, type JobStatus, getJobResult, getJobStatus } from "@/web/api-client";
 import { forgetJobPayment, keptJobPayment } from "@/web/payment/paid-signatures";
@@ -145,5 +145,3 @@ export function JobView({ jobId }: { jobId: string }) {
     </div>
   );
 }
-
-export default JobView;

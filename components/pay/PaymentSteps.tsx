@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import type { StepId } from "@/components/pay/usePaidRun";
 
-export type StepStatus = "pending" | "active" | "done" | "failed";
+type StepStatus = "pending" | "active" | "done" | "failed";
 
 export interface Step {
   id: StepId;

@@ -33,8 +33,6 @@ export function WalletProviders({ rpcUrl, onError, children }: WalletProvidersPr
   );
 }
 
-export default WalletProviders;
-
 /**
  * The adapter's modal renders its close button with an icon and no text, so
  * screen readers announce a nameless button (axe: button-name). It gets its

@@ -59,7 +59,7 @@ function useChunks(result: ResultAnswer) {
  * document at hand (a chosen PDF or image) each chunk shown on its page.
  * Used by the home page (free and paid sync tiers) and the job page.
  */
-export function ResultView({ result, source }: { result: ResultAnswer; source?: DocumentSource }) {
+export default function ResultView({ result, source }: { result: ResultAnswer; source?: DocumentSource }) {
   const headingId = useId();
   const searchId = useId();
   const { chunks, loading, error, retry } = useChunks(result);
@@ -219,5 +219,3 @@ function DownloadButton({ onClick, label }: { onClick: () => void; label: string
     </button>
   );
 }
-
-export default ResultView;

@@ -12,7 +12,7 @@ import { inspectZip, type ZipEntry } from "@/lib/extract/zip";
  */
 
 /** Word and OpenDocument write a few dozen parts, books a few hundred; thousands only make an index huge. */
-export const MAX_ENTRIES = 10_000;
+const MAX_ENTRIES = 10_000;
 
 export interface Archive {
   /** The entry's bytes, inflated; undefined when the archive has no such entry. */

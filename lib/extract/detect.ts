@@ -170,7 +170,7 @@ const HTML_START = /^<(?:!doctype\s+html|html|head|body)(?=[\s>/])/i;
 /** Bounds the prolog scan; no real page has 64 KB of comments before its first tag. */
 const PROLOG_SCAN_CHARS = 64 * 1024;
 
-export function looksLikeHtml(text: string): boolean {
+function looksLikeHtml(text: string): boolean {
   const head = text.slice(0, PROLOG_SCAN_CHARS);
   const prolog = PROLOG.exec(head)?.[0].length ?? 0;
   return HTML_START.test(head.slice(prolog));

@@ -1,6 +1,5 @@
 import { posix } from "node:path";
-import { DomHandler, type Element } from "domhandler";
-import { DomUtils, Parser, parseDocument } from "htmlparser2";
+import { DomHandler, DomUtils, Parser, parseDocument } from "htmlparser2";
 import { openArchive, type Archive } from "@/lib/extract/archive";
 import { failures } from "@/lib/extract/failures";
 import { htmlToMarkdown } from "@/lib/extract/html";
@@ -194,6 +193,9 @@ function tableOfContents(archive: Archive, book: Book, xml: ParseXml): Map<strin
 const FILE_NAME = /^[\w.-]+\.(?:jpe?g|png|gif|svg|webp|tiff?)$/i;
 
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/** htmlparser2's element type, taken from it so it is always the DOM that htmlparser2 builds (domhandler is its own dependency). */
+type Element = ReturnType<typeof DomUtils.getElementsByTagName>[number];
 
 /**
  * The chapter's HTML for the converter: images replaced by their alt text, and

@@ -14,7 +14,7 @@
  * HTML that never closes one of those elements is simply not cut after it:
  * slower, and bounded by the extraction deadline, but never wrong.
  */
-export const SEGMENT_CHARS = 16 * 1024;
+const SEGMENT_CHARS = 16 * 1024;
 
 const CUT_BEFORE = new Set([
   "p",

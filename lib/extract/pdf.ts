@@ -26,7 +26,7 @@ export interface PdfText {
   ocrPages: number[];
 }
 
-export const PAGE_SEPARATOR = "\n\n";
+const PAGE_SEPARATOR = "\n\n";
 
 const Opened = z.object({ ok: z.literal(true), pageCount: z.number().int().nonnegative() });
 /**

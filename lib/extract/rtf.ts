@@ -331,7 +331,7 @@ function* slices(bytes: Uint8Array): Generator<Buffer> {
 }
 
 /** The RTF's HTML: structure as described above. Exported for tests. */
-export async function rtfToHtml(bytes: Uint8Array, maxDepth: number, timeoutMs: number): Promise<string> {
+async function rtfToHtml(bytes: Uint8Array, maxDepth: number, timeoutMs: number): Promise<string> {
   const reader = new RtfToHtml(maxDepth, Date.now() + timeoutMs);
   try {
     await pipeline(Readable.from(slices(bytes)), new Tokenize(), reader);

@@ -15,7 +15,7 @@ import { failures } from "@/lib/extract/failures";
  * it). The worker answers one library call per request; the decisions
  * between calls are made here, in TypeScript.
  */
-export type WorkerRequest =
+type WorkerRequest =
   | { op: "pdf-open"; data: Uint8Array }
   | { op: "pdf-items"; pages?: number[] }
   | { op: "pdf-render"; page: number; dpi: number; maxPixels: number }
@@ -52,7 +52,7 @@ export interface WorkerOptions {
  * under 100 MB); the limit makes a hostile one fail fast instead of taking
  * the machine's memory.
  */
-export const WORKER_HEAP_MB = 512;
+const WORKER_HEAP_MB = 512;
 
 // Resolved from the working directory, not import.meta.url: Next.js bundles
 // lib/ and must neither bundle nor relocate the worker.
@@ -71,7 +71,7 @@ class WorkerStopped extends Error {
  * Workers alive at once. Each may take up to WORKER_HEAP_MB; on a two-core
  * machine more would only share the same CPU, so later documents wait their turn.
  */
-export const MAX_CONCURRENT_WORKERS = 2;
+const MAX_CONCURRENT_WORKERS = 2;
 const slots = pLimit(MAX_CONCURRENT_WORKERS);
 
 /** Runs `session` against a fresh worker, then terminates it whatever happened. */

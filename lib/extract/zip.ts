@@ -51,7 +51,7 @@ export type ZipVerdict =
   | { ok: false; reason: "too_complex"; part: string; excess: MarkupExcess };
 
 /** The bytes are not a ZIP this reader accepts (damaged, truncated, ambiguous, encrypted entries). */
-export class ZipFormatError extends Error {}
+class ZipFormatError extends Error {}
 
 const EOCD_SIGNATURE = 0x06054b50;
 const CENTRAL_SIGNATURE = 0x02014b50;
@@ -89,7 +89,7 @@ export async function inspectZip(bytes: Uint8Array, budget: ZipBudget): Promise<
 }
 
 /** The central directory's entries, each checked against its local header and against the others. */
-export function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
+function readZipDirectory(bytes: Uint8Array): ZipEntry[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const eocd = findEndOfCentralDirectory(view);
   const disk = view.getUint16(eocd + 4, true);

@@ -19,7 +19,7 @@ const holder = globalThis as typeof globalThis & {
 };
 
 /** The scrape reader of this process (created once; it starts no server of its own). */
-export function prometheusReader(): PrometheusExporter {
+function prometheusReader(): PrometheusExporter {
   return (holder.__chunkwisePrometheus ??= new PrometheusExporter({ preventServerStart: true }));
 }
 

@@ -90,7 +90,7 @@ function createInstruments(): Instruments {
 const holder = globalThis as typeof globalThis & { __chunkwiseInstruments?: Instruments };
 const instruments = () => (holder.__chunkwiseInstruments ??= createInstruments());
 
-export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
 export function recordRequest(answer: {
   route: string;

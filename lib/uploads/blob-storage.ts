@@ -7,7 +7,7 @@ import { type HandleUploadBody, handleUpload } from "@vercel/blob/client";
  * locally with the read-write token: no network), and opening a blob to
  * read it. An interface so the core is testable without Vercel.
  */
-export interface UploadGrant {
+interface UploadGrant {
   /** The only content type the token allows. */
   contentType: string;
   maxBytes: number;

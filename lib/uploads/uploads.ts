@@ -35,7 +35,7 @@ export interface UploadedDocument {
 
 const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-export const uploadUnknown = (id: string) =>
+const uploadUnknown = (id: string) =>
   new ApiError(
     "expired_or_unknown",
     `No upload ${id} exists: uploads are kept as long as results, then forgotten. Start a new one with POST /api/uploads.`,

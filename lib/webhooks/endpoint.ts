@@ -22,7 +22,7 @@ export interface WebhookEndpoint {
 }
 
 /** How a try went: an expected outcome, so a value (a reason code when it failed), never a throw. */
-export type PostOutcome =
+type PostOutcome =
   | { ok: true; status: number }
   | {
       ok: false;

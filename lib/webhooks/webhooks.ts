@@ -16,10 +16,10 @@ import { logFault } from "@/lib/observability/events";
  */
 
 /** Each wait is this many times the one before. */
-export const RETRY_GROWTH = 5;
+const RETRY_GROWTH = 5;
 
 /** The wait before try `attempt` (2 or more): base, base×5, base×25, ..., ±20% so receivers that failed together are not retried together. */
-export function retryDelayMs(attempt: number, baseMs: number, random = Math.random): number {
+function retryDelayMs(attempt: number, baseMs: number, random = Math.random): number {
   return Math.round(baseMs * RETRY_GROWTH ** (attempt - 2) * (0.8 + 0.4 * random()));
 }
 

@@ -13,7 +13,7 @@ import path from "node:path";
  */
 
 /** Tesseract's language codes: "eng", "fra", "chi_sim". */
-export const LANGUAGE_CODE = /^[a-z]{3}(_[a-z]{3,4})?$/;
+const LANGUAGE_CODE = /^[a-z]{3}(_[a-z]{3,4})?$/;
 
 /** OCR_LANGUAGES when unset. */
 export const DEFAULT_OCR_LANGUAGES = "eng";
@@ -26,7 +26,7 @@ export const languageDataPath = (code: string) =>
   `node_modules/@tesseract.js-data/${code}/4.0.0/${code}.traineddata.gz`;
 
 /** Where `code`'s data is installed, or undefined when its package is not. */
-export function languageDataFile(code: string): string | undefined {
+function languageDataFile(code: string): string | undefined {
   if (!LANGUAGE_CODE.test(code)) return undefined;
   // From the working directory, as the service's other files are: a bundler turns require.resolve into a module id.
   const file = path.join(process.cwd(), languageDataPath(code));

@@ -120,14 +120,14 @@ function isLabel(value: string): boolean {
 }
 
 /** 0 → "A", 25 → "Z", 26 → "AA". */
-export function columnName(index: number): string {
+function columnName(index: number): string {
   let name = "";
   for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
   return name;
 }
 
 /** "AA" → 26. */
-export function columnIndex(letters: string): number {
+function columnIndex(letters: string): number {
   let n = 0;
   for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
   return n - 1;

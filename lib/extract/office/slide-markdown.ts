@@ -22,7 +22,7 @@ export interface SlideContent {
 }
 
 /** The heading speaker notes are put under; the tests and the README name it. */
-export const NOTES_HEADING = "## Notes";
+const NOTES_HEADING = "## Notes";
 
 /**
  * Shapes whose tops are this close (as a share of the highest top seen, at
@@ -40,7 +40,7 @@ export function slideMarkdown(number: number, content: SlideContent): string {
 }
 
 /** Top to bottom; shapes whose tops are within SAME_LINE of the line's first are one line, read left to right. */
-export function readingOrder<T extends { x: number; y: number }>(blocks: T[]): T[] {
+function readingOrder<T extends { x: number; y: number }>(blocks: T[]): T[] {
   const byTop = [...blocks].sort((a, b) => a.y - b.y || a.x - b.x);
   const tolerance = Math.max(1, SAME_LINE * Math.max(0, ...blocks.map((b) => b.y)));
   const ordered: T[] = [];
@@ -85,7 +85,7 @@ function textMarkdown(paragraphs: { text: string; level: number; bullet: boolean
 }
 
 /** The first row is the header: slide tables are written with one (PowerPoint's "Header Row", on by default). */
-export function tableMarkdown(rows: string[][]): string {
+function tableMarkdown(rows: string[][]): string {
   const width = Math.max(...rows.map((r) => r.length));
   const cell = (v: string | undefined) =>
     oneLine(v ?? "")

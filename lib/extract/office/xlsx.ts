@@ -264,7 +264,7 @@ function cellValue(cell: { type: string; style: number; value: string; inline: s
 }
 
 /** A date serial as ISO 8601: a date, or a date and time when it has a fraction of a day. */
-export function serialDate(serial: number, date1904: boolean): string | undefined {
+function serialDate(serial: number, date1904: boolean): string | undefined {
   if (!Number.isFinite(serial) || serial < 0 || serial > 2_958_465) return undefined;
   // Day 0 is 1899-12-31 in the 1900 system, which counts a 29 February 1900 that never was (Lotus's bug kept).
   const epoch = date1904 ? Date.UTC(1904, 0, 1) : Date.UTC(1899, 11, 30);

@@ -23,7 +23,7 @@ import { adoptHeaders, findTables, leftOver, sameColumns, type Table } from "./t
 import { dropRunningLines } from "./running-lines";
 import { splitSidebars } from "./sidebars";
 
-export type { LaidLine, PageLayout, PdfPageContent, PdfTextItem, Rect } from "./types";
+export type { PageLayout, PdfPageContent, PdfTextItem, Rect } from "./types";
 
 /** One Markdown text per page, in page order, each with where its lines came from. */
 export function layoutPages(pages: PdfPageContent[]): PageLayout[] {

@@ -37,7 +37,7 @@ export interface PdfPageContent {
 export type Rect = [left: number, bottom: number, right: number, top: number];
 
 /** A line of a page's output: the range [start, end) of the page's text it became, and where it is on the page. */
-export interface LaidLine {
+interface LaidLine {
   start: number;
   end: number;
   box: PageBox;
