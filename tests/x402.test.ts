@@ -49,8 +49,8 @@ import { ApiError } from "@/lib/errors";
 import { type LocalChain, startLocalChain } from "@/localchain";
 import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
 import { orRefuse } from "@/lib/payments/refusal";
-import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
-import { offerV2 } from "@/lib/payments/x402-v2";
+import { X402FacilitatorClient } from "@/lib/payments/x402/facilitator";
+import { offerV2 } from "@/lib/payments/x402/v2";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
@@ -64,9 +64,9 @@ import {
   paymentResponseHeader,
   settleX402,
   verifyX402Payment,
-} from "@/lib/payments/x402";
+} from "@/lib/payments/x402/v1";
 import { TIERS, isPaid } from "@/lib/tiers";
-import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/fee-budget";
+import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/v1/fee-budget";
 
 /**
  * The x402 exact-SVM path against the project's local chain: payloads made

@@ -21,10 +21,10 @@ import {
   simulateX402,
   verifyX402Payment,
   type X402Payment,
-} from "@/lib/payments/x402";
+} from "@/lib/payments/x402/v1";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { orRefuse } from "@/lib/payments/refusal";
-import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
+import { X402FacilitatorClient } from "@/lib/payments/x402/facilitator";
 import {
   type ResourceKind,
   type PaymentPayloadV2,
@@ -33,7 +33,7 @@ import {
   offerV2,
   parsePaymentSignatureHeader,
   paymentResponseHeaderV2,
-} from "@/lib/payments/x402-v2";
+} from "@/lib/payments/x402/v2";
 import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
 import { isAiTier } from "@/lib/ai/model-client";

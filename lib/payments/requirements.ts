@@ -4,7 +4,7 @@ import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import type { Refusal } from "@/lib/payments/refusal";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
-import { type ResourceKind, paymentRequiredV2 } from "@/lib/payments/x402-v2";
+import { type ResourceKind, paymentRequiredV2 } from "@/lib/payments/x402/v2";
 import { type Tier, priceUsd } from "@/lib/tiers";
 
 /**

@@ -13,7 +13,7 @@ import {
 import type { Network } from "@/lib/config";
 import { accept, refusalError, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
-import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402";
+import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402/v1";
 
 /**
  * x402 version 2 beside version 1: the same `exact` payment on Solana, with
