@@ -13,6 +13,7 @@ import {
   withOcrLanguages,
 } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
+import { paymentRequired } from "@/lib/payments/payment-required";
 import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import { mainThreadTurn } from "@/lib/main-thread-turns";
@@ -275,6 +276,7 @@ async function runPaid(
     resource: `${request.apiBase}${request.resourcePath}`,
     resourceKind: request.resourceKind ?? (request.input.kind === "url" ? "json" : "form-data"),
   });
+  if (admission.kind === "refused") throw paymentRequired(admission);
   if (admission.kind === "replay") {
     paymentReplayed({ tier: tier.id });
     return admission.response;
@@ -285,8 +287,9 @@ async function runPaid(
   paymentVerified({ ...payer, amount: receipt.amount });
   const settle = async () => {
     const settled = await admission.settle();
-    paymentSettled({ ...payer, amount: settled.amount, transaction: settled.transaction });
-    return settled;
+    if (settled.kind === "refused") throw paymentRequired(settled);
+    paymentSettled({ ...payer, amount: settled.receipt.amount, transaction: settled.receipt.transaction });
+    return settled.receipt;
   };
   const paymentOf = (paid: typeof receipt) => ({
     amount: Number(paid.amount),
@@ -317,7 +320,7 @@ async function runPaid(
       });
     }
     // Work that an earlier payment bought but could not settle is answered at once.
-    const kept = await services.payments.computedFor(requestKey);
+    const kept = await services.computedResults.find(requestKey);
     const answerNow = async (): Promise<Answer> =>
       kept
         ? { inline: true, make: async (payment, headers) => ({ body: { ...kept.body, payment }, headers }) }
@@ -342,7 +345,7 @@ async function runPaid(
     // Only now is the transaction known on every path (a facilitator names it when it settles).
     const response = await answer.make(paymentOf(settled), settled.headers);
     await claim.complete(response);
-    await services.payments.forgetComputed(requestKey);
+    await services.computedResults.forget(requestKey);
     return response;
   } catch (error) {
     // The work failed or the money did not move, so the payment bought nothing: free it for a retry.
@@ -350,7 +353,7 @@ async function runPaid(
       () => paymentReleased({ tier: tier.id, reason: error instanceof ApiError ? error.code : "internal_error" }),
       (releaseError: unknown) => logFault("Payment release failed", releaseError),
     );
-    if (computed) await services.payments.keepComputed(requestKey, computed);
+    if (computed) await services.computedResults.keep(requestKey, computed);
     throw error;
   }
 }

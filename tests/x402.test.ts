@@ -47,8 +47,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { type LocalChain, startLocalChain } from "@/localchain";
-import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
-import { orRefuse } from "@/lib/payments/refusal";
+import { paymentRequiredError } from "@/lib/payments/payment-required";
+import { type PaymentRequirement, paymentRequirement } from "@/lib/payments/requirements";
+import type { Verdict } from "@/lib/payments/refusal";
 import { X402FacilitatorClient } from "@/lib/payments/x402/facilitator";
 import { offerV2 } from "@/lib/payments/x402/v2";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -67,6 +68,12 @@ import {
 } from "@/lib/payments/x402/v1";
 import { TIERS, isPaid } from "@/lib/tiers";
 import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/v1/fee-budget";
+
+/** The accepted value of a verdict; a refusal fails the test with its code. */
+function orRefuse<T>(verdict: Verdict<T>): T {
+  if (!verdict.ok) throw new Error(`refused: ${verdict.refusal.code}: ${verdict.refusal.message}`);
+  return verdict.value;
+}
 
 /**
  * The x402 exact-SVM path against the project's local chain: payloads made

@@ -1,3 +1,4 @@
+import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 
@@ -50,3 +51,15 @@ export function createChainRpc(url: string, options: { timeoutMs?: number } = {}
     },
   };
 }
+
+/**
+ * This client in the shape @solana/kit asks of the one call x402 verification makes (resolving address lookup
+ * tables), so the gate reads the chain through the injected client only. kit reads just `value` of the answer.
+ */
+export const lookupTableReader = (rpc: ChainRpc): Rpc<GetMultipleAccountsApi> =>
+  ({
+    getMultipleAccounts: (addresses: readonly string[], config?: object) => ({
+      send: () => rpc.call("getMultipleAccounts", [addresses, config ?? {}], z.object({ value: z.array(z.unknown()) })),
+    }),
+    // kit's Rpc type is a proxy over every method; verification calls only this one.
+  }) as unknown as Rpc<GetMultipleAccountsApi>;

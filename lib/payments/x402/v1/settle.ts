@@ -18,6 +18,7 @@ import {
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { chainUnavailable } from "@/lib/payments/chain-rpc";
+import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { VerifiedX402, CosignedX402 } from "./payload";
 
 /** Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). */
@@ -159,24 +160,24 @@ async function awaitConfirmation(chain: ChainClient, signature: Signature, timeo
   );
 }
 
-/** Refuses, as a 402, a transaction whose simulation fails; the chain unchanged. */
-async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<"ok" | "landed"> {
+/** A transaction whose simulation fails is refused; the chain unchanged. */
+async function simulate(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<Verdict<"ok" | "landed">> {
   const simulation = await chain.simulate(wire);
   if (simulation.err === "BlockhashNotFound")
-    throw new ApiError(
+    return refuse(
       "payment_expired",
       "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
     );
   // Landed already (a concurrent sender): nothing to refuse.
-  if (simulation.err === "AlreadyProcessed") return "landed";
+  if (simulation.err === "AlreadyProcessed") return accept("landed");
   if (simulation.err) {
     const logs = (simulation.logs ?? []).slice(-3).join(" | ");
-    throw new ApiError(
+    return refuse(
       "payment_simulation_failed",
       `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
     );
   }
-  return "ok";
+  return accept("ok");
 }
 
 /**
@@ -187,10 +188,11 @@ export async function simulateX402(
   rpcUrl: string,
   cosigned: CosignedX402,
   options: Pick<SettleOptions, "requestTimeoutMs"> = {},
-): Promise<void> {
+): Promise<Verdict<void>> {
   const chain = new ChainClient(createSolanaRpc(rpcUrl), options.requestTimeoutMs ?? 10_000);
-  if (await chain.status(cosigned.signature as Signature)) return;
-  await simulateOrRefuse(chain, cosigned.wireTransaction as Base64EncodedWireTransaction);
+  if (await chain.status(cosigned.signature as Signature)) return accept(undefined);
+  const simulated = await simulate(chain, cosigned.wireTransaction as Base64EncodedWireTransaction);
+  return simulated.ok ? accept(undefined) : simulated;
 }
 
 /**
@@ -207,8 +209,9 @@ export async function settleX402(rpcUrl: string, cosigned: CosignedX402, options
 
   const known = await chain.status(signature);
   if (known) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
-  if ((await simulateOrRefuse(chain, wire)) === "landed")
-    return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+  const simulated = await simulate(chain, wire);
+  if (!simulated.ok) throw new ApiError(simulated.refusal.code, simulated.refusal.message);
+  if (simulated.value === "landed") return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
 
   const sent = await chain.send(wire);
   if (!sent.accepted) {
