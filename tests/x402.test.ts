@@ -69,9 +69,9 @@ import {
 import { TIERS, isPaid } from "@/lib/tiers";
 import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/v1/fee-budget";
 
-/** The accepted value of a verdict; a refusal fails the test with its code. */
+/** The accepted value of a verdict, or its refusal raised as the 402 ApiError the tests' expectations read. */
 function orRefuse<T>(verdict: Verdict<T>): T {
-  if (!verdict.ok) throw new Error(`refused: ${verdict.refusal.code}: ${verdict.refusal.message}`);
+  if (!verdict.ok) throw new ApiError(verdict.refusal.code, verdict.refusal.message);
   return verdict.value;
 }
 

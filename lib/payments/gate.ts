@@ -38,17 +38,8 @@ import { type Hold, UnsettledPayments } from "@/lib/payments/unsettled";
 import { paymentRefused } from "@/lib/observability/events";
 
 /**
- * Admission of paid requests: no header is refused with fresh requirements;
- * a base58 signature is judged on chain (the spec's way); an x402 payload
- * (v1 in X-PAYMENT, v2 in PAYMENT-SIGNATURE) is verified, co-signed and
- * simulated, and settled only once the work is done (the x402 way), except
- * where the work costs money (the AI tiers) or the payer defaulted before:
- * then it settles first. A payer has one unsettled x402 payment at a time
- * (lib/payments/unsettled.ts). Either
- * way the payment is claimed in the ledger before any work, under its
- * on-chain signature, so one transfer can never pay twice whichever way it
- * arrives. The answer is a value: refused (with the reason the 402 gives),
- * a replay of what the payment bought, or paid.
+ * Admission of paid requests, whichever way they pay (a transfer's signature, x402 v1 or v2): each is judged,
+ * held and claimed so one transfer pays once, and answered as a value: refused, a replay, or paid.
  */
 
 /** The header a payment came in: it decides how it is read and how the receipt is named. */
@@ -261,8 +252,8 @@ export class PaymentGate {
   async #admitSignature(signature: string, request: PaidRequest): Promise<Admission> {
     // Before the chain is read: on another chain than SOLANA_NETWORK's no verdict could be right.
     await this.#chainIdentity.assert();
-    const bought = await this.#ledger.replay(signature, request.request);
-    if (bought) return { kind: "replay", response: bought };
+    const bought = await this.#bought(signature, request);
+    if (bought) return bought;
 
     const price = BigInt(pricedTier(request).priceBaseUnits);
     const { payments, payTo, usdcMint } = this.#config;
@@ -338,8 +329,8 @@ export class PaymentGate {
     if (!cosigning.ok) return this.#refuse(request, cosigning.refusal);
     const cosigned = cosigning.value;
 
-    const bought = await this.#ledger.replay(cosigned.signature, request.request);
-    if (bought) return { kind: "replay", response: bought };
+    const bought = await this.#bought(cosigned.signature, request);
+    if (bought) return bought;
     const { rpcUrl, confirmTimeoutMs } = this.#config.payments;
     return this.#whileHeld(paying, async (hold) => {
       // Would it go through? Asked before any work, so a payment that cannot settle buys no work.
@@ -455,8 +446,8 @@ export class PaymentGate {
     const settledKey = `x402-settled:${payer}`;
     const settledBefore = await this.#store.get(settledKey);
     if (settledBefore) {
-      const bought = await this.#ledger.replay(settledBefore, request.request);
-      if (bought) return { kind: "replay", response: bought };
+      const bought = await this.#bought(settledBefore, request);
+      if (bought) return bought;
       const admission = await this.#claim(
         settledBefore,
         request,
@@ -467,8 +458,8 @@ export class PaymentGate {
       return admission.kind === "paid" ? { ...admission, settleFirst: false } : admission;
     }
     const pendingId = `x402-payer:${payer}`;
-    const bought = await this.#ledger.replay(pendingId, request.request);
-    if (bought) return { kind: "replay", response: bought };
+    const bought = await this.#bought(pendingId, request);
+    if (bought) return bought;
     return this.#whileHeld(paying, async (hold) => {
       const accepted = await verdictOf(() => client.verify(payment, requirements));
       if (!accepted.ok) return this.#refuse(request, accepted.refusal);
@@ -510,6 +501,15 @@ export class PaymentGate {
     });
   }
 
+  /** What a payment already did: null when unused, else the replay of what it bought here or the refusal of its reuse. */
+  async #bought(paymentId: string, request: PaidRequest): Promise<Admission | null> {
+    const purchase = await this.#ledger.replay(paymentId, request.request);
+    if (!purchase) return null;
+    return "refusal" in purchase
+      ? this.#refuse(request, purchase.refusal)
+      : { kind: "replay", response: purchase.response };
+  }
+
   #x402Receipt(transaction: string, verified: VerifiedX402, version: 1 | 2): Receipt {
     const receipt = { signature: transaction, payer: verified.payer };
     return {
@@ -527,6 +527,7 @@ export class PaymentGate {
 
   async #claim(paymentId: string, request: PaidRequest, receipt: Receipt, withReference: boolean): Promise<Admission> {
     const claimed = await this.#ledger.claim(paymentId, request.request);
+    if ("refusal" in claimed) return this.#refuse(request, claimed.refusal);
     if ("response" in claimed) return { kind: "replay", response: claimed.response };
     const claim: Claim = {
       ...claimed.claim,
