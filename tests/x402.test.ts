@@ -46,6 +46,7 @@ import { decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
+import { createChainRpc } from "@/lib/payments/chain-rpc";
 import { type LocalChain, startLocalChain } from "@/localchain";
 import { paymentRequiredError } from "@/lib/payments/payment-required";
 import { type PaymentRequirement, paymentRequirement } from "@/lib/payments/requirements";
@@ -134,7 +135,9 @@ async function payThrough(header: string, options: { rpcUrl?: string; confirmTim
   if (!payment) throw new Error("not an x402 header");
   const verified = orRefuse(await verifyX402Payment(payment, requirement, feePayer));
   const cosigned = await cosignX402(verified, feePayerSecret);
-  await settleX402(options.rpcUrl ?? proxy.url, cosigned, { confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000 });
+  await settleX402(createChainRpc(options.rpcUrl ?? proxy.url), cosigned, {
+    confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000,
+  });
   return { verified, cosigned };
 }
 

@@ -17,6 +17,16 @@ const Reply = z.union([
   z.object({ error: z.object({ code: z.number(), message: z.string() }) }),
 ]);
 
+/** The node answered with a JSON-RPC error (it was reached): the cause of the 503, for callers to whom it means a refusal. */
+export class RpcErrorReply extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export const chainUnavailable = (detail: string, cause?: unknown) =>
   new ApiError(
     "chain_unavailable",
@@ -44,7 +54,10 @@ export function createChainRpc(url: string, options: { timeoutMs?: number } = {}
       const reply = Reply.safeParse(await response.json().catch(() => undefined));
       if (!reply.success) throw chainUnavailable(`${method}: unreadable answer`);
       if ("error" in reply.data)
-        throw chainUnavailable(`${method}: ${reply.data.error.message} (${reply.data.error.code})`);
+        throw chainUnavailable(
+          `${method}: ${reply.data.error.message} (${reply.data.error.code})`,
+          new RpcErrorReply(reply.data.error.code, reply.data.error.message),
+        );
       const result = schema.safeParse(reply.data.result);
       if (!result.success) throw chainUnavailable(`${method}: unexpected answer shape`, result.error);
       return result.data;

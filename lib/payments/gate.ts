@@ -331,10 +331,10 @@ export class PaymentGate {
 
     const bought = await this.#bought(cosigned.signature, request);
     if (bought) return bought;
-    const { rpcUrl, confirmTimeoutMs } = this.#config.payments;
+    const { confirmTimeoutMs } = this.#config.payments;
     return this.#whileHeld(paying, async (hold) => {
       // Would it go through? Asked before any work, so a payment that cannot settle buys no work.
-      const simulated = await simulateX402(rpcUrl, cosigned);
+      const simulated = await simulateX402(this.#rpc, cosigned);
       if (!simulated.ok) return this.#refuse(request, simulated.refusal);
       const admission = await this.#claim(
         cosigned.signature,
@@ -347,7 +347,7 @@ export class PaymentGate {
         ...admission,
         settle: () =>
           this.#settling(paying, hold, async () => {
-            await settleX402(rpcUrl, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
+            await settleX402(this.#rpc, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
             return admission.receipt;
           }),
       };
