@@ -23,7 +23,7 @@ import { estimatePages } from "@/lib/extract/page-count";
 import { type Reservation, pagesGoBack, rateLimitHeaders } from "@/lib/quota";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
-import type { PaymentHeader } from "@/lib/payments/gate";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ResourceKind } from "@/lib/payments/x402/v2";
 import type { Services } from "@/lib/services";
 import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";

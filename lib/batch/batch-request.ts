@@ -13,7 +13,7 @@ import { paymentRequired } from "@/lib/payments/payment-required";
 import { startJob } from "@/lib/jobs/runner";
 import { logFault, paymentReleased, paymentReplayed, paymentSettled } from "@/lib/observability/events";
 import { noteTier } from "@/lib/observability/request-scope";
-import type { PaymentHeader } from "@/lib/payments/gate";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ResourceKind } from "@/lib/payments/x402/v2";
 import { acceptJob, type ChunkResponse, type DocumentInput } from "@/lib/pipeline";
 import { rateLimitHeaders } from "@/lib/quota";

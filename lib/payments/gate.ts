@@ -4,6 +4,7 @@ import { ApiError } from "@/lib/errors";
 import { type ChainRpc, lookupTableReader } from "@/lib/payments/chain-rpc";
 import { type Claim, PaymentLedger, type StoredResponse } from "@/lib/payments/ledger";
 import type { PaymentRefused } from "@/lib/payments/payment-required";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 import { PaymentReferences } from "@/lib/payments/references";
 import { type PaymentRequirement, paymentRequirement, x402Network } from "@/lib/payments/requirements";
 import { parseSignature, verifySignaturePayment } from "@/lib/payments/signature";
@@ -41,12 +42,6 @@ import { paymentRefused } from "@/lib/observability/events";
  * Admission of paid requests, whichever way they pay (a transfer's signature, x402 v1 or v2): each is judged,
  * held and claimed so one transfer pays once, and answered as a value: refused, a replay, or paid.
  */
-
-/** The header a payment came in: it decides how it is read and how the receipt is named. */
-export interface PaymentHeader {
-  name: "X-PAYMENT" | "PAYMENT-SIGNATURE";
-  value: string;
-}
 
 export interface PaidRequest {
   /** Who asks (lib/http/client-address.ts): unpaid references are counted per client. */
