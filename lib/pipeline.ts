@@ -13,6 +13,7 @@ import {
   withOcrLanguages,
 } from "@/lib/chunk-result";
 import { ApiError } from "@/lib/errors";
+import { paymentRequired } from "@/lib/payments/payment-required";
 import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import { mainThreadTurn } from "@/lib/main-thread-turns";
@@ -22,8 +23,8 @@ import { estimatePages } from "@/lib/extract/page-count";
 import { type Reservation, pagesGoBack, rateLimitHeaders } from "@/lib/quota";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
-import type { PaymentHeader } from "@/lib/payments/gate";
-import type { ResourceKind } from "@/lib/payments/x402-v2";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
+import type { ResourceKind } from "@/lib/payments/x402/v2";
 import type { Services } from "@/lib/services";
 import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
@@ -278,6 +279,7 @@ async function runPaid(
     resource: `${request.apiBase}${request.resourcePath}`,
     resourceKind: request.resourceKind ?? (request.input.kind === "url" ? "json" : "form-data"),
   });
+  if (admission.kind === "refused") throw paymentRequired(admission);
   if (admission.kind === "replay") {
     paymentReplayed({ tier: tier.id });
     return admission.response;
@@ -288,8 +290,9 @@ async function runPaid(
   paymentVerified({ ...payer, amount: receipt.amount });
   const settle = async () => {
     const settled = await admission.settle();
-    paymentSettled({ ...payer, amount: settled.amount, transaction: settled.transaction });
-    return settled;
+    if (settled.kind === "refused") throw paymentRequired(settled);
+    paymentSettled({ ...payer, amount: settled.receipt.amount, transaction: settled.receipt.transaction });
+    return settled.receipt;
   };
   const paymentOf = (paid: typeof receipt) => ({
     amount: Number(paid.amount),
@@ -320,7 +323,7 @@ async function runPaid(
       });
     }
     // Work that an earlier payment bought but could not settle is answered at once.
-    const kept = await services.payments.computedFor(requestKey);
+    const kept = await services.computedResults.find(requestKey);
     const answerNow = async (): Promise<Answer> =>
       kept
         ? { inline: true, make: async (payment, headers) => ({ body: { ...kept.body, payment }, headers }) }
@@ -345,7 +348,7 @@ async function runPaid(
     // Only now is the transaction known on every path (a facilitator names it when it settles).
     const response = await answer.make(paymentOf(settled), settled.headers);
     await claim.complete(response);
-    await services.payments.forgetComputed(requestKey);
+    await services.computedResults.forget(requestKey);
     return response;
   } catch (error) {
     // The work failed or the money did not move, so the payment bought nothing: free it for a retry.
@@ -353,7 +356,7 @@ async function runPaid(
       () => paymentReleased({ tier: tier.id, reason: error instanceof ApiError ? error.code : "internal_error" }),
       (releaseError: unknown) => logFault("Payment release failed", releaseError),
     );
-    if (computed) await services.payments.keepComputed(requestKey, computed);
+    if (computed) await services.computedResults.keep(requestKey, computed);
     throw error;
   }
 }

@@ -10,6 +10,7 @@ import { createEmbedder } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
 import { type ChainRpc, createChainRpc } from "@/lib/payments/chain-rpc";
 import { PaymentGate } from "@/lib/payments/gate";
+import { ComputedResults } from "@/lib/payments/computed-results";
 import { createEngine, type Engine } from "@/lib/jobs/engine";
 import { JobStore } from "@/lib/jobs/job-store";
 import { logEvent } from "@/lib/observability/events";
@@ -39,6 +40,8 @@ export interface Services {
   embedder: Embedder;
   chain: ChainRpc;
   payments: PaymentGate;
+  /** Results computed for a payment that failed to settle, answered to the next payment of the same request. */
+  computedResults: ComputedResults;
   /** The AI tiers' models (absent: that tier is not configured). */
   models: ModelClients;
   jobs: JobStore;
@@ -92,6 +95,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     embedder: overrides.embedder ?? createEmbedder(config.embeddings, modelCalls),
     chain,
     payments: new PaymentGate(config, store, chain),
+    computedResults: new ComputedResults(store, config.payments.maxAgeSeconds * 1000),
     models: createModelClients(config.ai, modelCalls),
     jobs,
     uploads:

@@ -4,6 +4,7 @@ import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { createChainRpc } from "@/lib/payments/chain-rpc";
 import { type PaidRequest, PaymentGate } from "@/lib/payments/gate";
+import { paymentRequired } from "@/lib/payments/payment-required";
 import { MemoryStore, RedisStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
 import { TIERS } from "@/lib/tiers";
@@ -44,9 +45,10 @@ const unpaid = (client: string, document: number): PaidRequest => ({
   resourceKind: "form-data",
 });
 
+/** The answer the route gives: a refused admission's 402, or the 429 the gate throws. */
 async function refusal(gate: PaymentGate, request: PaidRequest): Promise<ApiError> {
   const error = await gate.admit(request).then(
-    () => undefined,
+    (admission) => (admission.kind === "refused" ? paymentRequired(admission) : undefined),
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(ApiError);

@@ -638,7 +638,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
   it("a settlement that fails after the work is a 402 with the reason, and a new payment is answered from the kept result", async () => {
     const proxy = await startRecordingProxy(chain.rpcUrl);
     const services = useServices({ SOLANA_RPC_URL: proxy.url });
-    const lookups = vi.spyOn(services.payments, "computedFor");
+    const lookups = vi.spyOn(services.computedResults, "find");
     try {
       const document = newDocument();
       const payer = await funded();
@@ -650,7 +650,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
       expect(refused.status).toBe(402);
       expect((await json(refused)).code).toBe("payment_failed");
       const [[requestKey]] = lookups.mock.calls as [[string]];
-      expect(await services.payments.computedFor(requestKey)).not.toBeNull();
+      expect(await services.computedResults.find(requestKey)).not.toBeNull();
       lookups.mockClear();
 
       proxy.sends = "forward";
@@ -664,7 +664,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
       expect(result.chunks.length).toBeGreaterThan(0);
       expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
       expect(await lookups.mock.results[0]?.value).not.toBeNull();
-      expect(await services.payments.computedFor(requestKey)).toBeNull();
+      expect(await services.computedResults.find(requestKey)).toBeNull();
     } finally {
       useServices();
       await proxy.close();

@@ -46,11 +46,13 @@ import { decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
+import { createChainRpc } from "@/lib/payments/chain-rpc";
 import { type LocalChain, startLocalChain } from "@/localchain";
-import { type PaymentRequirement, paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
-import { orRefuse } from "@/lib/payments/refusal";
-import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
-import { offerV2 } from "@/lib/payments/x402-v2";
+import { paymentRequiredError } from "@/lib/payments/payment-required";
+import { type PaymentRequirement, paymentRequirement } from "@/lib/payments/requirements";
+import type { Verdict } from "@/lib/payments/refusal";
+import { X402FacilitatorClient } from "@/lib/payments/x402/facilitator";
+import { offerV2 } from "@/lib/payments/x402/v2";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
@@ -64,9 +66,15 @@ import {
   paymentResponseHeader,
   settleX402,
   verifyX402Payment,
-} from "@/lib/payments/x402";
+} from "@/lib/payments/x402/v1";
 import { TIERS, isPaid } from "@/lib/tiers";
-import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/fee-budget";
+import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/v1/fee-budget";
+
+/** The accepted value of a verdict, or its refusal raised as the 402 ApiError the tests' expectations read. */
+function orRefuse<T>(verdict: Verdict<T>): T {
+  if (!verdict.ok) throw new ApiError(verdict.refusal.code, verdict.refusal.message);
+  return verdict.value;
+}
 
 /**
  * The x402 exact-SVM path against the project's local chain: payloads made
@@ -127,7 +135,9 @@ async function payThrough(header: string, options: { rpcUrl?: string; confirmTim
   if (!payment) throw new Error("not an x402 header");
   const verified = orRefuse(await verifyX402Payment(payment, requirement, feePayer));
   const cosigned = await cosignX402(verified, feePayerSecret);
-  await settleX402(options.rpcUrl ?? proxy.url, cosigned, { confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000 });
+  await settleX402(createChainRpc(options.rpcUrl ?? proxy.url), cosigned, {
+    confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000,
+  });
   return { verified, cosigned };
 }
 

@@ -9,11 +9,12 @@ import type { ChunkOptions } from "@/lib/api-schema";
 import { resolveOptions } from "@/lib/chunk-result";
 import { STATUS_NAMES } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
+import { paymentRequired } from "@/lib/payments/payment-required";
 import { startJob } from "@/lib/jobs/runner";
 import { logFault, paymentReleased, paymentReplayed, paymentSettled } from "@/lib/observability/events";
 import { noteTier } from "@/lib/observability/request-scope";
-import type { PaymentHeader } from "@/lib/payments/gate";
-import type { ResourceKind } from "@/lib/payments/x402-v2";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
+import type { ResourceKind } from "@/lib/payments/x402/v2";
 import { acceptJob, type ChunkResponse, type DocumentInput } from "@/lib/pipeline";
 import { rateLimitHeaders } from "@/lib/quota";
 import type { Services } from "@/lib/services";
@@ -104,6 +105,7 @@ export async function runBatchRequest(services: Services, request: BatchChunkReq
     resource: `${request.apiBase}${request.resourcePath}`,
     resourceKind: request.resourceKind,
   });
+  if (admission.kind === "refused") throw paymentRequired(admission);
   if (admission.kind === "replay") {
     paymentReplayed({ tier: tier.id });
     return admission.response;
@@ -112,7 +114,9 @@ export async function runBatchRequest(services: Services, request: BatchChunkReq
   try {
     // Bought when accepted, as any job: the client's place first, then the money moves.
     return await acceptJob(services, request.client, async (slot) => {
-      const settled = await admission.settle();
+      const settlement = await admission.settle();
+      if (settlement.kind === "refused") throw paymentRequired(settlement);
+      const settled = settlement.receipt;
       paymentSettled({
         tier: tier.id,
         payer: settled.payer,

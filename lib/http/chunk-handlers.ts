@@ -9,7 +9,7 @@ import { type Upload, readUpload } from "@/lib/http/multipart";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
 import { noteTier } from "@/lib/observability/request-scope";
-import type { PaymentHeader } from "@/lib/payments/gate";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 import { isBodilessProbe, probeOffer } from "@/lib/payments/probe-offer";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";

@@ -5,7 +5,7 @@ import { paymentIdentifierOf } from "@/lib/idempotency/payment-identifier";
 import { IdempotencyRecords } from "@/lib/idempotency/records";
 import { mainThreadTurn } from "@/lib/main-thread-turns";
 import { logFault } from "@/lib/observability/events";
-import type { PaymentHeader } from "@/lib/payments/gate";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ChunkResponse, DocumentInput } from "@/lib/pipeline";
 import type { Services } from "@/lib/services";
 import type { TierId } from "@/lib/tiers";

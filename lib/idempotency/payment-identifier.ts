@@ -7,7 +7,7 @@ import {
   extractPaymentIdentifier,
 } from "@x402/extensions/payment-identifier";
 import { checkedKey } from "@/lib/idempotency/key";
-import type { PaymentHeader } from "@/lib/payments/gate";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 
 /**
  * x402 v2's `payment-identifier` extension (specs/extensions/payment_identifier.md): the 402 declares it, a

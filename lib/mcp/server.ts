@@ -20,7 +20,7 @@ import { ApiError } from "@/lib/errors";
 import { answerOnce } from "@/lib/idempotency/answer-once";
 import { checkedKey } from "@/lib/idempotency/key";
 import { jobResult, jobStatus } from "@/lib/jobs/status";
-import type { PaymentHeader } from "@/lib/payments/gate";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
 import { runBatchRequest } from "@/lib/batch/batch-request";
 import type { Services } from "@/lib/services";

@@ -1,3 +1,4 @@
+import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 
@@ -15,6 +16,16 @@ const Reply = z.union([
   z.object({ result: z.unknown() }),
   z.object({ error: z.object({ code: z.number(), message: z.string() }) }),
 ]);
+
+/** The node answered with a JSON-RPC error (it was reached): the cause of the 503, for callers to whom it means a refusal. */
+export class RpcErrorReply extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export const chainUnavailable = (detail: string, cause?: unknown) =>
   new ApiError(
@@ -43,10 +54,25 @@ export function createChainRpc(url: string, options: { timeoutMs?: number } = {}
       const reply = Reply.safeParse(await response.json().catch(() => undefined));
       if (!reply.success) throw chainUnavailable(`${method}: unreadable answer`);
       if ("error" in reply.data)
-        throw chainUnavailable(`${method}: ${reply.data.error.message} (${reply.data.error.code})`);
+        throw chainUnavailable(
+          `${method}: ${reply.data.error.message} (${reply.data.error.code})`,
+          new RpcErrorReply(reply.data.error.code, reply.data.error.message),
+        );
       const result = schema.safeParse(reply.data.result);
       if (!result.success) throw chainUnavailable(`${method}: unexpected answer shape`, result.error);
       return result.data;
     },
   };
 }
+
+/**
+ * This client in the shape @solana/kit asks of the one call x402 verification makes (resolving address lookup
+ * tables), so the gate reads the chain through the injected client only. kit reads just `value` of the answer.
+ */
+export const lookupTableReader = (rpc: ChainRpc): Rpc<GetMultipleAccountsApi> =>
+  ({
+    getMultipleAccounts: (addresses: readonly string[], config?: object) => ({
+      send: () => rpc.call("getMultipleAccounts", [addresses, config ?? {}], z.object({ value: z.array(z.unknown()) })),
+    }),
+    // kit's Rpc type is a proxy over every method; verification calls only this one.
+  }) as unknown as Rpc<GetMultipleAccountsApi>;

@@ -1,30 +1,26 @@
-import { createKeyPairSignerFromBytes, createSolanaRpc, getBase58Decoder, getBase58Encoder } from "@solana/kit";
+import { createKeyPairSignerFromBytes, getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import type { Config } from "@/lib/config";
-import type { CodeOf } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
-import type { ChainRpc } from "@/lib/payments/chain-rpc";
-import { type Claim, PaymentLedger, type StoredResponse, StoredResponseSchema } from "@/lib/payments/ledger";
+import { type ChainRpc, lookupTableReader } from "@/lib/payments/chain-rpc";
+import { type Claim, PaymentLedger, type StoredResponse } from "@/lib/payments/ledger";
+import type { PaymentRefused } from "@/lib/payments/payment-required";
+import type { PaymentHeader } from "@/lib/payments/payment-header";
 import { PaymentReferences } from "@/lib/payments/references";
-import {
-  type PaymentRequirement,
-  paymentRequiredError,
-  paymentRequirement,
-  x402Network,
-} from "@/lib/payments/requirements";
+import { type PaymentRequirement, paymentRequirement, x402Network } from "@/lib/payments/requirements";
 import { parseSignature, verifySignaturePayment } from "@/lib/payments/signature";
 import {
   type VerifiedX402,
   cosignX402,
-  parseX402Header,
   paymentResponseHeader,
+  readX402Header,
   settleX402,
   simulateX402,
   verifyX402Payment,
   type X402Payment,
-} from "@/lib/payments/x402";
+} from "@/lib/payments/x402/v1";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { orRefuse } from "@/lib/payments/refusal";
-import { X402FacilitatorClient } from "@/lib/payments/x402-facilitator";
+import { type Refusal, type Verdict, accept, refuse, verdictOf } from "@/lib/payments/refusal";
+import { X402FacilitatorClient } from "@/lib/payments/x402/facilitator";
 import {
   type ResourceKind,
   type PaymentPayloadV2,
@@ -33,7 +29,7 @@ import {
   offerV2,
   parsePaymentSignatureHeader,
   paymentResponseHeaderV2,
-} from "@/lib/payments/x402-v2";
+} from "@/lib/payments/x402/v2";
 import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
 import { isAiTier } from "@/lib/ai/model-client";
@@ -43,27 +39,9 @@ import { type Hold, UnsettledPayments } from "@/lib/payments/unsettled";
 import { paymentRefused } from "@/lib/observability/events";
 
 /**
- * Admission of paid requests: no header is a 402 with fresh requirements;
- * a base58 signature is judged on chain (the spec's way); an x402 payload
- * (v1 in X-PAYMENT, v2 in PAYMENT-SIGNATURE) is verified, co-signed and
- * simulated, and settled only once the work is done (the x402 way), except
- * where the work costs money (the AI tiers) or the payer defaulted before:
- * then it settles first. A payer has one unsettled x402 payment at a time
- * (lib/payments/unsettled.ts). Either
- * way the payment is claimed in the ledger before any work, under its
- * on-chain signature, so one transfer can never pay twice whichever way it
- * arrives.
- *
- * One module over 300 lines on purpose: the ways to pay are admitted against
- * one ledger, one book of references and one 402, which `PaymentGate`'s
- * private methods share.
+ * Admission of paid requests, whichever way they pay (a transfer's signature, x402 v1 or v2): each is judged,
+ * held and claimed so one transfer pays once, and answered as a value: refused, a replay, or paid.
  */
-
-/** The header a payment came in: it decides how it is read and how the receipt is named. */
-export interface PaymentHeader {
-  name: "X-PAYMENT" | "PAYMENT-SIGNATURE";
-  value: string;
-}
 
 export interface PaidRequest {
   /** Who asks (lib/http/client-address.ts): unpaid references are counted per client. */
@@ -90,23 +68,25 @@ export interface Receipt {
   headers: Record<string, string>;
 }
 
-export type Admission =
-  | { kind: "replay"; response: StoredResponse }
-  | {
-      kind: "paid";
-      receipt: Receipt;
-      claim: Claim;
-      /** Move the money before the work: the work costs money, or this payer let a payment fail after its work. */
-      settleFirst: boolean;
-      /**
-       * Moves the money, once the work has succeeded (nothing to do when the
-       * client paid before asking), and gives the final receipt: a
-       * facilitator names the transaction only then. A refusal is the full 402.
-       */
-      settle: () => Promise<Receipt>;
-    };
+/** A settlement: the final receipt, or the refusal of a payment whose money did not move. */
+export type Settlement = { kind: "settled"; receipt: Receipt } | PaymentRefused;
 
-const computedKey = (request: string) => `computed:${request}`;
+/** What `admit` answers, in the manner of x402's `HTTPProcessResult`: refused, a replay, or paid. */
+export type Admission = PaymentRefused | Replay | Paid;
+type Replay = { kind: "replay"; response: StoredResponse };
+type Paid = {
+  kind: "paid";
+  receipt: Receipt;
+  claim: Claim;
+  /** Move the money before the work: the work costs money, or this payer let a payment fail after its work. */
+  settleFirst: boolean;
+  /**
+   * Moves the money, once the work has succeeded (nothing to do when the
+   * client paid before asking), and gives the final receipt: a
+   * facilitator names the transaction only then.
+   */
+  settle: () => Promise<Settlement>;
+};
 
 /** Settlement failures that mean the payer's funds were not there when the work was done. */
 const DEFAULT_CODES = new Set([
@@ -179,57 +159,57 @@ export class PaymentGate {
   }
 
   async admit(request: PaidRequest): Promise<Admission> {
-    return this.#withPaymentRequired(request, async () => {
-      const { payment } = request;
-      if (!payment)
-        throw new ApiError(
-          "payment_required",
-          `The ${request.tier.id} tier costs ${pricedTier(request).priceBaseUnits} USDC base units ${request.priceBaseUnits === undefined ? "per request" : "for this batch"}: send them to payTo, then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
-        );
-      if (payment.name === "PAYMENT-SIGNATURE")
-        return this.#admitV2(parsePaymentSignatureHeader(payment.value), request);
-      const x402 = parseX402Header(payment.value);
-      return x402
-        ? await this.#admitX402(x402, request)
-        : await this.#admitSignature(parseSignature(payment.value), request);
-    });
+    const { payment } = request;
+    if (!payment)
+      return this.#refuse(request, {
+        code: "payment_required",
+        message: `The ${request.tier.id} tier costs ${pricedTier(request).priceBaseUnits} USDC base units ${request.priceBaseUnits === undefined ? "per request" : "for this batch"}: send them to payTo, then repeat the request with X-PAYMENT: <transaction signature>; or pay with an x402 client.`,
+      });
+    if (payment.name === "PAYMENT-SIGNATURE") {
+      const v2 = parsePaymentSignatureHeader(payment.value);
+      return v2.ok ? this.#admitV2(v2.value, request) : this.#refuse(request, v2.refusal);
+    }
+    const x402 = readX402Header(payment.value);
+    if (x402) return x402.ok ? this.#admitX402(x402.value, request) : this.#refuse(request, x402.refusal);
+    const signature = parseSignature(payment.value);
+    return signature.ok ? this.#admitSignature(signature.value, request) : this.#refuse(request, signature.refusal);
   }
 
-  /** Refusals get the full 402 body and the v2 header, with a fresh reference to pay with. */
-  async #withPaymentRequired<T>(request: PaidRequest, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 402 && !error.body) {
-        // A request without payment is asked for one; one with a payment is refused, with the reason.
-        if (request.payment) paymentRefused({ tier: request.tier.id, code: error.code, header: request.payment.name });
-        throw paymentRequiredError(await this.#requirement(request, true), this.#config, request.resourceKind, {
-          // A 402's code is one of the table's 402 codes, which the type of `status` cannot say.
-          code: error.code as CodeOf<402>,
-          message: error.message,
-        });
-      }
-      throw error;
-    }
+  /** A refusal carries what its 402 needs: the reason, and the offer with a fresh reference to pay with. */
+  async #refuse(request: PaidRequest, reason: Refusal): Promise<PaymentRefused> {
+    // A request without payment is asked for one; one with a payment is refused, with the reason.
+    if (request.payment) paymentRefused({ tier: request.tier.id, code: reason.code, header: request.payment.name });
+    return {
+      kind: "refused",
+      ...reason,
+      requirement: await this.#requirement(request, true),
+      resourceKind: request.resourceKind,
+      network: this.#config.network,
+    };
   }
 
   /** A v2 payment must accept exactly what this request offers; its memo must be the reference issued for it. */
   async #admitV2(payment: PaymentPayloadV2, request: PaidRequest): Promise<Admission> {
-    orRefuse(checkAccepted(payment.accepted, offerV2(await this.#requirement(request, false), this.#config.network)));
+    const accepted = checkAccepted(
+      payment.accepted,
+      offerV2(await this.#requirement(request, false), this.#config.network),
+    );
+    if (!accepted.ok) return this.#refuse(request, accepted.refusal);
     const { memo } = payment.accepted.extra;
     if (memo === undefined) {
       if (this.#config.payments.requireReference)
-        throw new ApiError(
-          "payment_reference_required",
-          "This server accepts only payments carrying the 402 answer's extra.memo.",
-        );
+        return this.#refuse(request, {
+          code: "payment_reference_required",
+          message: "This server accepts only payments carrying the 402 answer's extra.memo.",
+        });
     } else {
       const bound = await this.#references.find([memo]);
       if (!bound || bound.tier !== request.tier.id || bound.document !== request.document)
-        throw new ApiError(
-          "payment_reference_mismatch",
-          "The payment's extra.memo is not the reference issued for this request (another document, URL or tier, or expired): pay the offer of this request's 402.",
-        );
+        return this.#refuse(request, {
+          code: "payment_reference_mismatch",
+          message:
+            "The payment's extra.memo is not the reference issued for this request (another document, URL or tier, or expired): pay the offer of this request's 402.",
+        });
     }
     return this.#admitX402(asVerifiable(payment), request, payment);
   }
@@ -259,30 +239,6 @@ export class PaymentGate {
     );
   }
 
-  /**
-   * A result computed for a payment that then failed to settle, kept for the
-   * payment window so that a new payment for the same request is answered at
-   * once. Only answers given inline are kept: a stored result names the
-   * transaction that failed.
-   */
-  async keepComputed(request: string, response: StoredResponse): Promise<void> {
-    if ("download_url" in response.body) return;
-    await this.#store.set(computedKey(request), JSON.stringify(response), {
-      ttlMs: this.#config.payments.maxAgeSeconds * 1000,
-    });
-  }
-
-  async computedFor(request: string): Promise<StoredResponse | null> {
-    const stored = await this.#store.get(computedKey(request));
-    if (stored === null) return null;
-    const parsed = StoredResponseSchema.safeParse(JSON.parse(stored));
-    return parsed.success ? parsed.data : null;
-  }
-
-  async forgetComputed(request: string): Promise<void> {
-    await this.#store.del(computedKey(request));
-  }
-
   /** Makes a payment usable again after the async work it bought has failed (see PaymentLedger.releaseDone). */
   releasePayment(transaction: string, request: string): Promise<void> {
     return this.#ledger.releaseDone(transaction, request);
@@ -291,8 +247,8 @@ export class PaymentGate {
   async #admitSignature(signature: string, request: PaidRequest): Promise<Admission> {
     // Before the chain is read: on another chain than SOLANA_NETWORK's no verdict could be right.
     await this.#chainIdentity.assert();
-    const bought = await this.#ledger.replay(signature, request.request);
-    if (bought) return { kind: "replay", response: bought };
+    const bought = await this.#bought(signature, request);
+    if (bought) return bought;
 
     const price = BigInt(pricedTier(request).priceBaseUnits);
     const { payments, payTo, usdcMint } = this.#config;
@@ -303,14 +259,16 @@ export class PaymentGate {
       maxAgeSeconds: payments.maxAgeSeconds,
       confirmTimeoutMs: payments.confirmTimeoutMs,
     });
-    const transfer = orRefuse(verdict);
+    if (!verdict.ok) return this.#refuse(request, verdict.refusal);
+    const transfer = verdict.value;
     const withReference = await this.#checkMemoReference(transfer.memos, request);
+    if (!withReference.ok) return this.#refuse(request, withReference.refusal);
 
     return this.#claim(
       signature,
       request,
       { transaction: signature, amount: transfer.amount, payer: transfer.payer, headers: {} },
-      withReference,
+      withReference.value,
     );
   }
 
@@ -326,29 +284,32 @@ export class PaymentGate {
     const { facilitator, feePayerSecretKey } = this.#config.payments;
     const feePayer = await this.feePayer();
     if (!feePayer)
-      throw new ApiError(
-        "x402_unavailable",
-        "This server does not settle x402 payments; pay with a USDC transfer and send its signature in X-PAYMENT.",
-      );
+      return this.#refuse(request, {
+        code: "x402_unavailable",
+        message:
+          "This server does not settle x402 payments; pay with a USDC transfer and send its signature in X-PAYMENT.",
+      });
     const requirement = await this.#requirement(request, false);
     // Our own rules first, even with a facilitator: a refused payload never leaves this process.
-    const verified = orRefuse(
-      await verifyX402Payment(
-        payment,
-        requirement,
-        feePayer,
-        createSolanaRpc(this.#config.payments.rpcUrl),
-        this.#config.payments.feePayerMaxSolUsd,
-      ),
+    const checked = await verifyX402Payment(
+      payment,
+      requirement,
+      feePayer,
+      lookupTableReader(this.#rpc),
+      this.#config.payments.feePayerMaxSolUsd,
     );
+    if (!checked.ok) return this.#refuse(request, checked.refusal);
+    const verified = checked.value;
     if (memo !== undefined && !verified.memos.includes(memo))
-      throw new ApiError(
-        "payment_reference_mismatch",
-        "The transaction carries no Memo with the accepted extra.memo, the reference this payment is bound by.",
-      );
+      return this.#refuse(request, {
+        code: "payment_reference_mismatch",
+        message:
+          "The transaction carries no Memo with the accepted extra.memo, the reference this payment is bound by.",
+      });
     // A v1 payload names no reference of its own: its Memos are looked up like a signature payment's.
-    const withReference = v2 ? memo !== undefined : await this.#checkMemoReference(verified.memos, request);
-    const paying: X402Paying = { verified, request, version, withReference };
+    const withReference = v2 ? accept(memo !== undefined) : await this.#checkMemoReference(verified.memos, request);
+    if (!withReference.ok) return this.#refuse(request, withReference.refusal);
+    const paying: X402Paying = { verified, request, version, withReference: withReference.value };
     if (facilitator) {
       // The facilitator speaks v2: a v1 payment is the same transaction accepting the same offer.
       const offer = offerV2(requirement, this.#config.network);
@@ -359,26 +320,29 @@ export class PaymentGate {
         paying,
       );
     }
-    const cosigned = await cosignX402(verified, feePayerSecretKey!);
+    const cosigning = await verdictOf(() => cosignX402(verified, feePayerSecretKey!));
+    if (!cosigning.ok) return this.#refuse(request, cosigning.refusal);
+    const cosigned = cosigning.value;
 
-    const bought = await this.#ledger.replay(cosigned.signature, request.request);
-    if (bought) return { kind: "replay", response: bought };
-    const { rpcUrl, confirmTimeoutMs } = this.#config.payments;
+    const bought = await this.#bought(cosigned.signature, request);
+    if (bought) return bought;
+    const { confirmTimeoutMs } = this.#config.payments;
     return this.#whileHeld(paying, async (hold) => {
       // Would it go through? Asked before any work, so a payment that cannot settle buys no work.
-      await simulateX402(rpcUrl, cosigned);
+      const simulated = await simulateX402(this.#rpc, cosigned);
+      if (!simulated.ok) return this.#refuse(request, simulated.refusal);
       const admission = await this.#claim(
         cosigned.signature,
         request,
         this.#x402Receipt(cosigned.signature, verified, version),
-        withReference,
+        paying.withReference,
       );
-      if (admission.kind === "replay") return admission;
+      if (admission.kind !== "paid") return admission;
       return {
         ...admission,
         settle: () =>
           this.#settling(paying, hold, async () => {
-            await settleX402(rpcUrl, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
+            await settleX402(this.#rpc, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
             return admission.receipt;
           }),
       };
@@ -386,19 +350,19 @@ export class PaymentGate {
   }
 
   /** A signature path's or x402 v1 payment's Memos against the references issued: whether one is this request's. */
-  async #checkMemoReference(memos: string[], request: PaidRequest): Promise<boolean> {
+  async #checkMemoReference(memos: string[], request: PaidRequest): Promise<Verdict<boolean>> {
     const bound = await this.#references.find(memos);
     if (bound && (bound.tier !== request.tier.id || bound.document !== request.document))
-      throw new ApiError(
+      return refuse(
         "payment_reference_mismatch",
         "This payment's Memo carries the reference of a different request (another document, URL or tier); it can pay only for that one.",
       );
     if (!bound && this.#config.payments.requireReference)
-      throw new ApiError(
+      return refuse(
         "payment_reference_required",
         "This server accepts only transfers carrying the 402 answer's extra.reference in a Memo instruction.",
       );
-    return bound !== null;
+    return accept(bound !== null);
   }
 
   /**
@@ -417,7 +381,7 @@ export class PaymentGate {
       await hold.release();
       throw error;
     }
-    if (admission.kind === "replay") {
+    if (admission.kind !== "paid") {
       await hold.release();
       return admission;
     }
@@ -442,18 +406,17 @@ export class PaymentGate {
   }
 
   /** Settles, then frees the payer; a payer whose funds were gone by then pays before the work from now on. */
-  #settling(paying: X402Paying, hold: Hold, settle: () => Promise<Receipt>): Promise<Receipt> {
-    return this.#withPaymentRequired(paying.request, async () => {
-      try {
-        return await settle();
-      } catch (error) {
-        if (error instanceof ApiError && DEFAULT_CODES.has(error.code))
-          await this.#unsettled.markDefaulted([...payerKeys(paying.verified), `client:${paying.request.client}`]);
-        throw error;
-      } finally {
-        await hold.release();
-      }
-    });
+  async #settling(paying: X402Paying, hold: Hold, settle: () => Promise<Receipt>): Promise<Settlement> {
+    let settled: Verdict<Receipt>;
+    try {
+      settled = await verdictOf(settle);
+    } finally {
+      await hold.release();
+    }
+    if (settled.ok) return { kind: "settled", receipt: settled.value };
+    if (DEFAULT_CODES.has(settled.refusal.code))
+      await this.#unsettled.markDefaulted([...payerKeys(paying.verified), `client:${paying.request.client}`]);
+    return this.#refuse(paying.request, settled.refusal);
   }
 
   /**
@@ -473,11 +436,13 @@ export class PaymentGate {
   ): Promise<Admission> {
     const { verified, request, version, withReference } = paying;
     const payer = payerSignature(verified);
+    if (!payer)
+      return this.#refuse(request, { code: "payment_invalid", message: "The payload is not signed by its payer." });
     const settledKey = `x402-settled:${payer}`;
     const settledBefore = await this.#store.get(settledKey);
     if (settledBefore) {
-      const bought = await this.#ledger.replay(settledBefore, request.request);
-      if (bought) return { kind: "replay", response: bought };
+      const bought = await this.#bought(settledBefore, request);
+      if (bought) return bought;
       const admission = await this.#claim(
         settledBefore,
         request,
@@ -485,15 +450,16 @@ export class PaymentGate {
         withReference,
       );
       // Settled already: nothing is left unsettled, so nothing to hold.
-      return admission.kind === "replay" ? admission : { ...admission, settleFirst: false };
+      return admission.kind === "paid" ? { ...admission, settleFirst: false } : admission;
     }
     const pendingId = `x402-payer:${payer}`;
-    const bought = await this.#ledger.replay(pendingId, request.request);
-    if (bought) return { kind: "replay", response: bought };
+    const bought = await this.#bought(pendingId, request);
+    if (bought) return bought;
     return this.#whileHeld(paying, async (hold) => {
-      await client.verify(payment, requirements);
+      const accepted = await verdictOf(() => client.verify(payment, requirements));
+      if (!accepted.ok) return this.#refuse(request, accepted.refusal);
       const admission = await this.#claim(pendingId, request, this.#x402Receipt("", verified, version), withReference);
-      if (admission.kind === "replay") return admission;
+      if (admission.kind !== "paid") return admission;
 
       let byTransaction: Claim | undefined;
       const settle = () =>
@@ -530,6 +496,15 @@ export class PaymentGate {
     });
   }
 
+  /** What a payment already did: null when unused, else the replay of what it bought here or the refusal of its reuse. */
+  async #bought(paymentId: string, request: PaidRequest): Promise<Admission | null> {
+    const purchase = await this.#ledger.replay(paymentId, request.request);
+    if (!purchase) return null;
+    return "refusal" in purchase
+      ? this.#refuse(request, purchase.refusal)
+      : { kind: "replay", response: purchase.response };
+  }
+
   #x402Receipt(transaction: string, verified: VerifiedX402, version: 1 | 2): Receipt {
     const receipt = { signature: transaction, payer: verified.payer };
     return {
@@ -547,6 +522,7 @@ export class PaymentGate {
 
   async #claim(paymentId: string, request: PaidRequest, receipt: Receipt, withReference: boolean): Promise<Admission> {
     const claimed = await this.#ledger.claim(paymentId, request.request);
+    if ("refusal" in claimed) return this.#refuse(request, claimed.refusal);
     if ("response" in claimed) return { kind: "replay", response: claimed.response };
     const claim: Claim = {
       ...claimed.claim,
@@ -557,7 +533,7 @@ export class PaymentGate {
       },
     };
     // Settled already unless the caller says otherwise: the spec's signature path moved the money before asking.
-    return { kind: "paid", receipt, claim, settleFirst: false, settle: async () => receipt };
+    return { kind: "paid", receipt, claim, settleFirst: false, settle: async () => ({ kind: "settled", receipt }) };
   }
 }
 
@@ -570,8 +546,7 @@ interface X402Paying {
   withReference: boolean;
 }
 
-function payerSignature(verified: VerifiedX402): string {
+function payerSignature(verified: VerifiedX402): string | undefined {
   const bytes = verified.transaction.signatures[verified.payer];
-  if (!bytes) throw new ApiError("payment_invalid", "The payload is not signed by its payer.");
-  return getBase58Decoder().decode(bytes);
+  return bytes ? getBase58Decoder().decode(bytes) : undefined;
 }

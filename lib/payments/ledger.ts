@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
+import type { Refusal } from "@/lib/payments/refusal";
 import type { Store } from "@/lib/store/types";
 
 /**
@@ -34,11 +35,16 @@ export interface Claim {
 
 const key = (paymentId: string) => `payment:${paymentId}`;
 
-export const paymentAlreadyUsed = () =>
-  new ApiError(
-    "payment_already_used",
-    "This payment has already paid for a different request. Each payment pays for one document with one set of options; send a new transfer.",
-  );
+/** What a used payment answers: what it bought for this request, or its refusal for another (an expected outcome). */
+export type Purchase = { response: StoredResponse } | { refusal: Refusal };
+
+const alreadyUsed: Purchase = {
+  refusal: {
+    code: "payment_already_used",
+    message:
+      "This payment has already paid for a different request. Each payment pays for one document with one set of options; send a new transfer.",
+  },
+};
 
 export class PaymentLedger {
   constructor(
@@ -47,21 +53,21 @@ export class PaymentLedger {
     private readonly ttlMs: number,
   ) {}
 
-  /** The response this payment already bought for this request; null when the payment is unused. Throws when it is used elsewhere or in flight. */
-  async replay(paymentId: string, request: string): Promise<StoredResponse | null> {
+  /** What this payment already bought, or its refusal when it paid for another request; null when unused. Throws (409) while in flight. */
+  async replay(paymentId: string, request: string): Promise<Purchase | null> {
     const stored = await this.store.get(key(paymentId));
     return stored === null ? null : judge(Entry.parse(JSON.parse(stored)), request);
   }
 
   /** Claims the payment for this request, or returns what it already bought (a concurrent request may have finished first). */
-  async claim(paymentId: string, request: string): Promise<{ claim: Claim } | { response: StoredResponse }> {
+  async claim(paymentId: string, request: string): Promise<{ claim: Claim } | Purchase> {
     const entry: Entry = { state: "claimed", request, token: randomUUID() };
     const value = JSON.stringify(entry);
     if (!(await this.store.setIfAbsent(key(paymentId), value, { ttlMs: this.ttlMs }))) {
-      const response = await this.replay(paymentId, request);
+      const purchase = await this.replay(paymentId, request);
       // Released between our two reads: the payment is free again, and the client may simply retry.
-      if (!response) throw inFlight();
-      return { response };
+      if (!purchase) throw inFlight();
+      return purchase;
     }
     return {
       claim: {
@@ -88,10 +94,10 @@ export class PaymentLedger {
   }
 }
 
-function judge(entry: Entry, request: string): StoredResponse {
-  if (entry.request !== request) throw paymentAlreadyUsed();
+function judge(entry: Entry, request: string): Purchase {
+  if (entry.request !== request) return alreadyUsed;
   if (entry.state === "claimed") throw inFlight();
-  return entry.response;
+  return { response: entry.response };
 }
 
 const inFlight = () =>

@@ -1,7 +1,8 @@
 import type { Config } from "@/lib/config";
 import type { ApiError } from "@/lib/errors";
-import { paymentRequiredError, paymentRequirement } from "@/lib/payments/requirements";
-import type { ResourceKind } from "@/lib/payments/x402-v2";
+import { paymentRequiredError } from "@/lib/payments/payment-required";
+import { paymentRequirement } from "@/lib/payments/requirements";
+import type { ResourceKind } from "@/lib/payments/x402/v2";
 import type { Tier } from "@/lib/tiers";
 
 /**

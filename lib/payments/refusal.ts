@@ -1,11 +1,11 @@
-import type { CodeOf } from "@/lib/error-codes";
+import { type CodeOf, ERROR_CODES, type ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 
 /**
  * Why a payment is refused: an expected outcome with a reason code (as
- * x402's own verify answers `invalidReason`), not a fault. Verification
- * returns verdicts; the gate turns a refusal into the one 402 answer (the
- * body with fresh requirements and the v2 header) in one place.
+ * x402's own verify answers `invalidReason`), not a fault. Checks return
+ * verdicts; the gate answers a refusal as a value, and the caller builds the
+ * one 402 from it (lib/payments/payment-required.ts).
  */
 export interface Refusal {
   code: CodeOf<402>;
@@ -20,11 +20,18 @@ export const refuse = (code: Refusal["code"], message: string): { ok: false; ref
   refusal: { code, message },
 });
 
-/** A refusal on its way to the gate, which gives it the full 402 body. */
-export const refusalError = ({ code, message }: Refusal) => new ApiError(code, message);
+const isRefusalCode = (code: ErrorCode): code is CodeOf<402> => ERROR_CODES[code].status === 402;
 
-/** The value of a verdict, or its refusal raised as the 402 the gate completes. */
-export function orRefuse<T>(verdict: Verdict<T>): T {
-  if (!verdict.ok) throw refusalError(verdict.refusal);
-  return verdict.value;
+/**
+ * A verdict on work whose refusals arrive thrown: settling (lib/payments/x402/v1/settle.ts) and the facilitator
+ * client, whose other callers read a 402 ApiError. Their 402s become refusals here; anything else is a fault and
+ * stays thrown.
+ */
+export async function verdictOf<T>(work: () => Promise<T>): Promise<Verdict<T>> {
+  try {
+    return accept(await work());
+  } catch (error) {
+    if (error instanceof ApiError && isRefusalCode(error.code)) return refuse(error.code, error.message);
+    throw error;
+  }
 }

@@ -1,6 +1,5 @@
 import { isSignature } from "@solana/kit";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
 import { MEMO_PROGRAMS, memoTextFromBase58 } from "@/lib/payments/memo";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
@@ -75,15 +74,14 @@ const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 /** A base58 transaction signature (64 bytes). kit's `isSignature` throws on characters outside base58 rather than answering false. */
 export const isBase58Signature = (value: string) => BASE58.test(value) && isSignature(value);
 
-/** The header must be a base58 transaction signature (64 bytes). */
-export function parseSignature(header: string): string {
+/** The header as a base58 transaction signature (64 bytes), or its refusal. */
+export function parseSignature(header: string): Verdict<string> {
   const value = header.trim();
-  if (!isBase58Signature(value))
-    throw new ApiError(
-      "payment_invalid",
-      "X-PAYMENT must be the base58 signature of your USDC transfer (64 bytes) or an x402 payment payload.",
-    );
-  return value;
+  if (isBase58Signature(value)) return accept(value);
+  return refuse(
+    "payment_invalid",
+    "X-PAYMENT must be the base58 signature of your USDC transfer (64 bytes) or an x402 payment payload.",
+  );
 }
 
 /** Polls `getTransaction` at `confirmed` with backoff until found or the time is up. */

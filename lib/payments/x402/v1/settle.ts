@@ -2,22 +2,19 @@
 
 import {
   type Base64EncodedWireTransaction,
-  type Rpc,
   type Signature,
-  type SolanaRpcApi,
   assertIsFullySignedTransaction,
   createKeyPairFromBytes,
-  createSolanaRpc,
   getAddressFromPublicKey,
   getBase58Encoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
-  isSolanaError,
   partiallySignTransaction,
 } from "@solana/kit";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
-import { chainUnavailable } from "@/lib/payments/chain-rpc";
+import { type ChainRpc, RpcErrorReply } from "@/lib/payments/chain-rpc";
+import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { VerifiedX402, CosignedX402 } from "./payload";
 
 /** Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). */
@@ -70,8 +67,6 @@ const SimulationSchema = z.object({
 export interface SettleOptions {
   /** How long to wait for `confirmed` after sending. */
   confirmTimeoutMs: number;
-  /** Bound on each RPC call. */
-  requestTimeoutMs?: number;
 }
 
 export const describeCause = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
@@ -80,8 +75,6 @@ const isConfirmed = (status: SignatureStatus) =>
 const describe = (value: unknown) =>
   JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** JSON-RPC errors carry negative codes; transport failures (refused, timed out, HTTP 5xx) do not. */
-const isRpcAnswer = (error: unknown) => isSolanaError(error) && error.context.__code < 0;
 
 function failedOnChain(err: unknown): ApiError {
   return new ApiError(
@@ -90,51 +83,37 @@ function failedOnChain(err: unknown): ApiError {
   );
 }
 
+/** The calls settling makes, through the service's one RPC client (whose faults are 503 `chain_unavailable`). */
 class ChainClient {
-  constructor(
-    private readonly rpc: Rpc<SolanaRpcApi>,
-    private readonly requestTimeoutMs: number,
-  ) {}
-
-  private signal() {
-    return { abortSignal: AbortSignal.timeout(this.requestTimeoutMs) };
-  }
+  constructor(private readonly rpc: ChainRpc) {}
 
   async status(signature: Signature): Promise<SignatureStatus | null> {
-    try {
-      const answer = await this.rpc
-        .getSignatureStatuses([signature], { searchTransactionHistory: true })
-        .send(this.signal());
-      return SignatureStatusesSchema.parse(answer).value[0] ?? null;
-    } catch (error) {
-      throw chainUnavailable(describeCause(error), error);
-    }
+    const answer = await this.rpc.call(
+      "getSignatureStatuses",
+      [[signature], { searchTransactionHistory: true }],
+      SignatureStatusesSchema,
+    );
+    return answer.value[0] ?? null;
   }
 
   async simulate(wire: Base64EncodedWireTransaction) {
-    try {
-      const answer = await this.rpc
-        .simulateTransaction(wire, {
-          encoding: "base64",
-          sigVerify: true,
-          replaceRecentBlockhash: false,
-          commitment: "confirmed",
-        })
-        .send(this.signal());
-      return SimulationSchema.parse(answer).value;
-    } catch (error) {
-      throw chainUnavailable(describeCause(error), error);
-    }
+    const answer = await this.rpc.call(
+      "simulateTransaction",
+      [wire, { encoding: "base64", sigVerify: true, replaceRecentBlockhash: false, commitment: "confirmed" }],
+      SimulationSchema,
+    );
+    return answer.value;
   }
 
   /** `false` when the RPC answered with an error (the transaction was refused); transport failures are a 503. */
   async send(wire: Base64EncodedWireTransaction): Promise<{ accepted: true } | { accepted: false; error: unknown }> {
     try {
-      await this.rpc.sendTransaction(wire, { encoding: "base64", skipPreflight: true }).send(this.signal());
+      await this.rpc.call("sendTransaction", [wire, { encoding: "base64", skipPreflight: true }], z.string());
       return { accepted: true };
     } catch (error) {
-      if (isRpcAnswer(error)) return { accepted: false, error };
-      throw chainUnavailable(describeCause(error), error);
+      if (error instanceof ApiError && error.cause instanceof RpcErrorReply)
+        return { accepted: false, error: error.cause };
+      throw error;
     }
   }
 }
@@ -159,38 +138,35 @@ async function awaitConfirmation(chain: ChainClient, signature: Signature, timeo
   );
 }
 
-/** Refuses, as a 402, a transaction whose simulation fails; the chain unchanged. */
-async function simulateOrRefuse(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<"ok" | "landed"> {
+/** A transaction whose simulation fails is refused; the chain unchanged. */
+async function simulate(chain: ChainClient, wire: Base64EncodedWireTransaction): Promise<Verdict<"ok" | "landed">> {
   const simulation = await chain.simulate(wire);
   if (simulation.err === "BlockhashNotFound")
-    throw new ApiError(
+    return refuse(
       "payment_expired",
       "The payment transaction's blockhash has expired; nothing was charged. Create a new payment.",
     );
   // Landed already (a concurrent sender): nothing to refuse.
-  if (simulation.err === "AlreadyProcessed") return "landed";
+  if (simulation.err === "AlreadyProcessed") return accept("landed");
   if (simulation.err) {
     const logs = (simulation.logs ?? []).slice(-3).join(" | ");
-    throw new ApiError(
+    return refuse(
       "payment_simulation_failed",
       `The payment transaction would fail (${describe(simulation.err)}${logs ? `: ${logs}` : ""}); nothing was sent.`,
     );
   }
-  return "ok";
+  return accept("ok");
 }
 
 /**
  * Checks, before the work it pays for, that a co-signed payment would go
  * through: known on chain already (a retry) or a successful simulation.
  */
-export async function simulateX402(
-  rpcUrl: string,
-  cosigned: CosignedX402,
-  options: Pick<SettleOptions, "requestTimeoutMs"> = {},
-): Promise<void> {
-  const chain = new ChainClient(createSolanaRpc(rpcUrl), options.requestTimeoutMs ?? 10_000);
-  if (await chain.status(cosigned.signature as Signature)) return;
-  await simulateOrRefuse(chain, cosigned.wireTransaction as Base64EncodedWireTransaction);
+export async function simulateX402(rpc: ChainRpc, cosigned: CosignedX402): Promise<Verdict<void>> {
+  const chain = new ChainClient(rpc);
+  if (await chain.status(cosigned.signature as Signature)) return accept(undefined);
+  const simulated = await simulate(chain, cosigned.wireTransaction as Base64EncodedWireTransaction);
+  return simulated.ok ? accept(undefined) : simulated;
 }
 
 /**
@@ -200,15 +176,16 @@ export async function simulateX402(
  * a 503 `chain_unavailable`; a transaction that fails on chain is a 402
  * `payment_failed`.
  */
-export async function settleX402(rpcUrl: string, cosigned: CosignedX402, options: SettleOptions): Promise<void> {
-  const chain = new ChainClient(createSolanaRpc(rpcUrl), options.requestTimeoutMs ?? 10_000);
+export async function settleX402(rpc: ChainRpc, cosigned: CosignedX402, options: SettleOptions): Promise<void> {
+  const chain = new ChainClient(rpc);
   const signature = cosigned.signature as Signature;
   const wire = cosigned.wireTransaction as Base64EncodedWireTransaction;
 
   const known = await chain.status(signature);
   if (known) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
-  if ((await simulateOrRefuse(chain, wire)) === "landed")
-    return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
+  const simulated = await simulate(chain, wire);
+  if (!simulated.ok) throw new ApiError(simulated.refusal.code, simulated.refusal.message);
+  if (simulated.value === "landed") return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
 
   const sent = await chain.send(wire);
   if (!sent.accepted) {

@@ -29,6 +29,7 @@ import {
   isSolanaError,
   verifySignature,
 } from "@solana/kit";
+import { ApiError } from "@/lib/errors";
 import { chainUnavailable } from "@/lib/payments/chain-rpc";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import { MEMO_PROGRAMS, memoText } from "@/lib/payments/memo";
@@ -167,6 +168,7 @@ async function decompile(
     );
   } catch (cause) {
     // A fetch that failed is the chain being unreachable (a fault); what kit refuses is the payload's.
+    if (cause instanceof ApiError) throw cause; // the service's RPC client: already the 503 it should be
     if (usesLookupTables && !isSolanaError(cause)) throw chainUnavailable(describeCause(cause), cause);
     return refuse("payment_invalid", "The transaction message could not be decompiled.");
   }

@@ -3,6 +3,7 @@
 import { type Address, type Transaction, address } from "@solana/kit";
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
+import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import { isBase58Signature } from "@/lib/payments/signature";
 
 /** Token-2022 shares TransferChecked's layout with the classic token program; the spec allows both. */
@@ -66,37 +67,42 @@ export interface CosignedX402 {
 
 /**
  * `null` when the header is not an x402 payload (the signature path then
- * reads it as the spec's base58 signature). Throws 402 `payment_invalid` when
+ * reads it as the spec's base58 signature); a `payment_invalid` refusal when
  * it is base64 JSON but not a valid x402 exact payload.
  */
-export function parseX402Header(header: string): X402Payment | null {
+export function readX402Header(header: string): Verdict<X402Payment> | null {
   const value = header.trim();
   if (isBase58Signature(value)) return null;
   if (!BASE64.test(value)) return null;
   // Base64 JSON opens with "{" (maybe after whitespace); a look at the head is enough to tell it from anything else.
   if (!Buffer.from(value.slice(0, 16), "base64").toString("utf8").trimStart().startsWith("{")) return null;
   if (value.length > MAX_HEADER_CHARS)
-    throw new ApiError("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
+    return refuse("payment_invalid", `The X-PAYMENT header is longer than ${MAX_HEADER_CHARS} characters.`);
   const text = Buffer.from(value, "base64").toString("utf8");
 
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ApiError(
+    return refuse(
       "payment_invalid",
       "X-PAYMENT is base64 but not JSON: send an x402 payload or a base58 transaction signature.",
     );
   }
   const parsed = X402PaymentSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError(
-      "payment_invalid",
-      `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
-    );
-  }
-  return parsed.data;
+  if (parsed.success) return accept(parsed.data);
+  const issue = parsed.error.issues[0];
+  return refuse(
+    "payment_invalid",
+    `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
+  );
+}
+
+/** readX402Header for callers that take a refusal as a 402 ApiError (the x402 tests build payloads with it). */
+export function parseX402Header(header: string): X402Payment | null {
+  const read = readX402Header(header);
+  if (read && !read.ok) throw new ApiError(read.refusal.code, read.refusal.message);
+  return read && read.value;
 }
 
 /** x402 v1 knows no local network: the 402 announces the local chain as devnet (see requirements.ts), so both names pay it. */

@@ -11,9 +11,9 @@ import {
   UrlChunkRequestSchema,
 } from "@/lib/api-schema";
 import type { Network } from "@/lib/config";
-import { accept, refusalError, refuse, type Verdict } from "@/lib/payments/refusal";
+import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
-import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402";
+import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402/v1";
 import { DEFAULT_TIER } from "@/lib/tiers";
 
 /**
@@ -158,31 +158,23 @@ const PaymentPayloadV2Schema = z.object({
 export type PaymentPayloadV2 = z.infer<typeof PaymentPayloadV2Schema>;
 export type AcceptedV2 = PaymentPayloadV2["accepted"];
 
-/** The decoded `PAYMENT-SIGNATURE` header; 402 `payment_invalid` when it is not a v2 exact payload. */
-export function parsePaymentSignatureHeader(header: string): PaymentPayloadV2 {
+/** The decoded `PAYMENT-SIGNATURE` header, or its refusal (`payment_invalid`) when it is not a v2 exact payload. */
+export function parsePaymentSignatureHeader(header: string): Verdict<PaymentPayloadV2> {
   if (header.length > MAX_HEADER_CHARS)
-    throw refusalError({
-      code: "payment_invalid",
-      message: `The PAYMENT-SIGNATURE header is longer than ${MAX_HEADER_CHARS} characters.`,
-    });
+    return refuse("payment_invalid", `The PAYMENT-SIGNATURE header is longer than ${MAX_HEADER_CHARS} characters.`);
   let decoded: unknown;
   try {
     decoded = decodePaymentSignatureHeader(header.trim());
   } catch {
-    throw refusalError({
-      code: "payment_invalid",
-      message: "PAYMENT-SIGNATURE must be base64 JSON: an x402 version 2 payment payload.",
-    });
+    return refuse("payment_invalid", "PAYMENT-SIGNATURE must be base64 JSON: an x402 version 2 payment payload.");
   }
   const parsed = PaymentPayloadV2Schema.safeParse(decoded);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw refusalError({
-      code: "payment_invalid",
-      message: `PAYMENT-SIGNATURE is not a valid x402 v2 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
-    });
-  }
-  return parsed.data;
+  if (parsed.success) return accept(parsed.data);
+  const issue = parsed.error.issues[0];
+  return refuse(
+    "payment_invalid",
+    `PAYMENT-SIGNATURE is not a valid x402 v2 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
+  );
 }
 
 /**
