@@ -17,7 +17,7 @@ import type { LimitFunction } from "p-limit";
 import { z } from "zod";
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
-import { TIERS, TIER_IDS, type Tier, type TierId, type TierModel } from "@/lib/tiers";
+import { TIERS, TIER_IDS, type Tier, type TierModel } from "@/lib/tiers";
 import type { Task } from "./prompts";
 
 export interface ModelClient {
@@ -146,8 +146,6 @@ export class OpenAIModelClient implements ModelClient {
 /** The clients of the AI tiers, chosen once from the config, under the key a tier's record names; a tier whose model is not set has none. */
 export type ModelClients = { [Client in TierModel["client"]]?: ModelClient };
 
-/** Whether the tier's record names a model (the AI tiers). */
-export const isAiTier = (id: TierId) => TIERS[id].model !== undefined;
 
 /** The model a tier is configured with (undefined: none), and the setting that names it; undefined for a tier without a model. */
 export const tierModel = (config: Config["ai"], tier: Tier) =>

@@ -32,7 +32,6 @@ import {
 } from "@/lib/payments/x402/v2";
 import type { Store } from "@/lib/store/types";
 import type { Tier } from "@/lib/tiers";
-import { isAiTier } from "@/lib/ai/model-client";
 import { ReferenceUseCounter } from "@/lib/payments/reference-use";
 import { ChainIdentity } from "@/lib/payments/chain-identity";
 import { type Hold, UnsettledPayments } from "@/lib/payments/unsettled";
@@ -386,7 +385,8 @@ export class PaymentGate {
       return admission;
     }
     const settleFirst =
-      isAiTier(paying.request.tier.id) ||
+      // Model calls cost money: a tier with a model settles before its work.
+      paying.request.tier.model !== undefined ||
       (await this.#unsettled.defaulted([...keys, `client:${paying.request.client}`]));
     const { claim } = admission;
     return {
