@@ -6,7 +6,7 @@ import { OUTPUT_FORMATS } from "@/lib/formats";
 import { installedLanguages } from "@/lib/extract/ocr/language-data";
 import { DEFAULT_TOKENIZER, TOKENIZER_NAMES } from "@/lib/tokens/names";
 import { x402Network } from "@/lib/payments/requirements";
-import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
+import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
 import { lifetimeText } from "@/lib/wording";
 import { TIERS, TIER_IDS, type Tier, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";

@@ -1,5 +1,5 @@
 import type { Config } from "@/lib/config";
-import { MAX_IMAGE_PIXELS } from "@/lib/extract/ocr/settings";
+import { MAX_IMAGE_PIXELS } from "@/lib/limits";
 import { lifetimeText, megabytes } from "@/lib/wording";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { HealthReport } from "@/lib/api-schema";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 
 const PING_TIMEOUT_MS = 2000;
 

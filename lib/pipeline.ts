@@ -25,7 +25,7 @@ import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ResourceKind } from "@/lib/payments/x402/v2";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
 import type { JobWebhook } from "@/lib/webhooks/job-webhook";
@@ -37,6 +37,7 @@ import {
   paymentVerified,
 } from "@/lib/observability/events";
 import { noteTier } from "@/lib/observability/request-scope";
+import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
 
 /**
  * The one path every chunking request takes: input → quota or payment gate → extract → chunk → format →
@@ -44,8 +45,6 @@ import { noteTier } from "@/lib/observability/request-scope";
  * 503 `busy`) is taken right before the work, after the payment is verified or the free pages are taken; a job
  * takes none (jobs extract in their own share), but its client's place among its active jobs.
  */
-
-export const INLINE_CHUNK_LIMIT = 100;
 
 /** A file sent with the request, a URL to fetch, or a two-step upload named by its id (read before anything else). */
 export type DocumentInput =

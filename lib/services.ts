@@ -1,14 +1,13 @@
 import { waitUntil } from "@vercel/functions";
-import { createModelClients, type ModelClients } from "@/lib/ai/model-client";
+import { createModelClients } from "@/lib/ai/model-client";
 import pLimit from "p-limit";
 import { ClientSlots, REQUEST_SLOT_LEASE_MS } from "@/lib/client-slots";
 import { type Config, ConfigError, loadConfig } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { CpuPool } from "@/lib/cpu/pool";
-import { type FetchedDocument, fetchDocument } from "@/lib/fetch/safe-fetch";
+import { fetchDocument } from "@/lib/fetch/safe-fetch";
 import { createEmbedder } from "@/lib/embeddings";
-import type { Embedder } from "@/lib/embeddings/types";
-import { type ChainRpc, createChainRpc } from "@/lib/payments/chain-rpc";
+import { createChainRpc } from "@/lib/payments/chain-rpc";
 import { PaymentGate } from "@/lib/payments/gate";
 import { ComputedResults } from "@/lib/payments/computed-results";
 import { createEngine, type Engine } from "@/lib/jobs/engine";
@@ -17,7 +16,7 @@ import { logEvent } from "@/lib/observability/events";
 import { FreeQuota } from "@/lib/quota";
 import { ResultStore } from "@/lib/results";
 import { createStore } from "@/lib/store";
-import type { Store } from "@/lib/store/types";
+import type { Services } from "@/lib/services/types";
 import { type WebhookEndpoint, createWebhookEndpoint } from "@/lib/webhooks/endpoint";
 import { InProcessWebhookScheduler, type WebhookDelivery, type WebhookScheduler } from "@/lib/webhooks/scheduler";
 import { Webhooks } from "@/lib/webhooks/webhooks";
@@ -25,44 +24,7 @@ import { EngineWebhookScheduler } from "@/lib/webhooks/engine-scheduler";
 import { vercelBlobStorage } from "@/lib/uploads/blob-storage";
 import { Uploads } from "@/lib/uploads/uploads";
 
-/**
- * The side effects of the service, chosen once at start-up from the config.
- * Tests build their own with `createServices(config)` against real components.
- */
-export interface Services {
-  config: Config;
-  store: Store;
-  quota: FreeQuota;
-  /** Each client's chunking requests in progress, and its jobs accepted and not finished (lib/client-slots.ts). */
-  clientRequests: ClientSlots;
-  clientJobs: ClientSlots;
-  results: ResultStore;
-  embedder: Embedder;
-  chain: ChainRpc;
-  payments: PaymentGate;
-  /** Results computed for a payment that failed to settle, answered to the next payment of the same request. */
-  computedResults: ComputedResults;
-  /** The AI tiers' models (absent: that tier is not configured). */
-  models: ModelClients;
-  jobs: JobStore;
-  /** Two-step uploads (`POST /api/uploads`), their bytes in the store or in Vercel Blob. */
-  uploads: Uploads;
-  /** The worker threads for CPU work, and the bounded line of requests in front of them. */
-  cpu: CpuPool;
-  fetchUrl: (url: string) => Promise<FetchedDocument>;
-  /**
-   * Runs work beyond the response (an async job). By default it starts at
-   * once, detached; on Vercel `waitUntil` keeps the function alive for it
-   * (within its time limit), elsewhere that call does nothing and the
-   * process simply keeps running it. Jobs hold leases, so work cut short is
-   * taken over by a later poll.
-   */
-  schedule: (work: () => Promise<void>) => void;
-  /** What drives a job's slices: QStash when configured, else this process (through `schedule`). */
-  engine: Engine;
-  /** Jobs' signed webhooks: their URL checked at acceptance, their tries scheduled when the job ends. */
-  webhooks: Webhooks;
-}
+export type { Services } from "@/lib/services/types";
 
 /** What tests may replace: the receiver's address rules (through `webhookEndpoint`) and when tries run. */
 export interface ServiceOverrides extends Partial<

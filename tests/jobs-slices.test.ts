@@ -10,7 +10,7 @@ import { loadConfig } from "@/lib/config";
 import { CpuPool, type CpuRunner } from "@/lib/cpu/pool";
 import { startJob, runSlice } from "@/lib/jobs/runner";
 import { jobStatus } from "@/lib/jobs/status";
-import { receiveStep } from "@/lib/jobs/step-delivery";
+import { receiveStep } from "@/lib/http/step-delivery";
 import { createServices, type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";

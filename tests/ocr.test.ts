@@ -23,7 +23,7 @@ import { type SplittableItem, splitAtColumns } from "@/lib/extract/ocr/column-sp
 import { type PlacedItem, scanOrder } from "@/lib/extract/ocr/scan-order";
 import { layoutPages } from "@/lib/extract/pdf-layout";
 import { SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
-import { stepsHere } from "@/lib/extract/steps";
+import { stepsHere } from "@/lib/extract/steps-here";
 import { withWorker } from "@/lib/extract/worker";
 import { words } from "@/eval/ocr-accuracy";
 import { COLUMNS, LEDGER_ROWS } from "./helpers/scan-fixture-pages";

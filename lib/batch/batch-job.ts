@@ -15,7 +15,7 @@ import { type BatchMember, type JobRecord, jobExpired, remainingMs } from "@/lib
 import { type SliceClock, SliceEnd } from "@/lib/jobs/slice-clock";
 import { logFault } from "@/lib/observability/events";
 import { newResultId } from "@/lib/results";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { TIERS } from "@/lib/tiers";
 import { lifetimeText } from "@/lib/wording";
 

@@ -17,7 +17,7 @@ import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ResourceKind } from "@/lib/payments/x402/v2";
 import { acceptJob, type ChunkResponse, type DocumentInput } from "@/lib/pipeline";
 import { rateLimitHeaders } from "@/lib/quota";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { TIERS, type TierId, isPaid } from "@/lib/tiers";
 import { type CheckedMember, checkMembers, memberStatus } from "./members";
 

@@ -10,7 +10,7 @@ import { detect } from "@/lib/extract/detect";
 import { estimatePages } from "@/lib/extract/page-count";
 import { mainThreadTurn } from "@/lib/main-thread-turns";
 import type { DocumentInput } from "@/lib/pipeline";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { errorBody } from "./batch-job";
 import type { BatchMember } from "@/lib/jobs/job-store";
 

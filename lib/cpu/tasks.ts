@@ -7,9 +7,9 @@ import type { Embedder } from "@/lib/embeddings/types";
 import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
 import type { Extracted } from "@/lib/extract/types";
-import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
+import { toPageContent } from "@/lib/extract/pdf";
+import type { OcrPage, PageImage, PdfPageItems } from "@/lib/extract/page-items";
 import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
-import type { OcrPage, PageImage } from "@/lib/extract/ocr/recognize";
 import { type DocumentRef, type OutputFormat, formatChunks } from "@/lib/formats";
 import type { TierId } from "@/lib/tiers";
 

@@ -15,7 +15,8 @@ import {
   type ReadingOptions,
 } from "@/lib/extract/office";
 import { extractPdf } from "@/lib/extract/pdf";
-import { type ExtractSteps, stepsHere } from "@/lib/extract/steps";
+import type { ExtractSteps } from "@/lib/extract/steps";
+import { stepsHere } from "@/lib/extract/steps-here";
 import { isBlank } from "@/lib/extract/text";
 import {
   EMAIL_MEDIA_TYPES,

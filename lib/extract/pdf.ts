@@ -2,9 +2,9 @@ import pLimit from "p-limit";
 import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
 import { MEMO_FETCHES_AT_ONCE, readPages } from "@/lib/extract/ocr/read-pages";
-import type { OcrPage } from "@/lib/extract/ocr/recognize";
 import { MAX_OCR_PIXELS, RENDER_DPI, SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import type { PageLayout, PdfPageContent, Rect } from "@/lib/extract/pdf-layout";
+import { type OcrPage, PageItems, type PdfPageItems } from "@/lib/extract/page-items";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits, PageRange, SourceLine } from "@/lib/extract/types";
 import { withWorker, type DocumentFailure, type ExtractWorker } from "@/lib/extract/worker";
@@ -29,37 +29,6 @@ export interface PdfText {
 const PAGE_SEPARATOR = "\n\n";
 
 const Opened = z.object({ ok: z.literal(true), pageCount: z.number().int().nonnegative() });
-/**
- * One page from the worker's "pdf-items" (or from OCR): per text item a
- * string, five numbers (x, y, size, width, upright), a font index, and from
- * OCR a confidence.
- */
-const PageItems = z
-  .object({
-    box: z.tuple([z.number(), z.number(), z.number(), z.number()]),
-    rotate: z.number(),
-    text: z.array(z.string()),
-    geometry: z.instanceof(Float64Array),
-    font: z.instanceof(Uint32Array),
-    confidence: z.instanceof(Float64Array).optional(),
-    fonts: z.array(z.string()),
-    monospace: z.array(z.string()),
-    /** Drawn rules and marks, four numbers each (left, bottom, right, top); an OCR'd page's rules are found in its image. */
-    rules: z.instanceof(Float64Array).optional(),
-    marks: z.instanceof(Float64Array).optional(),
-  })
-  .refine(
-    (page) =>
-      page.geometry.length === page.text.length * 5 &&
-      page.font.length === page.text.length &&
-      (page.confidence === undefined || page.confidence.length === page.text.length) &&
-      page.font.every((index) => index < page.fonts.length) &&
-      page.geometry.every(Number.isFinite) &&
-      [page.rules, page.marks].every(
-        (boxes) => boxes === undefined || (boxes.length % 4 === 0 && boxes.every(Number.isFinite)),
-      ),
-    "text items whose columns disagree",
-  );
 const Items = z.object({ ok: z.literal(true), pages: z.array(PageItems) });
 const PageImageReply = z.object({
   ok: z.literal(true),
@@ -68,8 +37,6 @@ const PageImageReply = z.object({
   height: z.number().int().positive(),
   dpi: z.number().positive(),
 });
-
-export type PdfPageItems = z.infer<typeof PageItems>;
 
 export async function extractPdf(
   bytes: Uint8Array,

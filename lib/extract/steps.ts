@@ -1,7 +1,5 @@
-import type { OcrPage, PageImage } from "@/lib/extract/ocr/recognize";
-import { type PdfPageItems, toPageContent } from "@/lib/extract/pdf";
-import { layoutPages, type PageLayout } from "@/lib/extract/pdf-layout";
-import type { SliceClock } from "@/lib/jobs/slice-clock";
+import type { OcrPage, PageImage, PdfPageItems } from "@/lib/extract/page-items";
+import type { PageLayout } from "@/lib/extract/pdf-layout";
 
 /**
  * The CPU-heavy steps of extraction, given to it so that the service runs
@@ -19,7 +17,7 @@ export interface ExtractSteps {
   /** An async job's PDF text layer, page by page, as earlier slices parsed it: taken from here, never parsed again. */
   textLayer?: TextLayerMemo;
   /** An async job's slice: each page is read as one of its units, and no page is started that would not fit. */
-  slice?: SliceClock;
+  slice?: SliceUnits;
 }
 
 /** Values a job keeps by a number: what `get` finds was `put` by this slice or an earlier one of the same job. */
@@ -34,9 +32,12 @@ export type PageMemo = Memo<OcrPage>;
 /** A PDF's pages as pdf.js parsed them (text items, rules, marks), by page number (1-based). */
 export type TextLayerMemo = Memo<PdfPageItems>;
 
-/** The steps in this thread; OCR in `languages` (Tesseract's codes, installed from npm). */
-export const stepsHere = (languages: readonly string[]): ExtractSteps => ({
-  layout: async (pages) => layoutPages(pages.map(toPageContent)),
-  // Loaded on the first scan read: a route that never reads one must not load tesseract.js (its function ships none).
-  ocr: async (page) => (await import("@/lib/extract/ocr/recognize")).recognize(page, languages),
-});
+/**
+ * The part of a job's slice clock (lib/jobs/slice-clock.ts) extraction uses: whether another page fits in the
+ * slice's time, running a page as one of its units, ending the slice. Declared here so extraction needs no jobs.
+ */
+export interface SliceUnits {
+  fits: () => boolean;
+  unit: <T>(work: () => Promise<T>) => Promise<T>;
+  end: () => Promise<never>;
+}

@@ -10,7 +10,7 @@ import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
 import { noteTier } from "@/lib/observability/request-scope";
 import type { DocumentInput } from "@/lib/pipeline";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { TIERS, TIER_IDS, type TierId } from "@/lib/tiers";
 
 /** Request parsing for `POST /api/batch/{tier}`: a multipart body of `file` parts or a JSON body, in; 202, out. */

@@ -12,7 +12,7 @@ import { noteTier } from "@/lib/observability/request-scope";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
 import { isBodilessProbe, probeOffer } from "@/lib/payments/probe-offer";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 
 /** Request parsing for the chunking routes: HTTP in, one `runChunkRequest` call, HTTP out. */

@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/errors";
-import { type BodyReadRules, readBodyBytes } from "@/lib/http/body-deadline";
+import { type BodyReadRules, readBodyBytes } from "@/lib/streams/body-deadline";
 
 const JSON_BODY_LIMIT = 64 * 1024;
 

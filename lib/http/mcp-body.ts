@@ -1,6 +1,6 @@
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
-import { readBodyBytes } from "@/lib/http/body-deadline";
+import { readBodyBytes } from "@/lib/streams/body-deadline";
 
 /** A base64 file of the largest upload, plus the JSON-RPC around it. */
 export const mcpBodyLimit = (config: Pick<Config, "limits">) =>

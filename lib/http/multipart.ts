@@ -1,7 +1,7 @@
 import { Readable, Transform } from "node:stream";
 import busboy from "busboy";
 import { ApiError } from "@/lib/errors";
-import { type BodyReadRules, timedChunks } from "@/lib/http/body-deadline";
+import { type BodyReadRules, timedChunks } from "@/lib/streams/body-deadline";
 
 export interface Upload {
   /** Absent when the body has no `file` part (a request naming an `upload_id` instead). */
@@ -16,7 +16,7 @@ const tooLarge = (maxBytes: number) =>
  * Reads a multipart body with at most one `file` part. The byte limit is enforced on
  * the bytes as they arrive (never trusting Content-Length), so a huge upload
  * is cut off after `maxBytes` instead of being buffered; and within `rules`' deadline
- * (lib/http/body-deadline.ts), so a trickled body is cut off too.
+ * (lib/streams/body-deadline.ts), so a trickled body is cut off too.
  */
 export async function readUpload(
   request: Request,

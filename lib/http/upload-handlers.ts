@@ -5,7 +5,7 @@ import { clientAddress } from "@/lib/http/client-address";
 import { readJson } from "@/lib/http/json-body";
 import { apiBase } from "@/lib/http/request-context";
 import { json } from "@/lib/http/respond";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 
 /** Request parsing for two-step uploads (lib/uploads/uploads.ts): HTTP in, one call, HTTP out. */
 

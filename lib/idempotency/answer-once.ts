@@ -7,7 +7,7 @@ import { mainThreadTurn } from "@/lib/main-thread-turns";
 import { logFault } from "@/lib/observability/events";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ChunkResponse, DocumentInput } from "@/lib/pipeline";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import type { TierId } from "@/lib/tiers";
 
 /**

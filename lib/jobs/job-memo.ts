@@ -3,9 +3,8 @@ import { deserialize, serialize } from "node:v8";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { ModelClient } from "@/lib/ai/model-client";
 import type { Task } from "@/lib/ai/prompts";
-import type { PdfPageItems } from "@/lib/extract/pdf";
+import type { OcrPage, PdfPageItems } from "@/lib/extract/page-items";
 import type { PageMemo, TextLayerMemo } from "@/lib/extract/steps";
-import type { OcrPage } from "@/lib/extract/ocr/recognize";
 import type { Store } from "@/lib/store/types";
 import type { SliceClock } from "./slice-clock";
 

@@ -44,7 +44,7 @@ import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/wording";
 import type { HeldSlot } from "@/lib/client-slots";
 import { type TakenPages, pagesGoBack } from "@/lib/quota";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { JobHandle } from "@/lib/jobs/job-handle";
 import { TIERS, type TierId, isPaid } from "@/lib/tiers";
 import type { StepOutcome } from "./engine";

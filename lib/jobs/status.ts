@@ -6,7 +6,7 @@
 import type { JobStatus } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/error-codes";
 import { ApiError } from "@/lib/errors";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import { type JobRecord, type JobVersion, jobExpired } from "./job-store";
 import { webhookStatus } from "@/lib/webhooks/job-webhook";
 import { jobEvent, logFault, paymentReleased } from "@/lib/observability/events";

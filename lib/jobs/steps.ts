@@ -1,4 +1,4 @@
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import type { Step, StepOutcome } from "./engine";
 import { runSlice } from "./runner";
 

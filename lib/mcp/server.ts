@@ -23,7 +23,7 @@ import { jobResult, jobStatus } from "@/lib/jobs/status";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
 import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
 import { runBatchRequest } from "@/lib/batch/batch-request";
-import type { Services } from "@/lib/services";
+import type { Services } from "@/lib/services/types";
 import packageJson from "@/package.json";
 
 /**

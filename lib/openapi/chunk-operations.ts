@@ -14,7 +14,7 @@ import {
 } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import type { ErrorCodeEntry, Scope } from "@/lib/error-codes";
-import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
+import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
 import { lifetimeText, megabytes } from "@/lib/wording";
 import { TIERS, TIER_IDS, type Tier, isPaid, priceUsd } from "@/lib/tiers";
 import {

@@ -21,7 +21,7 @@ import {
 } from "@/lib/api-schema";
 import type { Config } from "@/lib/config";
 import type { ErrorCodeEntry } from "@/lib/error-codes";
-import { INLINE_CHUNK_LIMIT } from "@/lib/pipeline";
+import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
 import { lifetimeText } from "@/lib/wording";
 import { TIERS, TIER_IDS } from "@/lib/tiers";
 import { uploadOperation, paymentInfo, paidTierList, urlOperation } from "./chunk-operations";

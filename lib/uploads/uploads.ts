@@ -9,7 +9,7 @@ import {
 import type { Config } from "@/lib/config";
 import { ApiError } from "@/lib/errors";
 import { detect } from "@/lib/extract/detect";
-import { timedChunks } from "@/lib/http/body-deadline";
+import { timedChunks } from "@/lib/streams/body-deadline";
 import { TokenBucket } from "@/lib/store/token-bucket";
 import type { Store } from "@/lib/store/types";
 import { megabytes } from "@/lib/wording";

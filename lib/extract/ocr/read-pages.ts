@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import { failures } from "@/lib/extract/failures";
-import type { OcrPage, PageImage } from "@/lib/extract/ocr/recognize";
+import type { OcrPage, PageImage } from "@/lib/extract/page-items";
 import { PAGES_AT_ONCE } from "@/lib/extract/ocr/settings";
 import type { ExtractSteps } from "@/lib/extract/steps";
 

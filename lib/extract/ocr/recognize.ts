@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import { type Bbox, type Block, createWorker, type Line, OEM, PSM, type Worker } from "tesseract.js";
-import type { PdfPageItems } from "@/lib/extract/pdf";
+import type { OcrPage, PageImage } from "@/lib/extract/page-items";
 import { languageFolder } from "./language-data";
 import { splitAtColumns, type SplittableItem } from "./column-splits";
 import { scanOrder } from "./scan-order";
@@ -19,22 +19,6 @@ import { TABLE_CELL_GAP_EM, type WordRun, wordRuns } from "./word-items";
  * (`scan-order.ts`), so a scanned page gets the same paragraphs, headings,
  * lists, tables and reading order as a text page.
  */
-
-export interface PageImage {
-  /** The page in grey as a binary PGM (P5): Tesseract reads it without decoding anything. */
-  image: Uint8Array;
-  width: number;
-  height: number;
-  /** Its pixels per inch: positions and sizes are given in PDF points (1/72 inch), like pdf.js's. */
-  dpi: number;
-}
-
-export interface OcrPage {
-  items: PdfPageItems;
-  /** Tesseract's mean word confidence, 0-100 (0 without words). */
-  confidence: number;
-  words: number;
-}
 
 /** One Tesseract per thread, made on first use (~0.3 s) and kept; remade when the languages change. */
 let engine: { languages: string; worker: Promise<Worker> } | undefined;

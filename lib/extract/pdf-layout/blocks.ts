@@ -1,6 +1,5 @@
 /** Lines into blocks: paragraphs from vertical gaps and indents, list items from their markers, code from monospaced runs. */
-import type { BodyStyle, Leading } from "./body-style";
-import { HEADING_MIN_RATIO } from "./headings";
+import { type BodyStyle, HEADING_MIN_RATIO, type Leading } from "./body-style";
 import { type Line, isCode, isContentsEntry, isTitleLike } from "./lines";
 import type { Table } from "./tables";
 

@@ -1,6 +1,9 @@
 /** The body text of a document: its usual size and font, and the line spacing each size is set with. */
 import { type Line, roundSize } from "./lines";
 
+/** Set this much larger than the body text, a short block is a heading (headings.ts; blocks.ts keeps such a line out of an indented block). */
+export const HEADING_MIN_RATIO = 1.15;
+
 export interface BodyStyle {
   /** The size most characters of the document are set in. */
   size: number;

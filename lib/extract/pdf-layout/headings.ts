@@ -1,10 +1,8 @@
 /** Which blocks are headings, and their levels: size against the body text, or a different font at body size. */
 import type { Block } from "./blocks";
-import type { BodyStyle } from "./body-style";
+import { type BodyStyle, HEADING_MIN_RATIO } from "./body-style";
 import { roundSize, isTitleLike } from "./lines";
 
-/** Set this much larger than the body text, a short block is a heading. */
-export const HEADING_MIN_RATIO = 1.15;
 /** At most this many lines and characters: a big-type block longer than that is a lead paragraph, not a title. */
 const HEADING_MAX_LINES = 3;
 const HEADING_MAX_CHARS = 200;

@@ -1,4 +1,4 @@
-import { receiveStep } from "@/lib/jobs/step-delivery";
+import { receiveStep } from "@/lib/http/step-delivery";
 import { handle } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";
 

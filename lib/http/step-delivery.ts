@@ -1,9 +1,9 @@
 import { Receiver } from "@upstash/qstash";
 import { ApiError } from "@/lib/errors";
 import { json } from "@/lib/http/respond";
-import type { Services } from "@/lib/services";
-import { Step, type StepOutcome } from "./engine";
-import { runStep } from "./steps";
+import type { Services } from "@/lib/services/types";
+import { Step, type StepOutcome } from "@/lib/jobs/engine";
+import { runStep } from "@/lib/jobs/steps";
 
 /** A step's body is a few ids: anything longer is not one of ours. */
 const MAX_STEP_BYTES = 16 * 1024;
