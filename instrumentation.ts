@@ -9,7 +9,7 @@ import type { MetricReader } from "@opentelemetry/sdk-metrics";
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { ConfigError, loadConfig } = await import("@/lib/config");
+  const { ConfigError, loadConfig } = await import("@/lib/ground/config");
   const { ensureMeterProvider } = await import("@/lib/observability/meter-provider");
   let config;
   try {

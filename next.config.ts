@@ -10,7 +10,7 @@ export const COMPILED_DIR = `${DIST_DIR}-compiled`;
  * The OCR languages this build ships, read as the service reads OCR_LANGUAGES (default eng; codes joined by "+"): set
  * it at build time as at run time. Only their data goes into the functions; the config refuses any other at run time.
  * (`next start` loads this file without resolving the project's own TypeScript modules, so what it needs of
- * lib/extract/ocr/language-data.ts is written here; the size check compares the file each function ships with it.)
+ * lib/ground/ocr-language-data.ts is written here; the size check compares the file each function ships with it.)
  */
 export const BUILT_OCR_LANGUAGES = [
   ...new Set(
@@ -213,7 +213,7 @@ const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none';
 
 const nextConfig: NextConfig = {
   distDir: DIST_DIR,
-  // Inlined into the build: where its compiled CPU worker is (lib/cpu/pool.ts), which languages it shipped (lib/config.ts).
+  // Inlined into the build: where its compiled CPU worker is (lib/cpu/pool.ts), which languages it shipped (lib/ground/config.ts).
   env: { CHUNKWISE_COMPILED_DIR: COMPILED_DIR, CHUNKWISE_BUILT_OCR_LANGUAGES: BUILT_OCR_LANGUAGES.join("+") },
   // Loaded by the worker threads from node_modules, never bundled.
   serverExternalPackages: [...HEAVY_PACKAGES, "piscina", "redis", "@redis/client"],

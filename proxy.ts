@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type NextRequest, NextResponse } from "next/server";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { pageContentSecurityPolicy } from "@/lib/http/security-headers";
 
 /**

@@ -5,7 +5,7 @@
  * `npm run build` compiles both (scripts/compile-node.ts), so starting the
  * server compiles no TypeScript.
  */
-export { ConfigError, loadConfig } from "@/lib/config";
+export { ConfigError, loadConfig } from "@/lib/ground/config";
 export { ChainIdentity } from "@/lib/payments/chain-identity";
 export { createChainRpc } from "@/lib/payments/chain-rpc";
 export { payToTokenAccounts } from "@/lib/payments/pay-to-account";

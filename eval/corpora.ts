@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import type { Extracted } from "@/lib/extract/types";
 import { extractDocument, loaded } from "@/lib/chunk-result";
 import { parseCsv } from "./csv";

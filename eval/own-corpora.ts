@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { AnnotationFile, type Annotations, type QaDocument, extractBytes, locateAnnotations } from "./corpora";
 import { renderPdf } from "./pdf-fixture";
 import type { Range } from "./metrics";

@@ -1,4 +1,4 @@
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import type { Extracted } from "@/lib/extract/types";
 import { countTokens } from "@/lib/tokens";
 import { mulberry32 } from "@/tests/helpers/random";

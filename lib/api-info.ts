@@ -1,13 +1,13 @@
 import { tierModel } from "@/lib/ai/model-client";
 import type { ApiInfo } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { embedderId } from "@/lib/embeddings";
 import { OUTPUT_FORMATS } from "@/lib/formats";
-import { installedLanguages } from "@/lib/extract/ocr/language-data";
+import { installedLanguages } from "@/lib/ground/ocr-language-data";
 import { DEFAULT_TOKENIZER, TOKENIZER_NAMES } from "@/lib/tokens/names";
 import { x402Network } from "@/lib/payments/requirements";
-import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
-import { lifetimeText } from "@/lib/wording";
+import { INLINE_CHUNK_LIMIT } from "@/lib/ground/limits";
+import { lifetimeText } from "@/lib/ground/wording";
 import { TIERS, TIER_IDS, type Tier, priceUsd } from "@/lib/tiers";
 import packageJson from "@/package.json";
 

@@ -9,9 +9,9 @@ import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
 import { splitDocument } from "@/lib/chunking";
 import type { Chunk, SplitOptions } from "@/lib/chunking/types";
 import type { Embedder } from "@/lib/embeddings/types";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { type CpuRunner, chunkOnCpu, inThisThread, extractStepsOnCpu } from "@/lib/cpu/pool";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { DEFAULT_READING, extract, type ReadingOptions } from "@/lib/extract";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import { stepsHere } from "@/lib/extract/steps-here";
@@ -21,7 +21,7 @@ import type { OutputFormat } from "@/lib/formats";
 import { documentTitle, pageUnit } from "@/lib/formats/embed-text";
 import { TIERS, type Tier, type TierId } from "@/lib/tiers";
 import { DEFAULT_TOKENIZER, type TokenizerName } from "@/lib/tokens/names";
-import { installedLanguages } from "@/lib/extract/ocr/language-data";
+import { installedLanguages } from "@/lib/ground/ocr-language-data";
 
 /**
  * A document's chunking result without HTTP, quota or payment: options

@@ -12,17 +12,17 @@ import {
   sha256Hex,
   withOcrLanguages,
 } from "@/lib/chunk-result";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { paymentRequired } from "@/lib/payments/payment-required";
 import { type Detected, detect } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
-import { mainThreadTurn } from "@/lib/main-thread-turns";
+import { mainThreadTurn } from "@/lib/ground/main-thread-turns";
 import { startJob } from "@/lib/jobs/runner";
-import { type HeldSlot, tooManyJobs } from "@/lib/client-slots";
+import { type HeldSlot, tooManyJobs } from "@/lib/quota/client-slots";
 import { estimatePages } from "@/lib/extract/page-count";
-import { type Reservation, pagesGoBack, rateLimitHeaders } from "@/lib/quota";
+import { type Reservation, pagesGoBack, rateLimitHeaders } from "@/lib/quota/free-quota";
 import { newResultId } from "@/lib/results";
-import { lifetimeText } from "@/lib/wording";
+import { lifetimeText } from "@/lib/ground/wording";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ResourceKind } from "@/lib/payments/x402/v2";
 import type { Services } from "@/lib/services/types";
@@ -37,7 +37,7 @@ import {
   paymentVerified,
 } from "@/lib/observability/events";
 import { noteTier } from "@/lib/observability/request-scope";
-import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
+import { INLINE_CHUNK_LIMIT } from "@/lib/ground/limits";
 
 /**
  * The one path every chunking request takes: input → quota or payment gate → extract → chunk → format →

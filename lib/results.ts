@@ -1,6 +1,6 @@
-import { capabilityIdPattern, newCapabilityId } from "@/lib/capability-id";
-import { ApiError } from "@/lib/errors";
-import { lifetimeText } from "@/lib/wording";
+import { capabilityIdPattern, newCapabilityId } from "@/lib/ground/capability-id";
+import { ApiError } from "@/lib/ground/errors";
+import { lifetimeText } from "@/lib/ground/wording";
 import type { Store } from "@/lib/store/types";
 import { RESULT_PREFIXES } from "@/lib/tiers";
 

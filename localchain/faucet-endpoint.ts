@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeIssues, type FaucetAnswer, FaucetRequestSchema } from "@/lib/api-schema";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import type { Services } from "@/lib/services";
 
 /**

@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { DEVNET_USDC_MINT } from "@/lib/config";
+import { DEVNET_USDC_MINT } from "@/lib/ground/config";
 import { Faucet } from "@/localchain/faucet";
 import { createRpcServer, createWebsocketServer } from "@/localchain/http-server";
 import { generateExportableKeyPair } from "@/localchain/keys";

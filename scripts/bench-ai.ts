@@ -33,7 +33,7 @@ import { wrap } from "@/eval/pdf-fixture";
 import { z } from "zod";
 import { mulberry32 } from "../tests/helpers/random";
 import { startRedisServer } from "../tests/helpers/redis-server";
-import { type Config, loadConfig } from "@/lib/config";
+import { type Config, loadConfig } from "@/lib/ground/config";
 import { startJob } from "@/lib/jobs/runner";
 import { jobStatus } from "@/lib/jobs/status";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";

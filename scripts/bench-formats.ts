@@ -10,7 +10,7 @@
  *   npm run bench:formats [-- --seconds 2]
  */
 import { parseArgs } from "node:util";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { chunkwiseReader, type Fixture, formatFixtures, officeparserReader, type Reader } from "@/eval/formats";
 
 async function rate(reader: Reader, fixtures: Fixture[], minSeconds: number): Promise<number | string> {

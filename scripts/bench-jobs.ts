@@ -14,7 +14,7 @@ import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PDFDocument } from "pdf-lib";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { CpuPool, type CpuRunner } from "@/lib/cpu/pool";
 import { startJob } from "@/lib/jobs/runner";
 import { jobStatus } from "@/lib/jobs/status";

@@ -19,7 +19,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pLimit from "p-limit";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { CpuPool, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { extract } from "@/lib/extract";
 import { RENDER_DPI } from "@/lib/extract/ocr/settings";

@@ -24,7 +24,7 @@ import {
 } from "@solana/kit";
 import { createPaymentHeader } from "x402/client";
 import { createSigner } from "x402/types";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { startLocalChain } from "@/localchain";
 import { faucet } from "../tests/helpers/chain";
 import { type ChunkRequest, runChunkRequest } from "@/lib/pipeline";

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { convert } from "@opendataloader/pdf";
 import { PDFDocument } from "pdf-lib";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { extract } from "@/lib/extract";
 import { type Engine, ODL_OPTIONS, opendataloaderEngine, pdf2mdEngine } from "@/eval/layout-engines";
 import { launchChromium, printPdf } from "@/tests/helpers/chromium";

@@ -10,9 +10,9 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ChunkOptionsSchema, describeIssues } from "@/lib/api-schema";
 import { createModelClients } from "@/lib/ai/model-client";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder } from "@/lib/embeddings";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
 import { TIER_IDS } from "@/lib/tiers";
 

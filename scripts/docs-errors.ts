@@ -1,10 +1,10 @@
 /**
- * Writes the error table of docs/errors.md from the table of codes (`lib/error-codes.ts`), worded with the
+ * Writes the error table of docs/errors.md from the table of codes (`lib/ground/error-codes.ts`), worded with the
  * default settings' limits. `tests/error-table.test.ts` fails while that copy differs: run `npm run docs:errors`.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { loadConfig } from "@/lib/config";
-import { errorCatalogue, errorTableMarkdown } from "@/lib/error-codes";
+import { loadConfig } from "@/lib/ground/config";
+import { errorCatalogue, errorTableMarkdown } from "@/lib/ground/error-codes";
 
 export const START = "<!-- error-codes:start (npm run docs:errors) -->";
 export const END = "<!-- error-codes:end -->";

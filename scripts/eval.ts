@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { CpuPool, extractStepsOnCpu } from "@/lib/cpu/pool";
 import { createEmbedder } from "@/lib/embeddings";
 import { CachedEmbedder } from "@/eval/cached-embedder";

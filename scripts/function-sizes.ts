@@ -9,7 +9,7 @@
  */
 import path from "node:path";
 import { BUILT_OCR_LANGUAGES, COMPILED_DIR, HEAVY_ROUTES, LIGHT_ROUTES } from "../next.config";
-import { languageDataPath } from "../lib/extract/ocr/language-data";
+import { languageDataPath } from "../lib/ground/ocr-language-data";
 import { functionBundles, sizeProblems, sizeTable } from "./function-traces";
 
 /** Vercel's limit is 250 MB; ours leaves room for what the open issues add. */

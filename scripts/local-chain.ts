@@ -5,7 +5,7 @@
  * Prints the endpoints and the test wallets, then runs until Ctrl-C. All keys
  * are generated at start and hold test tokens only.
  */
-import { ConfigError, loadConfig } from "@/lib/config";
+import { ConfigError, loadConfig } from "@/lib/ground/config";
 import { startLocalChain } from "@/localchain";
 
 async function main(): Promise<number> {

@@ -13,7 +13,7 @@ import { basename } from "node:path";
 import { type ModelClient, createModelClients } from "@/lib/ai/model-client";
 import { CHUNK_CONTEXT_TASK } from "@/lib/ai/prompts";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { countTokens } from "@/lib/tokens";
 import { startModelStandin } from "@/standin/model-server";

@@ -13,7 +13,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_TUNING, type SemanticTuning, splitSemantic } from "@/lib/chunking/semantic";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { SentenceEncoderEmbedder } from "@/lib/embeddings/sentence-encoder";
 import { CachedEmbedder } from "@/eval/cached-embedder";
 import { segmentationScores } from "@/eval/evaluate";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as quotaRoute from "@/app/api/quota/route";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { PEER_HEADER } from "@/lib/http/client-address";
 import { createServices, setServices, type Services } from "@/lib/services";

@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { fetchDocument } from "@/lib/fetch/safe-fetch";
 import { type LocalChain, startLocalChain } from "@/localchain";
 import { type Services, createServices, setServices } from "@/lib/services";

@@ -18,7 +18,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BatchAcceptedSchema, BatchResultSchema, JobStatusSchema } from "@/lib/api-schema";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";

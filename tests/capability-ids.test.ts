@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobIdSchema, ResultIdSchema } from "@/lib/api-schema";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { newJobId } from "@/lib/jobs/job-store";
 import { newResultId, RESULT_ID_PATTERN } from "@/lib/results";
 import { createServices, setServices } from "@/lib/services";

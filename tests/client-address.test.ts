@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { PEER_HEADER, clientAddress, clientKey } from "@/lib/http/client-address";
 
 describe("clientKey: the key a client is counted under", () => {
@@ -60,7 +60,7 @@ describe("clientAddress behind trusted proxies", () => {
   it("on Vercel reads x-vercel-forwarded-for, which its edge sets, and trusts it by default", () => {
     const vercel = loadConfig({
       VERCEL: "1",
-      // Vercel runs jobs only through QStash (lib/config.ts refuses it otherwise).
+      // Vercel runs jobs only through QStash (lib/ground/config.ts refuses it otherwise).
       QSTASH_TOKEN: "qstash-test-token",
       QSTASH_CURRENT_SIGNING_KEY: "sig_current",
       QSTASH_NEXT_SIGNING_KEY: "sig_next",

@@ -5,7 +5,7 @@ import { OpenAIModelClient } from "@/lib/ai/model-client";
 import { CHUNK_CONTEXT_TASK } from "@/lib/ai/prompts";
 import { resolveOptions } from "@/lib/chunk-result";
 import type { Chunk } from "@/lib/chunking/types";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { startJob } from "@/lib/jobs/runner";
 import { jobStatus } from "@/lib/jobs/status";
 import { createServices, setServices, type Services } from "@/lib/services";

@@ -6,7 +6,7 @@ import { requireModel } from "@/lib/ai/model-client";
 import { TIERS } from "@/lib/tiers";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type LocalChain, startLocalChain } from "@/localchain";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";

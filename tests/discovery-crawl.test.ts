@@ -8,7 +8,7 @@ import {
 } from "@agentcash/discovery";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { createServices, setServices } from "@/lib/services";
 import { TIER_IDS, TIERS, isPaid } from "@/lib/tiers";
 import { call, serveApi } from "./helpers/api";

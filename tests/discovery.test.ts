@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as wellKnown from "@/app/.well-known/x402/route";
 import * as llms from "@/app/llms.txt/route";
 import { X402DiscoverySchema } from "@/lib/api-schema";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { openApiDocument } from "@/lib/openapi";
 import { createServices, setServices } from "@/lib/services";
 import { TIER_IDS, TIERS, isPaid, priceUsd } from "@/lib/tiers";

@@ -10,13 +10,13 @@ import fs from "node:fs";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder, embedderId } from "@/lib/embeddings";
 import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
 import { SENTENCE_ENCODER_ID, SentenceEncoderEmbedder } from "@/lib/embeddings/sentence-encoder";
 import { OpenAIEmbedder, type OpenAIEmbedderOptions } from "@/lib/embeddings/openai";
 import { parseRetryAfter, retryDelay } from "@/lib/embeddings/retry";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import type { Extracted } from "@/lib/extract/types";
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);

@@ -2,13 +2,13 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { ERRORS_PAGE, withErrorTable } from "@/scripts/docs-errors";
-import { loadConfig } from "@/lib/config";
-import { ERROR_CODES, type ErrorCode, errorCatalogue, errorTableMarkdown } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import { loadConfig } from "@/lib/ground/config";
+import { ERROR_CODES, type ErrorCode, errorCatalogue, errorTableMarkdown } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 import { type Json, openApiSuite, root, served } from "./helpers/openapi";
 
 /**
- * The one error table (lib/error-codes.ts): every code listed in the OpenAPI document under its status, each
+ * The one error table (lib/ground/error-codes.ts): every code listed in the OpenAPI document under its status, each
  * answered with somewhere, only a code of the table can be thrown, and docs/errors.md's table is the same.
  */
 

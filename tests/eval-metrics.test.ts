@@ -7,7 +7,7 @@
  */
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { parseCsv } from "@/eval/csv";
 import { LocateError, locateExcerpt, locateSequential, trimRange } from "@/eval/locate";
 import { markdownElements } from "@/eval/markdown-elements";

@@ -8,14 +8,14 @@ import { z } from "zod";
 import type { MethodContext } from "@/lib/chunk-result";
 import { htmlTableParts } from "@/lib/chunking/structure/html-table";
 import { scanMarkdown } from "@/lib/chunking/markdown/scan";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { detect } from "@/lib/extract/detect";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml, MARKDOWN_OPTIONS } from "@/lib/extract/html";
 import { splitHtml } from "@/lib/extract/html-segments";
 import { withWorker } from "@/lib/extract/worker";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 
 const LIMITS: ExtractLimits = {
   maxUnpackedBytes: 20 * 1024 * 1024,

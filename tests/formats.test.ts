@@ -4,7 +4,7 @@ import path from "node:path";
 import { v5 as uuidv5, version as uuidVersion } from "uuid";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { type DocumentRef, type Entity, type OutputFormat, formatChunks } from "@/lib/formats";
 import { fitJsonString, truncateUtf8 } from "@/lib/formats/fit";

@@ -11,7 +11,7 @@ import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { IdempotencyRecords } from "@/lib/idempotency/records";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";

@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import { Worker } from "node:worker_threads";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { CpuPool, type CpuRunner } from "@/lib/cpu/pool";
 import { startJob, runSlice } from "@/lib/jobs/runner";
 import { jobStatus } from "@/lib/jobs/status";

@@ -42,7 +42,7 @@ import {
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { DEVNET_USDC_MINT } from "@/lib/config";
+import { DEVNET_USDC_MINT } from "@/lib/ground/config";
 import { startLocalChain, type LocalChain } from "@/localchain";
 
 /**

@@ -6,7 +6,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { startLocalChain, type LocalChain } from "@/localchain";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";

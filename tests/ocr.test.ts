@@ -14,9 +14,9 @@ import {
 import sharp from "sharp";
 import { z } from "zod";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { ConfigError, loadConfig } from "@/lib/config";
+import { ConfigError, loadConfig } from "@/lib/ground/config";
 import type { MethodContext } from "@/lib/chunk-result";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { extract, type Extracted } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";
 import { type SplittableItem, splitAtColumns } from "@/lib/extract/ocr/column-splits";

@@ -25,7 +25,7 @@ import {
 } from "@/lib/api-schema";
 import type { runFaucet } from "@/localchain/faucet-endpoint";
 import type { ChromaRecord, PineconeRecord, QdrantPoint, WeaviateObject } from "@/lib/formats";
-import type { checkHealth } from "@/lib/health";
+import type { checkHealth } from "@/lib/service-info/health";
 import { PEER_HEADER } from "@/lib/http/client-address";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
 import { TIERS, TIER_IDS } from "@/lib/tiers";

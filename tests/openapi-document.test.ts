@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import { OpenApiDocumentSchema } from "@/lib/api-schema";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { TAGS } from "@/lib/openapi";
 import { TIERS, TIER_IDS, isPaid } from "@/lib/tiers";
 import packageJson from "@/package.json";

@@ -15,7 +15,7 @@ import {
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { getTransferCheckedInstruction } from "@solana-program/token";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import type { FetchedDocument } from "@/lib/fetch/safe-fetch";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices } from "@/lib/services";

@@ -1,6 +1,6 @@
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { createChainRpc } from "@/lib/payments/chain-rpc";
 import { type Admission, type PaidRequest, PaymentGate } from "@/lib/payments/gate";
 import type { PaymentHeader } from "@/lib/payments/payment-header";

@@ -1,7 +1,7 @@
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import { loadConfig } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 import { createChainRpc } from "@/lib/payments/chain-rpc";
 import { type PaidRequest, PaymentGate } from "@/lib/payments/gate";
 import { paymentRequired } from "@/lib/payments/payment-required";

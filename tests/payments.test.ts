@@ -27,7 +27,7 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment as wrapFetchWithPaymentV2, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { startLocalChain, type LocalChain } from "@/localchain";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
 import { createServices, setServices, type Services } from "@/lib/services";

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkExtracted, type MethodContext } from "@/lib/chunk-result";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { launchChromium, printPdf } from "@/tests/helpers/chromium";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 
 const LIMITS: ExtractLimits = {
   maxUnpackedBytes: 20 * 1024 * 1024,

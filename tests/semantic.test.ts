@@ -18,7 +18,7 @@ import { mergeSmallSegments } from "@/lib/chunking/semantic/merge-small";
 import { splitSemantic } from "@/lib/chunking/semantic";
 import { sentenceSpans } from "@/lib/chunking/text/line-sentences";
 import type { Span } from "@/lib/chunking/types";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { HashedNgramEmbedder } from "@/lib/embeddings/hashed-ngrams";
 import type { Embedder } from "@/lib/embeddings/types";
 

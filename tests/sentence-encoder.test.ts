@@ -11,7 +11,7 @@ import dns from "node:dns";
 import fs from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { SENTENCE_ENCODER_ID, SentenceEncoderEmbedder } from "@/lib/embeddings/sentence-encoder";
 

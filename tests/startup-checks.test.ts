@@ -1,7 +1,7 @@
 import { redirectLogs } from "@/lib/observability/log";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, MAINNET_USDC_MINT, loadConfig } from "@/lib/config";
+import { ConfigError, MAINNET_USDC_MINT, loadConfig } from "@/lib/ground/config";
 import { createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { type LocalChain, startLocalChain } from "@/localchain";

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { mainThreadTurn } from "@/lib/main-thread-turns";
+import { mainThreadTurn } from "@/lib/ground/main-thread-turns";
 
 /** Holds the thread for `ms`, as decoding a large upload does. */
 function busy(ms: number): void {

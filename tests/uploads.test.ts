@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createSolanaRpc } from "@solana/kit";
 import { getPayloadFromClientToken } from "@vercel/blob/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 import { type Services, createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { type LocalChain, startLocalChain } from "@/localchain";

@@ -1,4 +1,4 @@
-import { llmsTxt } from "@/lib/discovery";
+import { llmsTxt } from "@/lib/service-info/discovery";
 import { apiBase } from "@/lib/http/request-context";
 import { CORS_HEADERS, handle } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import type { Store } from "@/lib/store/types";
 import type { ModelClient } from "./model-client";
 import type { Task } from "./prompts";

@@ -15,8 +15,8 @@
 import OpenAI from "openai";
 import type { LimitFunction } from "p-limit";
 import { z } from "zod";
-import type { Config } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import type { Config } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 import { TIERS, TIER_IDS, type Tier, type TierModel } from "@/lib/tiers";
 import type { Task } from "./prompts";
 

@@ -1,6 +1,6 @@
 /** Wire shapes of two-step uploads: `POST /api/uploads` and what it answers, and the answer to the bytes' `PUT`. */
 import { z } from "zod";
-import { capabilityIdPattern } from "@/lib/capability-id";
+import { capabilityIdPattern } from "@/lib/ground/capability-id";
 
 export const UPLOAD_ID_PREFIX = "upl";
 export const UPLOAD_ID_PATTERN = capabilityIdPattern([UPLOAD_ID_PREFIX]);

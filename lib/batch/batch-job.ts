@@ -6,8 +6,8 @@
  * releases the payment). The combined result is made once every document is done.
  */
 import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
-import { STATUS_NAMES, type ErrorCode } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import { STATUS_NAMES, type ErrorCode } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 import { buildResult, extractDocument, loaded, resultJson, withOcrLanguages } from "@/lib/chunk-result";
 import type { JobHandle } from "@/lib/jobs/job-handle";
 import type { JobMemo } from "@/lib/jobs/job-memo";
@@ -17,7 +17,7 @@ import { logFault } from "@/lib/observability/events";
 import { newResultId } from "@/lib/results";
 import type { Services } from "@/lib/services/types";
 import { TIERS } from "@/lib/tiers";
-import { lifetimeText } from "@/lib/wording";
+import { lifetimeText } from "@/lib/ground/wording";
 
 /** An error as a request's error body: what a rejected or failed document shows. */
 export function errorBody(error: unknown): NonNullable<BatchMember["error"]> {

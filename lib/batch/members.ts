@@ -5,10 +5,10 @@
  * request would have answered, and is not charged; the others are accepted and priced.
  */
 import { type Loaded, loaded, sha256Hex } from "@/lib/chunk-result";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { detect } from "@/lib/extract/detect";
 import { estimatePages } from "@/lib/extract/page-count";
-import { mainThreadTurn } from "@/lib/main-thread-turns";
+import { mainThreadTurn } from "@/lib/ground/main-thread-turns";
 import type { DocumentInput } from "@/lib/pipeline";
 import type { Services } from "@/lib/services/types";
 import { errorBody } from "./batch-job";

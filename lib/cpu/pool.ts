@@ -3,10 +3,10 @@ import { MessageChannel, type MessagePort, type Transferable } from "node:worker
 import pLimit, { type LimitFunction } from "p-limit";
 import { Piscina } from "piscina";
 import type { SplitOptions } from "@/lib/chunking/types";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { embedderId } from "@/lib/embeddings";
 import type { Embedder } from "@/lib/embeddings/types";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { failures } from "@/lib/extract/failures";
 import { logFault } from "@/lib/observability/events";
 import { countBusy, watchCpuPool } from "@/lib/observability/metrics";

@@ -1,5 +1,5 @@
 import type { LimitFunction } from "p-limit";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { OpenAIEmbedder, openAIEmbedderId } from "./openai";
 import { SENTENCE_ENCODER_ID, SentenceEncoderEmbedder } from "./sentence-encoder";
 import type { Embedder } from "./types";

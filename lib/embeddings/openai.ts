@@ -18,7 +18,7 @@
 import OpenAI from "openai";
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { type RetryPolicy, isRetryableStatus, parseRetryAfter, retryDelay } from "./retry";
 import type { Embedder } from "./types";
 

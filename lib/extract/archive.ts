@@ -1,5 +1,5 @@
 import { inflateSync } from "fflate";
-import type { ApiError } from "@/lib/errors";
+import type { ApiError } from "@/lib/ground/errors";
 import { failures } from "@/lib/extract/failures";
 import type { ExtractLimits } from "@/lib/extract/types";
 import { inspectZip, type ZipEntry } from "@/lib/extract/zip";

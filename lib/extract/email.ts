@@ -5,7 +5,7 @@ import { detect, type Detected, type Hint } from "@/lib/extract/detect";
 import { failures } from "@/lib/extract/failures";
 import { convertHtml } from "@/lib/extract/html";
 import type { DocumentPart, Extracted, ExtractLimits } from "@/lib/extract/types";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import type { EmailHeaders } from "@/lib/api-schema";
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import type { MarkupExcess } from "@/lib/extract/markup-budget";
 import type { ExtractLimits } from "@/lib/extract/types";
 

@@ -3,7 +3,7 @@ import { failures } from "@/lib/extract/failures";
 import type { PageImage } from "@/lib/extract/page-items";
 import { readPages } from "@/lib/extract/ocr/read-pages";
 import { DEFAULT_IMAGE_DPI, MAX_OCR_PIXELS, RENDER_DPI, SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
-import { MAX_IMAGE_PIXELS } from "@/lib/limits";
+import { MAX_IMAGE_PIXELS } from "@/lib/ground/limits";
 import { joinPages, type PdfText } from "@/lib/extract/pdf";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { ExtractLimits } from "@/lib/extract/types";

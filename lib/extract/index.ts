@@ -25,7 +25,7 @@ import {
   type Extracted,
   type ExtractLimits,
 } from "@/lib/extract/types";
-import { DEFAULT_SHEET_MAX_CELLS } from "@/lib/config";
+import { DEFAULT_SHEET_MAX_CELLS } from "@/lib/ground/config";
 
 export type { Extracted, ExtractLimits } from "@/lib/extract/types";
 export type { ReadingOptions } from "@/lib/extract/office";

@@ -17,7 +17,7 @@ import type { ExtractLimits } from "@/lib/extract/types";
  * - HTML, DOCX, ODT, RTF, EPUB and e-mail: one page, the least any document costs. Their size says little about their text (markup,
  *   embedded images: a 200 KB web page is often two pages of text), so a size rule would refuse ordinary
  *   documents near the end of a day's pages; their conversion is bounded by the parsers' own budgets, and the
- *   exact count is settled before chunking (lib/quota.ts `settle`).
+ *   exact count is settled before chunking (lib/quota/free-quota.ts `settle`).
  *
  * - PPTX, XLSX, ODS: one page, as DOCX: their size says little about their slides' or rows' count, and
  *   `settle` corrects it.

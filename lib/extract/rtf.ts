@@ -5,7 +5,7 @@ import { Tokenize } from "rtf-stream-parser";
 import { ToPlainText } from "rtf-stream-parser/dist/src/ToPlainText";
 import { ignoreOptionalDestOutput } from "rtf-stream-parser/dist/src/features/ignoreOptionalDestOutput";
 import type { ControlToken, Token } from "rtf-stream-parser/dist/src/tokenize";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { failures } from "@/lib/extract/failures";
 import { htmlToMarkdown } from "@/lib/extract/html";
 import type { ExtractLimits } from "@/lib/extract/types";

@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { mainThreadTurn } from "@/lib/main-thread-turns";
+import { mainThreadTurn } from "@/lib/ground/main-thread-turns";
 import { failures } from "@/lib/extract/failures";
 
 /**
@@ -32,7 +32,7 @@ function utf16Bom(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
 
 /**
  * Decoded this many bytes at a time, each on a main-thread turn of its own
- * (lib/main-thread-turns.ts): 3 MB take ~5 ms, and a few uploads decoded back to
+ * (lib/ground/main-thread-turns.ts): 3 MB take ~5 ms, and a few uploads decoded back to
  * back would hold the event loop for tens of milliseconds.
  */
 const DECODE_STEP_BYTES = 256 * 1024;

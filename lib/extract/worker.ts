@@ -3,7 +3,7 @@ import { Worker, type WorkerOptions as WorkerOptionsOfNode } from "node:worker_t
 import pLimit from "p-limit";
 import type { NodeHtmlMarkdownOptions } from "node-html-markdown";
 import { z } from "zod";
-import type { ApiError } from "@/lib/errors";
+import type { ApiError } from "@/lib/ground/errors";
 import { failures } from "@/lib/extract/failures";
 
 /**

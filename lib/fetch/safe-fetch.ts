@@ -3,7 +3,7 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { Agent, buildConnector, request, type Dispatcher } from "undici";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 
 /**
  * Fetching a document from a URL a client gave us, without letting that

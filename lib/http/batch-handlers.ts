@@ -1,6 +1,6 @@
 import { BatchOptionsSchema, BatchRequestSchema, describeIssues } from "@/lib/api-schema";
 import { runBatchRequest } from "@/lib/batch/batch-request";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { answerOnce } from "@/lib/idempotency/answer-once";
 import { idempotencyKeyHeader } from "@/lib/idempotency/key";
 import { paymentHeader, perClient, refuseProbe } from "@/lib/http/chunk-handlers";

@@ -1,6 +1,6 @@
 import { ChunkOptionsSchema, UrlChunkRequestSchema, describeIssues } from "@/lib/api-schema";
-import { tooManyRequests } from "@/lib/client-slots";
-import { ApiError } from "@/lib/errors";
+import { tooManyRequests } from "@/lib/quota/client-slots";
+import { ApiError } from "@/lib/ground/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { answerOnce } from "@/lib/idempotency/answer-once";
 import { idempotencyKeyHeader } from "@/lib/idempotency/key";

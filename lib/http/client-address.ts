@@ -1,5 +1,5 @@
 import ipaddr from "ipaddr.js";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 
 /**
  * Who is asking, for the free quota and anything else counted per client. `server.mjs` writes the socket's peer

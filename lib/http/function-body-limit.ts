@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { STATUS_NAMES } from "@/lib/error-codes";
+import { STATUS_NAMES } from "@/lib/ground/error-codes";
 import { CORS_HEADERS } from "@/lib/http/respond";
-import { megabytes } from "@/lib/wording";
+import { megabytes } from "@/lib/ground/wording";
 
 /**
  * A host's function body limit, enforced by the embedded server in test

@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { type BodyReadRules, readBodyBytes } from "@/lib/streams/body-deadline";
 
 const JSON_BODY_LIMIT = 64 * 1024;

@@ -1,5 +1,5 @@
-import type { Config } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import type { Config } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 import { readBodyBytes } from "@/lib/streams/body-deadline";
 
 /** A base64 file of the largest upload, plus the JSON-RPC around it. */

@@ -1,6 +1,6 @@
 import { Readable, Transform } from "node:stream";
 import busboy from "busboy";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { type BodyReadRules, timedChunks } from "@/lib/streams/body-deadline";
 
 export interface Upload {

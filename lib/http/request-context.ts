@@ -1,4 +1,4 @@
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { firstForwarded } from "@/lib/http/client-address";
 
 /** A Host value: a name or address with an optional port, nothing else. */

@@ -1,5 +1,5 @@
-import { STATUS_NAMES } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import { STATUS_NAMES } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 import { routeLabel } from "@/lib/http/route-label";
 import { logEvent, logFault } from "@/lib/observability/events";
 import { recordRequest } from "@/lib/observability/metrics";

@@ -1,5 +1,5 @@
 import { Receiver } from "@upstash/qstash";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { json } from "@/lib/http/respond";
 import type { Services } from "@/lib/services/types";
 import { Step, type StepOutcome } from "@/lib/jobs/engine";

@@ -1,6 +1,6 @@
 import { CreateUploadRequestSchema, describeIssues } from "@/lib/api-schema";
-import { tooManyRequests } from "@/lib/client-slots";
-import { ApiError } from "@/lib/errors";
+import { tooManyRequests } from "@/lib/quota/client-slots";
+import { ApiError } from "@/lib/ground/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { readJson } from "@/lib/http/json-body";
 import { apiBase } from "@/lib/http/request-context";

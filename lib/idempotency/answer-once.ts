@@ -1,9 +1,9 @@
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { requestFingerprint } from "@/lib/idempotency/fingerprint";
 import { oneKey } from "@/lib/idempotency/key";
 import { paymentIdentifierOf } from "@/lib/idempotency/payment-identifier";
 import { IdempotencyRecords } from "@/lib/idempotency/records";
-import { mainThreadTurn } from "@/lib/main-thread-turns";
+import { mainThreadTurn } from "@/lib/ground/main-thread-turns";
 import { logFault } from "@/lib/observability/events";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ChunkResponse, DocumentInput } from "@/lib/pipeline";

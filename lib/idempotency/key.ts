@@ -1,6 +1,6 @@
 import { PAYMENT_ID_MAX_LENGTH, PAYMENT_ID_MIN_LENGTH, PAYMENT_ID_PATTERN } from "@x402/extensions/payment-identifier";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 
 /**
  * The syntax of an idempotency key, whichever way it comes: the `Idempotency-Key` header, the MCP tool's

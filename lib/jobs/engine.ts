@@ -1,6 +1,6 @@
 import { Client } from "@upstash/qstash";
 import { z } from "zod";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { WebhookDeliverySchema } from "@/lib/webhooks/scheduler";
 import { logFault } from "@/lib/observability/events";
 

@@ -1,6 +1,6 @@
-import { newCapabilityId } from "@/lib/capability-id";
+import { newCapabilityId } from "@/lib/ground/capability-id";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 import type { Store } from "@/lib/store/types";
@@ -98,7 +98,7 @@ export const JobRecord = z.object({
    * to the exact count once extracted, given back if the job fails on the service's side.
    */
   free_pages: z.object({ pages: z.number().int().nonnegative(), taken_at: z.number() }).optional(),
-  /** The client's place among its active jobs (lib/client-slots.ts), renewed with the lease, freed when the job ends. */
+  /** The client's place among its active jobs (lib/quota/client-slots.ts), renewed with the lease, freed when the job ends. */
   client_slot: z.object({ key: z.string(), token: z.string() }).optional(),
   /** Asked with `webhook_url`: where the job's end is POSTed, its signing secret, how the tries went (lib/webhooks/). */
   webhook: JobWebhookSchema.optional(),

@@ -20,7 +20,7 @@
  * retry with the same X-PAYMENT; a free job's pages, taken when it was
  * accepted, are given back only when the service failed it.
  *
- * A job holds its client's place among its active jobs (lib/client-slots.ts)
+ * A job holds its client's place among its active jobs (lib/quota/client-slots.ts)
  * from acceptance to its end, and extracts in the jobs' share of the CPU
  * (`CpuPool.jobExtraction`, `forJobs`), so jobs never starve requests.
  */
@@ -29,8 +29,8 @@ import { answerCache } from "@/lib/ai/answer-cache";
 import { DEFAULT_BATCHES } from "@/lib/ai/enrich";
 import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
 import type { JobAccepted } from "@/lib/api-schema";
-import type { ErrorCode } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import type { ErrorCode } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 import type { ModelProgress } from "@/lib/ai/tier-boundaries";
 import {
   buildResult,
@@ -41,9 +41,9 @@ import {
   withOcrLanguages,
 } from "@/lib/chunk-result";
 import { newResultId } from "@/lib/results";
-import { lifetimeText } from "@/lib/wording";
-import type { HeldSlot } from "@/lib/client-slots";
-import { type TakenPages, pagesGoBack } from "@/lib/quota";
+import { lifetimeText } from "@/lib/ground/wording";
+import type { HeldSlot } from "@/lib/quota/client-slots";
+import { type TakenPages, pagesGoBack } from "@/lib/quota/free-quota";
 import type { Services } from "@/lib/services/types";
 import { JobHandle } from "@/lib/jobs/job-handle";
 import { TIERS, type TierId, isPaid } from "@/lib/tiers";

@@ -4,8 +4,8 @@
  * what is stored, never from page 1. Nothing here loads the pipeline: a status route only publishes.
  */
 import type { JobStatus } from "@/lib/api-schema";
-import type { ErrorCode } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import type { ErrorCode } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 import type { Services } from "@/lib/services/types";
 import { type JobRecord, type JobVersion, jobExpired } from "./job-store";
 import { webhookStatus } from "@/lib/webhooks/job-webhook";

@@ -14,9 +14,9 @@ import {
   CreateUploadRequestSchema,
   JobIdSchema,
 } from "@/lib/api-schema";
-import { tooManyRequests } from "@/lib/client-slots";
-import { STATUS_NAMES } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import { tooManyRequests } from "@/lib/quota/client-slots";
+import { STATUS_NAMES } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 import { answerOnce } from "@/lib/idempotency/answer-once";
 import { checkedKey } from "@/lib/idempotency/key";
 import { jobResult, jobStatus } from "@/lib/jobs/status";

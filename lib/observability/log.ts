@@ -1,5 +1,5 @@
 import { pino, type Logger } from "pino";
-import { logLevelFrom } from "@/lib/config";
+import { logLevelFrom } from "@/lib/ground/config";
 import { currentScope } from "@/lib/observability/request-scope";
 
 /**

@@ -3,9 +3,9 @@
 import { z } from "zod";
 import type { ZodOpenApiOperationObject } from "zod-openapi";
 import { BatchAcceptedSchema, BatchRequestSchema, BatchUploadRequestSchema } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
-import type { ErrorCodeEntry, Scope } from "@/lib/error-codes";
-import { megabytes } from "@/lib/wording";
+import type { Config } from "@/lib/ground/config";
+import type { ErrorCodeEntry, Scope } from "@/lib/ground/error-codes";
+import { megabytes } from "@/lib/ground/wording";
 import { type Tier, isPaid, priceUsd } from "@/lib/tiers";
 import { paymentInfo } from "./chunk-operations";
 import {

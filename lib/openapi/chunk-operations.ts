@@ -1,7 +1,7 @@
 /** The chunking operations: a tier's upload endpoint and `POST /chunk` for a URL, with their payment notes and error answers. */
 
 import { z } from "zod";
-import { paymentOption } from "@/lib/discovery";
+import { paymentOption } from "@/lib/service-info/discovery";
 import type { ZodOpenApiOperationObject } from "zod-openapi";
 import {
   ChunkingResultSchema,
@@ -12,10 +12,10 @@ import {
   UploadRequestSchema,
   UrlChunkRequestSchema,
 } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
-import type { ErrorCodeEntry, Scope } from "@/lib/error-codes";
-import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
-import { lifetimeText, megabytes } from "@/lib/wording";
+import type { Config } from "@/lib/ground/config";
+import type { ErrorCodeEntry, Scope } from "@/lib/ground/error-codes";
+import { INLINE_CHUNK_LIMIT } from "@/lib/ground/limits";
+import { lifetimeText, megabytes } from "@/lib/ground/wording";
 import { TIERS, TIER_IDS, type Tier, isPaid, priceUsd } from "@/lib/tiers";
 import {
   rateLimitHeaders,

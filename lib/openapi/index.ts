@@ -1,6 +1,6 @@
 import { createDocument } from "zod-openapi";
-import type { Config } from "@/lib/config";
-import { STATUS_NAMES, errorCatalogue } from "@/lib/error-codes";
+import type { Config } from "@/lib/ground/config";
+import { STATUS_NAMES, errorCatalogue } from "@/lib/ground/error-codes";
 import packageJson from "@/package.json";
 import { paths } from "./paths";
 import { TAGS } from "./responses";

@@ -19,10 +19,10 @@ import {
   ResultIdSchema,
   StoredResultSchema,
 } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
-import type { ErrorCodeEntry } from "@/lib/error-codes";
-import { INLINE_CHUNK_LIMIT } from "@/lib/limits";
-import { lifetimeText } from "@/lib/wording";
+import type { Config } from "@/lib/ground/config";
+import type { ErrorCodeEntry } from "@/lib/ground/error-codes";
+import { INLINE_CHUNK_LIMIT } from "@/lib/ground/limits";
+import { lifetimeText } from "@/lib/ground/wording";
 import { TIERS, TIER_IDS } from "@/lib/tiers";
 import { uploadOperation, paymentInfo, paidTierList, urlOperation } from "./chunk-operations";
 import { TAGS, curl, errorResponses, json, rateLimitHeaders } from "./responses";

@@ -3,8 +3,8 @@
 import { z } from "zod";
 import type { ZodOpenApiResponsesObject } from "zod-openapi";
 import { ChunkOptionsSchema, ErrorBodySchema, PaymentRequiredSchema } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
-import { type ErrorCodeEntry, type Scope, STATUS_NAMES } from "@/lib/error-codes";
+import type { Config } from "@/lib/ground/config";
+import { type ErrorCodeEntry, type Scope, STATUS_NAMES } from "@/lib/ground/error-codes";
 
 /** Groups of operations, in the order the reference shows them. */
 export const TAGS = {

@@ -1,7 +1,7 @@
 import { logEvent } from "@/lib/observability/events";
 import { z } from "zod";
-import type { Network } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import type { Network } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
 
 /**

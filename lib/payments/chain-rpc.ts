@@ -1,6 +1,6 @@
 import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 
 /**
  * A minimal Solana JSON-RPC client for verifying payments. Answers are

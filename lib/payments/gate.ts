@@ -1,6 +1,6 @@
 import { createKeyPairSignerFromBytes, getBase58Decoder, getBase58Encoder } from "@solana/kit";
-import type { Config } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import type { Config } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 import { type ChainRpc, lookupTableReader } from "@/lib/payments/chain-rpc";
 import { type Claim, PaymentLedger, type StoredResponse } from "@/lib/payments/ledger";
 import type { PaymentRefused } from "@/lib/payments/payment-required";

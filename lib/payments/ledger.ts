@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import type { Refusal } from "@/lib/payments/refusal";
 import type { Store } from "@/lib/store/types";
 

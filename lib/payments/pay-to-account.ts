@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { createChainRpc } from "@/lib/payments/chain-rpc";
 
 /**

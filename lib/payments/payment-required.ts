@@ -1,5 +1,5 @@
-import type { Config, Network } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import type { Config, Network } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 import type { Refusal } from "@/lib/payments/refusal";
 import { type PaymentRequirement, x402Network } from "@/lib/payments/requirements";
 import { type ResourceKind, paymentRequiredV2 } from "@/lib/payments/x402/v2";

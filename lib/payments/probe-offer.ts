@@ -1,5 +1,5 @@
-import type { Config } from "@/lib/config";
-import type { ApiError } from "@/lib/errors";
+import type { Config } from "@/lib/ground/config";
+import type { ApiError } from "@/lib/ground/errors";
 import { paymentRequiredError } from "@/lib/payments/payment-required";
 import { paymentRequirement } from "@/lib/payments/requirements";
 import type { ResourceKind } from "@/lib/payments/x402/v2";

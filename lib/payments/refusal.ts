@@ -1,5 +1,5 @@
-import { type CodeOf, ERROR_CODES, type ErrorCode } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import { type CodeOf, ERROR_CODES, type ErrorCode } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 
 /**
  * Why a payment is refused: an expected outcome with a reason code (as

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { PaymentRequirementSchema } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { type Tier, priceUsd } from "@/lib/tiers";
 
 /**

@@ -1,6 +1,6 @@
 import type { ModelClients } from "@/lib/ai/model-client";
-import type { ClientSlots } from "@/lib/client-slots";
-import type { Config } from "@/lib/config";
+import type { ClientSlots } from "@/lib/quota/client-slots";
+import type { Config } from "@/lib/ground/config";
 import type { CpuPool } from "@/lib/cpu/pool";
 import type { Embedder } from "@/lib/embeddings/types";
 import type { FetchedDocument } from "@/lib/fetch/safe-fetch";
@@ -9,7 +9,7 @@ import type { JobStore } from "@/lib/jobs/job-store";
 import type { ChainRpc } from "@/lib/payments/chain-rpc";
 import type { ComputedResults } from "@/lib/payments/computed-results";
 import type { PaymentGate } from "@/lib/payments/gate";
-import type { FreeQuota } from "@/lib/quota";
+import type { FreeQuota } from "@/lib/quota/free-quota";
 import type { ResultStore } from "@/lib/results";
 import type { Store } from "@/lib/store/types";
 import type { Uploads } from "@/lib/uploads/uploads";
@@ -23,7 +23,7 @@ export interface Services {
   config: Config;
   store: Store;
   quota: FreeQuota;
-  /** Each client's chunking requests in progress, and its jobs accepted and not finished (lib/client-slots.ts). */
+  /** Each client's chunking requests in progress, and its jobs accepted and not finished (lib/quota/client-slots.ts). */
   clientRequests: ClientSlots;
   clientJobs: ClientSlots;
   results: ResultStore;

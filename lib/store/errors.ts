@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 
 /**
  * The backing service could not be reached or did not answer in time. An

@@ -1,4 +1,4 @@
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { MemoryStore } from "@/lib/store/memory";
 import { RedisStore } from "@/lib/store/redis";
 import type { Store } from "@/lib/store/types";

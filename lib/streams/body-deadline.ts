@@ -1,5 +1,5 @@
-import type { Config } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import type { Config } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 
 /**
  * A request body read against the clock: the whole of it within

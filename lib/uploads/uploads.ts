@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
-import { newCapabilityId } from "@/lib/capability-id";
+import { newCapabilityId } from "@/lib/ground/capability-id";
 import {
   type CreateUploadRequest,
   UPLOAD_ID_PREFIX,
   type UploadCreated,
   type UploadStored,
 } from "@/lib/api-schema/uploads";
-import type { Config } from "@/lib/config";
-import { ApiError } from "@/lib/errors";
+import type { Config } from "@/lib/ground/config";
+import { ApiError } from "@/lib/ground/errors";
 import { detect } from "@/lib/extract/detect";
 import { timedChunks } from "@/lib/streams/body-deadline";
 import { TokenBucket } from "@/lib/store/token-bucket";
 import type { Store } from "@/lib/store/types";
-import { megabytes } from "@/lib/wording";
+import { megabytes } from "@/lib/ground/wording";
 import type { BlobStorage } from "./blob-storage";
 import { type UploadRecord, UploadStore, type UploadVersion } from "./upload-store";
 

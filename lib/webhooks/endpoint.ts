@@ -1,5 +1,5 @@
 import { request } from "undici";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import {
   type AddressPolicy,
   bareHostname,

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import type { JobStatus } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import type { JobRecord, JobStore, JobVersion } from "@/lib/jobs/job-store";
 import type { WebhookEndpoint } from "./endpoint";
 import { type JobWebhook, newJobWebhook, webhookId } from "./job-webhook";

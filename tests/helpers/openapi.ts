@@ -10,7 +10,7 @@ import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { z } from "zod";
 import * as openapiRoute from "@/app/api/openapi.json/route";
-import { type Config, loadConfig } from "@/lib/config";
+import { type Config, loadConfig } from "@/lib/ground/config";
 import { type LocalChain, startLocalChain } from "@/localchain";
 import { openApiDocument } from "@/lib/openapi";
 import { type Services, createServices, getServices, setServices } from "@/lib/services";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
 import type { ExtractLimits } from "@/lib/extract/types";
 import { withWorker } from "@/lib/extract/worker";
-import { loadConfig } from "@/lib/config";
+import { loadConfig } from "@/lib/ground/config";
 
 /** Extraction's limits in the OCR tests: ten pages to OCR, as the service's default. */
 export const LIMITS: ExtractLimits = {

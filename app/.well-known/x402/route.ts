@@ -1,4 +1,4 @@
-import { x402Discovery } from "@/lib/discovery";
+import { x402Discovery } from "@/lib/service-info/discovery";
 import { apiBase } from "@/lib/http/request-context";
 import { handle, json, preflight } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";

@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { handle } from "@/lib/http/respond";
 
 /** Unknown API paths answer with the JSON error body instead of Next's HTML 404 page. */

@@ -1,4 +1,4 @@
-import { checkHealth } from "@/lib/health";
+import { checkHealth } from "@/lib/service-info/health";
 import { handle, json } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";
 

@@ -1,6 +1,6 @@
 import { clientAddress } from "@/lib/http/client-address";
 import { handle, json, preflight } from "@/lib/http/respond";
-import { rateLimitHeaders } from "@/lib/quota";
+import { rateLimitHeaders } from "@/lib/quota/free-quota";
 import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import { type Bbox, type Block, createWorker, type Line, OEM, PSM, type Worker } from "tesseract.js";
 import type { OcrPage, PageImage } from "@/lib/extract/page-items";
-import { languageFolder } from "./language-data";
+import { languageFolder } from "@/lib/ground/ocr-language-data";
 import { splitAtColumns, type SplittableItem } from "./column-splits";
 import { scanOrder } from "./scan-order";
 import { type Box, centredIn, tableAreas } from "./table-areas";
@@ -13,7 +13,7 @@ import { TABLE_CELL_GAP_EM, type WordRun, wordRuns } from "./word-items";
 /**
  * Text from a page image: tesseract.js (Tesseract's LSTM engine compiled to
  * WebAssembly, in a worker thread of its own), languages from their npm
- * packages (`language-data.ts`). The words come back as the text items PDF
+ * packages (`lib/ground/ocr-language-data.ts`). The words come back as the text items PDF
  * layout recovery reads (`lib/extract/pdf-layout/`), one per run of a line's
  * words without a cell's gap (`word-items.ts`), tables written row by row
  * (`scan-order.ts`), so a scanned page gets the same paragraphs, headings,

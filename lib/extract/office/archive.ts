@@ -1,4 +1,4 @@
-import type { ApiError } from "@/lib/errors";
+import type { ApiError } from "@/lib/ground/errors";
 import { openArchive as openZip } from "@/lib/extract/archive";
 import type { ExtractLimits } from "@/lib/extract/types";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ErrorCode } from "@/lib/error-codes";
-import { ApiError } from "@/lib/errors";
+import type { ErrorCode } from "@/lib/ground/error-codes";
+import { ApiError } from "@/lib/ground/errors";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 
 /**

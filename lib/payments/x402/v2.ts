@@ -10,7 +10,7 @@ import {
   UploadRequestSchema,
   UrlChunkRequestSchema,
 } from "@/lib/api-schema";
-import type { Network } from "@/lib/config";
+import type { Network } from "@/lib/ground/config";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
 import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402/v1";

@@ -2,7 +2,7 @@
 
 import { type Address, type Transaction, address } from "@solana/kit";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import { isBase58Signature } from "@/lib/payments/signature";
 

@@ -12,7 +12,7 @@ import {
   partiallySignTransaction,
 } from "@solana/kit";
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { type ChainRpc, RpcErrorReply } from "@/lib/payments/chain-rpc";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { VerifiedX402, CosignedX402 } from "./payload";

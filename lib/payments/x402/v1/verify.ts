@@ -29,7 +29,7 @@ import {
   isSolanaError,
   verifySignature,
 } from "@solana/kit";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import { chainUnavailable } from "@/lib/payments/chain-rpc";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import { MEMO_PROGRAMS, memoText } from "@/lib/payments/memo";

@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import type { Store } from "@/lib/store/types";
 import { freePagesEvent } from "@/lib/observability/events";
 

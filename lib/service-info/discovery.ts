@@ -5,7 +5,7 @@ import {
   UrlChunkRequestSchema,
   type X402Discovery,
 } from "@/lib/api-schema";
-import type { Config } from "@/lib/config";
+import type { Config } from "@/lib/ground/config";
 import { paymentRequirement, x402Network } from "@/lib/payments/requirements";
 import { caip2Network } from "@/lib/payments/x402/v2";
 import { TIER_IDS, TIERS, isPaid, priceUsd, type Tier } from "@/lib/tiers";

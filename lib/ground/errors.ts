@@ -1,10 +1,10 @@
-import { ERROR_CODES, type ErrorCode, type ErrorStatus } from "@/lib/error-codes";
+import { ERROR_CODES, type ErrorCode, type ErrorStatus } from "@/lib/ground/error-codes";
 
 /**
  * The one error type of the service. Anything thrown inside `lib/` that a
  * client should see is an ApiError; route handlers turn it into the error
  * body of DESIGN.md section 3 in exactly one place (`lib/http/respond.ts`).
- * Its status is its code's, from the table in `lib/error-codes.ts`.
+ * Its status is its code's, from the table in `lib/ground/error-codes.ts`.
  */
 export class ApiError extends Error {
   readonly status: ErrorStatus;

@@ -1,6 +1,6 @@
-import type { Config } from "@/lib/config";
-import { MAX_IMAGE_PIXELS } from "@/lib/limits";
-import { lifetimeText, megabytes } from "@/lib/wording";
+import type { Config } from "@/lib/ground/config";
+import { MAX_IMAGE_PIXELS } from "@/lib/ground/limits";
+import { lifetimeText, megabytes } from "@/lib/ground/wording";
 
 /**
  * Every code the API answers with (`code` in an error body, a 402 body or a

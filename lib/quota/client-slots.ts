@@ -1,6 +1,6 @@
 import { logFault } from "@/lib/observability/events";
 import { randomUUID } from "node:crypto";
-import { ApiError } from "@/lib/errors";
+import { ApiError } from "@/lib/ground/errors";
 import type { Store } from "@/lib/store/types";
 
 /**

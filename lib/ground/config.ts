@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
-import { DEFAULT_OCR_LANGUAGES, languageCodes, languageProblem } from "@/lib/extract/ocr/language-data";
+import { DEFAULT_OCR_LANGUAGES, languageCodes, languageProblem } from "@/lib/ground/ocr-language-data";
 import { TIERS, isPaid } from "@/lib/tiers";
 import {
   DEFAULT_FEE_PAYER_MAX_SOL_USD,
