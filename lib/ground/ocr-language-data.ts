@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 
 /**
- * Tesseract's trained data for a language, from its npm package
+ * Which OCR languages are installed (read only: config.ts checks OCR_LANGUAGES against it; OCR itself is in
+ * lib/extract/ocr). Tesseract's trained data for a language, from its npm package
  * (`@tesseract.js-data/<code>`, one per language, MIT), read from
  * node_modules: tesseract.js would otherwise download it from a CDN. The
  * package's `4.0.0` folder holds Tesseract's standard data (an LSTM model,
@@ -50,34 +50,6 @@ export function languageProblem(code: string): string | undefined {
   return languageDataFile(code)
     ? undefined
     : `OCR_LANGUAGES names ${code}, which is not installed: npm install @tesseract.js-data/${code}`;
-}
-
-/**
- * A folder holding `<code>.traineddata.gz` for each of `codes`, for
- * tesseract.js's `langPath`. It cannot take the bytes themselves: tesseract.js
- * 7.0.0 names a language given as `{ code, data }` by its data when it starts
- * Tesseract (naptha/tesseract.js#1052, unreleased), and a bare name with no
- * `langPath` is fetched from a CDN. One language is read where npm put it;
- * several, which live in a folder each, are linked side by side in a
- * temporary folder.
- */
-export function languageFolder(codes: readonly string[]): string {
-  const files = codes.map((code) => {
-    const file = languageDataFile(code);
-    if (!file) throw new Error(`OCR language ${code} is not installed: npm install @tesseract.js-data/${code}`);
-    return file;
-  });
-  if (files.length === 1) return path.dirname(files[0]!);
-  const folder = path.join(tmpdir(), `chunkwise-tessdata-${codes.join("+")}`);
-  mkdirSync(folder, { recursive: true });
-  files.forEach((file, i) => {
-    const link = path.join(folder, `${codes[i]}.traineddata.gz`);
-    // Another thread may have made it already; a stale link from an older install is replaced.
-    if (existsSync(link) && realpathSync(link) === realpathSync(file)) return;
-    rmSync(link, { force: true });
-    symlinkSync(file, link);
-  });
-  return folder;
 }
 
 let installed: string[] | undefined;

@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import { type Bbox, type Block, createWorker, type Line, OEM, PSM, type Worker } from "tesseract.js";
 import type { OcrPage, PageImage } from "@/lib/extract/page-items";
-import { languageFolder } from "@/lib/ground/ocr-language-data";
+import { languageFolder } from "./language-folder";
 import { splitAtColumns, type SplittableItem } from "./column-splits";
 import { scanOrder } from "./scan-order";
 import { type Box, centredIn, tableAreas } from "./table-areas";
