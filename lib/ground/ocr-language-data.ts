@@ -26,7 +26,7 @@ export const languageDataPath = (code: string) =>
   `node_modules/@tesseract.js-data/${code}/4.0.0/${code}.traineddata.gz`;
 
 /** Where `code`'s data is installed, or undefined when its package is not. */
-function languageDataFile(code: string): string | undefined {
+export function languageDataFile(code: string): string | undefined {
   if (!LANGUAGE_CODE.test(code)) return undefined;
   // From the working directory, as the service's other files are: a bundler turns require.resolve into a module id.
   const file = path.join(process.cwd(), languageDataPath(code));
