@@ -11,59 +11,25 @@
  * one, a reader follows them like any other, and an edit turns `import type` into a value import unnoticed.
  */
 const LAYERS = {
-  ground: ["^lib/ground/", "^lib/tiers[.]ts$"],
+  ground: ["^lib/ground/", "^lib/tiers/"],
   core: ["^lib/(extract|chunking|tokens|formats|embeddings|ai|language|api-schema)/"],
   services: [
-    "^lib/(store|payments|jobs|quota|uploads|webhooks|fetch|cpu|observability|idempotency|batch|streams|services)/",
-    "^lib/(pipeline|chunk-result|results)[.]ts$",
+    "^lib/(store|payments|jobs|quota|uploads|webhooks|fetch|cpu|observability|idempotency|batch|streams|services|pipeline|results)/",
   ],
-  surfaces: ["^lib/(http|mcp|openapi|service-info)/", "^lib/api-info[.]ts$"],
+  surfaces: ["^lib/(http|mcp|openapi|service-info)/"],
 };
 const ABOVE = {
   ground: [...LAYERS.core, ...LAYERS.services, ...LAYERS.surfaces],
   core: [...LAYERS.services, ...LAYERS.surfaces],
   services: LAYERS.surfaces,
 };
-// The payment circle (requirements, x402 v1 and v2, the gate) is being broken on the payments branch.
-const PAYMENTS_CIRCLE = ["^lib/payments/", "^lib/idempotency/payment-identifier[.]ts$"];
-
-/** The arrows known to run up today, each waiting on another branch: warned, not failed. */
-const WAITING = [
-  {
-    name: "ground-to-payments",
-    comment: "config.ts reads the x402 fee budget; lib/payments is being reorganised on the payments branch.",
-    from: { path: "^lib/ground/config[.]ts$" },
-    to: { path: "^lib/payments/x402/fee-budget[.]ts$" },
-  },
-  {
-    name: "schema-to-result-store",
-    comment:
-      "api-schema takes RESULT_ID_PATTERN from results.ts; the tiers branch moves result prefixes into tier records.",
-    from: { path: "^lib/api-schema/" },
-    to: { path: "^lib/results[.]ts$" },
-  },
-];
-// Each waiting arrow is left out of its layer's error rule (by its target) and warned by its own rule.
-const sample = (re) => re.replace(/^\^|\$$/g, "").replaceAll("[.]", ".");
-const waitingTo = (layer) =>
-  WAITING.filter(({ from }) => LAYERS[layer].some((re) => new RegExp(re).test(sample(from.path)))).map(
-    ({ to }) => to.path,
-  );
-
 module.exports = {
   forbidden: [
     {
       name: "no-circular",
       severity: "error",
       comment: "A file circle in lib/: move what both sides need into a module below them.",
-      from: { path: "^lib/", pathNot: PAYMENTS_CIRCLE },
-      to: { circular: true },
-    },
-    {
-      name: "no-circular-payments",
-      severity: "warn",
-      comment: "The payment circle, being broken on the payments branch.",
-      from: { path: PAYMENTS_CIRCLE },
+      from: { path: "^lib/" },
       to: { circular: true },
     },
     ...Object.entries(ABOVE).map(([layer, above]) => ({
@@ -74,10 +40,9 @@ module.exports = {
       to: {
         path: above,
         // The store's interface: core is given a store (a cache) without depending on one.
-        pathNot: ["^lib/store/types[.]ts$", ...waitingTo(layer)],
+        pathNot: ["^lib/store/types[.]ts$"],
       },
     })),
-    ...WAITING.map((rule) => ({ ...rule, severity: "warn" })),
     {
       name: "lib-file-in-a-layer",
       severity: "error",

@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { Config } from "@/lib/ground/config";
 import type { Extracted } from "@/lib/extract/types";
-import { extractDocument, loaded } from "@/lib/chunk-result";
+import { extractDocument, loaded } from "@/lib/pipeline/chunk-result";
 import { parseCsv } from "./csv";
 import { LocateError, locateExcerpt, trimRange } from "./locate";
 import type { Range } from "./metrics";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { chunkExtracted, type MethodContext } from "@/lib/chunk-result";
+import { chunkExtracted, type MethodContext } from "@/lib/pipeline/chunk-result";
 import type { Chunk } from "@/lib/chunking/types";
 import type { Extracted } from "@/lib/extract/types";
 import { countTokens } from "@/lib/tokens";

@@ -1,5 +1,5 @@
 import { RecursiveChunker, SemanticChunker } from "@chonkiejs/core";
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import { MarkdownTextSplitter, RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
 import {
   countTokens as gptCountTokens,

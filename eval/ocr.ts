@@ -1,7 +1,7 @@
 import { PDFDocument } from "pdf-lib";
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import sharp from "sharp";
-import type { MethodContext } from "@/lib/chunk-result";
+import type { MethodContext } from "@/lib/pipeline/chunk-result";
 import type { ExtractSteps } from "@/lib/extract/steps";
 import type { Extracted, ExtractLimits } from "@/lib/extract/types";
 import { extract } from "@/lib/extract";

@@ -36,7 +36,7 @@ import { startRedisServer } from "../tests/helpers/redis-server";
 import { type Config, loadConfig } from "@/lib/ground/config";
 import { startJob } from "@/lib/jobs/runner";
 import { jobStatus } from "@/lib/jobs/status";
-import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline/chunk-result";
 import { type Services, createServices } from "@/lib/services";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -540,7 +540,7 @@ async function aiSync(standinUrl: string, pdf: Uint8Array) {
   const config = aiConfig(standinUrl);
   const services = createServices(config);
   const started = performance.now();
-  // What a paid ai request does after its payment gate (lib/pipeline.ts respond()).
+  // What a paid ai request does after its payment gate (lib/pipeline/index.ts respond()).
   const doc = loaded(pdfInput(pdf));
   const extracted = await extractDocument(doc, config);
   const context = { embedder: services.embedder, models: services.models, modelConcurrency: config.ai.concurrency };

@@ -33,7 +33,7 @@
  *
  * One script over 300 lines on purpose: one benchmark, read top to bottom.
  */
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import { mulberry32 } from "../tests/helpers/random";
 import { createHash } from "node:crypto";
 import fs from "node:fs";

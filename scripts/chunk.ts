@@ -13,7 +13,7 @@ import { createModelClients } from "@/lib/ai/model-client";
 import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { ApiError } from "@/lib/ground/errors";
-import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline/chunk-result";
 import { TIER_IDS } from "@/lib/tiers";
 
 const USAGE =

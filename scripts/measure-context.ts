@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { type ModelClient, createModelClients } from "@/lib/ai/model-client";
 import { CHUNK_CONTEXT_TASK } from "@/lib/ai/prompts";
-import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline/chunk-result";
 import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { countTokens } from "@/lib/tokens";

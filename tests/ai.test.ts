@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import path from "node:path";
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

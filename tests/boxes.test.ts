@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import path from "node:path";
 import { degrees, PDFDocument } from "pdf-lib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { MethodContext } from "@/lib/chunk-result";
+import type { MethodContext } from "@/lib/pipeline/chunk-result";
 import { extract, type Extracted } from "@/lib/extract";
 import type { PageBox } from "@/lib/extract/types";
 import { LIMITS, pdfOfPages, renderPages } from "./helpers/scans";

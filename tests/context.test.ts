@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { planContextBatches, situateChunks } from "@/lib/ai/context";
 import { OpenAIModelClient } from "@/lib/ai/model-client";
 import { CHUNK_CONTEXT_TASK } from "@/lib/ai/prompts";
-import { resolveOptions } from "@/lib/chunk-result";
+import { resolveOptions } from "@/lib/pipeline/chunk-result";
 import type { Chunk } from "@/lib/chunking/types";
 import { loadConfig } from "@/lib/ground/config";
 import { startJob } from "@/lib/jobs/runner";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireModel } from "@/lib/ai/model-client";
 import { TIERS } from "@/lib/tiers";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
-import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/chunk-result";
+import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline/chunk-result";
 import { loadConfig } from "@/lib/ground/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { type LocalChain, startLocalChain } from "@/localchain";

@@ -5,7 +5,7 @@
  * behaviour each test scripts: batching, ordering, retries, failures,
  * timeouts and the headers it receives.
  */
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import fs from "node:fs";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";

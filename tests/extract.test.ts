@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { MethodContext } from "@/lib/chunk-result";
+import type { MethodContext } from "@/lib/pipeline/chunk-result";
 import { htmlTableParts } from "@/lib/chunking/structure/html-table";
 import { scanMarkdown } from "@/lib/chunking/markdown/scan";
 import { ApiError } from "@/lib/ground/errors";

@@ -8,7 +8,7 @@ import { loadConfig } from "@/lib/ground/config";
 import { createEmbedder } from "@/lib/embeddings";
 import { type DocumentRef, type Entity, type OutputFormat, formatChunks } from "@/lib/formats";
 import { fitJsonString, truncateUtf8 } from "@/lib/formats/fit";
-import { buildResult, extractDocument, loaded } from "@/lib/chunk-result";
+import { buildResult, extractDocument, loaded } from "@/lib/pipeline/chunk-result";
 import type { TierId } from "@/lib/tiers";
 import type { Chunk } from "@/lib/chunking/types";
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import path from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import {
@@ -15,7 +15,7 @@ import sharp from "sharp";
 import { z } from "zod";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig } from "@/lib/ground/config";
-import type { MethodContext } from "@/lib/chunk-result";
+import type { MethodContext } from "@/lib/pipeline/chunk-result";
 import { ApiError } from "@/lib/ground/errors";
 import { extract, type Extracted } from "@/lib/extract";
 import { failures } from "@/lib/extract/failures";

@@ -2,7 +2,7 @@ import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import * as quotaRoute from "@/app/api/quota/route";
-import type { apiInfo } from "@/lib/api-info";
+import type { apiInfo } from "@/lib/service-info/api-info";
 import {
   ApiInfoSchema,
   ChunkMetadataSchema,

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chunkExtracted, type MethodContext } from "@/lib/chunk-result";
+import { chunkExtracted, type MethodContext } from "@/lib/pipeline/chunk-result";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
 import { launchChromium, printPdf } from "@/tests/helpers/chromium";
 import { loadConfig } from "@/lib/ground/config";

@@ -6,13 +6,13 @@
  * texts, and whatever it decides, its chunks are exact ranges of the input,
  * in order, within the token budget by gpt-tokenizer's own count.
  */
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { join } from "node:path";
 import { checkChunks, referenceTokens as reference } from "./helpers/chunk-invariants";
 import { describe, expect, it } from "vitest";
-import { apiInfo } from "@/lib/api-info";
+import { apiInfo } from "@/lib/service-info/api-info";
 import { bestSegmentation } from "@/lib/chunking/semantic/best-segmentation";
 import { mergeSmallSegments } from "@/lib/chunking/semantic/merge-small";
 import { splitSemantic } from "@/lib/chunking/semantic";

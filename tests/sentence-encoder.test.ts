@@ -6,7 +6,7 @@
  * different articles, and the semantic tier run with the default config (the
  * same model) cuts a document where its topic changes.
  */
-import { chunkExtracted } from "@/lib/chunk-result";
+import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import dns from "node:dns";
 import fs from "node:fs";
 import net from "node:net";

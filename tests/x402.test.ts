@@ -68,7 +68,7 @@ import {
   verifyX402Payment,
 } from "@/lib/payments/x402/v1";
 import { TIERS, isPaid } from "@/lib/tiers";
-import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/payments/x402/v1/fee-budget";
+import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "@/lib/ground/fee-budget";
 
 /** The accepted value of a verdict, or its refusal raised as the 402 ApiError the tests' expectations read. */
 function orRefuse<T>(verdict: Verdict<T>): T {

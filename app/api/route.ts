@@ -1,4 +1,4 @@
-import { apiInfo } from "@/lib/api-info";
+import { apiInfo } from "@/lib/service-info/api-info";
 import { apiBase } from "@/lib/http/request-context";
 import { handle, json, preflight } from "@/lib/http/respond";
 import { getServices } from "@/lib/services";

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { TIER_IDS } from "@/lib/tiers";
-import { RESULT_ID_PATTERN } from "@/lib/results";
+import { RESULT_ID_PATTERN } from "@/lib/tiers";
 import { capabilityIdPattern } from "@/lib/ground/capability-id";
 
 const count = z.number().int().nonnegative();

@@ -8,7 +8,7 @@
 import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
 import { STATUS_NAMES, type ErrorCode } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
-import { buildResult, extractDocument, loaded, resultJson, withOcrLanguages } from "@/lib/chunk-result";
+import { buildResult, extractDocument, loaded, resultJson, withOcrLanguages } from "@/lib/pipeline/chunk-result";
 import type { JobHandle } from "@/lib/jobs/job-handle";
 import type { JobMemo } from "@/lib/jobs/job-memo";
 import { type BatchMember, type JobRecord, jobExpired, remainingMs } from "@/lib/jobs/job-store";

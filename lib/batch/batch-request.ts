@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { requireModel } from "@/lib/ai/model-client";
 import type { ChunkOptions } from "@/lib/api-schema";
-import { resolveOptions } from "@/lib/chunk-result";
+import { resolveOptions } from "@/lib/pipeline/chunk-result";
 import { STATUS_NAMES } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import { paymentRequired } from "@/lib/payments/payment-required";

@@ -4,7 +4,7 @@
  * request checks its document before payment. A document refused here is `rejected` with the error a single
  * request would have answered, and is not charged; the others are accepted and priced.
  */
-import { type Loaded, loaded, sha256Hex } from "@/lib/chunk-result";
+import { type Loaded, loaded, sha256Hex } from "@/lib/pipeline/chunk-result";
 import { ApiError } from "@/lib/ground/errors";
 import { detect } from "@/lib/extract/detect";
 import { estimatePages } from "@/lib/extract/page-count";

@@ -7,7 +7,7 @@ import {
   LAMPORTS_PER_SIGNATURE,
   MAX_SIGNATURES,
   priceInLamports,
-} from "@/lib/payments/x402/v1/fee-budget";
+} from "@/lib/ground/fee-budget";
 
 /**
  * The environment, parsed and validated once. The only module that reads
@@ -98,7 +98,7 @@ const EnvSchema = z.object({
   /** New unpaid references a client's bucket gains per minute. */
   PAYMENT_UNPAID_REFERENCES_PER_MINUTE: int(1, 10_000).default(2),
   PAYMENT_CONFIRM_TIMEOUT_MS: int(0, 120_000).default(8000),
-  /** The SOL price in USD up to which an x402 payment costs the fee payer less than it pays (see lib/payments/x402/v1/fee-budget.ts). */
+  /** The SOL price in USD up to which an x402 payment costs the fee payer less than it pays (see lib/ground/fee-budget.ts). */
   FEE_PAYER_MAX_SOL_USD: z.coerce.number().positive().max(1_000_000).default(DEFAULT_FEE_PAYER_MAX_SOL_USD),
 
   FREE_PAGES_PER_DAY: int(0, 1_000_000).default(100),

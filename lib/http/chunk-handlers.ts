@@ -43,7 +43,7 @@ function tierForEndpoint(endpoint: string): TierId {
  * Runs `work` holding one of the client's places for requests in progress, taken before the body is read: a
  * refusal (429 `too_many_requests`) holds no upload and touches neither payment nor quota, and a client trickling
  * bodies holds at most its own places. The instance's place (503 `busy`) comes later, right before the work
- * (lib/pipeline.ts), once the body is read and the payment verified.
+ * (lib/pipeline/index.ts), once the body is read and the payment verified.
  */
 export function perClient(services: Services, request: Request, work: (client: string) => Promise<Response>) {
   const client = clientAddress(request.headers, services.config);

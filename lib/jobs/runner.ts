@@ -39,7 +39,7 @@ import {
   type ResolvedOptions,
   resultJson,
   withOcrLanguages,
-} from "@/lib/chunk-result";
+} from "@/lib/pipeline/chunk-result";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/ground/wording";
 import type { HeldSlot } from "@/lib/quota/client-slots";

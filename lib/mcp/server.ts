@@ -6,7 +6,7 @@ import {
   encodePaymentSignatureHeader,
 } from "@x402/core/http";
 import { z } from "zod";
-import { apiInfo } from "@/lib/api-info";
+import { apiInfo } from "@/lib/service-info/api-info";
 import {
   type ChunkDocumentArgs,
   ChunkDocumentArgsSchema,

@@ -8,6 +8,7 @@ import { free } from "./free";
 import { semantic } from "./semantic";
 import { structure } from "./structure";
 import type { TierRecord } from "./tier";
+import { capabilityIdPattern } from "@/lib/ground/capability-id";
 
 export type { SplitterKey, TierModel } from "./tier";
 
@@ -28,3 +29,6 @@ export const priceUsd = (tier: Tier) => (tier.priceBaseUnits / 1_000_000).toStri
 
 /** Prefixes of stored result ids, each once. */
 export const RESULT_PREFIXES = [...new Set(TIER_IDS.map((id) => TIERS[id].resultPrefix))];
+
+/** A stored result's id: one of the records' prefixes and a capability (lib/ground/capability-id.ts). */
+export const RESULT_ID_PATTERN = capabilityIdPattern(RESULT_PREFIXES);

@@ -46,7 +46,7 @@ import {
   acceptedNetworks,
 } from "./payload";
 import { describeCause } from "./settle";
-import { DEFAULT_FEE_PAYER_MAX_SOL_USD, type FeeBudget, feeBudget, priorityFeeLamports } from "./fee-budget";
+import { DEFAULT_FEE_PAYER_MAX_SOL_USD, type FeeBudget, feeBudget, priorityFeeLamports } from "@/lib/ground/fee-budget";
 
 function decodeTransaction(base64: string): Verdict<Transaction> {
   try {

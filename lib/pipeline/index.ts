@@ -11,7 +11,7 @@ import {
   resultJson,
   sha256Hex,
   withOcrLanguages,
-} from "@/lib/chunk-result";
+} from "@/lib/pipeline/chunk-result";
 import { ApiError } from "@/lib/ground/errors";
 import { paymentRequired } from "@/lib/payments/payment-required";
 import { type Detected, detect } from "@/lib/extract/detect";

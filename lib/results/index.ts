@@ -1,11 +1,10 @@
-import { capabilityIdPattern, newCapabilityId } from "@/lib/ground/capability-id";
+import { newCapabilityId } from "@/lib/ground/capability-id";
 import { ApiError } from "@/lib/ground/errors";
 import { lifetimeText } from "@/lib/ground/wording";
 import type { Store } from "@/lib/store/types";
-import { RESULT_PREFIXES } from "@/lib/tiers";
+import { RESULT_ID_PATTERN } from "@/lib/tiers";
 
 /** Stored results (large documents, later completed jobs), kept for the configured lifetime and then 404. */
-export const RESULT_ID_PATTERN = capabilityIdPattern(RESULT_PREFIXES);
 
 export const newResultId = newCapabilityId;
 
