@@ -28,7 +28,7 @@ export interface WindowShape {
   overlapUnits: number;
 }
 
-export const DEFAULT_WINDOWS: WindowShape = { maxUnits: 100, maxChars: 20_000, overlapUnits: 8 };
+const DEFAULT_WINDOWS: WindowShape = { maxUnits: 100, maxChars: 20_000, overlapUnits: 8 };
 
 /** Units `from` .. `to` - 1. */
 export interface Window {
@@ -85,7 +85,7 @@ export function mergeAnswers(
   return { starts, undecided };
 }
 
-export interface FallbackRange {
+interface FallbackRange {
   /** Character offsets of the text the structure splitter alone decided. */
   start: number;
   end: number;
@@ -109,7 +109,7 @@ export interface FindOptions {
 }
 
 /** The units and windows of `text`, known before any call (a job's progress needs the count). */
-export function planBoundaries(
+function planBoundaries(
   text: string,
   shape: WindowShape = DEFAULT_WINDOWS,
 ): { units: Unit[]; windows: Window[]; shown: string[] } {

@@ -26,7 +26,7 @@ const SURROUNDING_CHARS = 4000;
 /** On ai, a long document's stand-in for a summary: its opening. */
 const OPENING_CHARS = 6000;
 /** A context longer than this is cut: it is embedded with every chunk, and must not crowd the chunk out. */
-export const CONTEXT_MAX_CHARS = 600;
+const CONTEXT_MAX_CHARS = 600;
 
 export interface ContextOptions {
   concurrency: number;

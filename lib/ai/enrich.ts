@@ -31,7 +31,7 @@ export const DEFAULT_BATCHES: BatchShape = { maxChunks: 12, maxTokens: 6000 };
 /** Characters of section summaries the document summary is made from; beyond it they are sampled evenly. */
 const SUMMARY_INPUT_CHARS = 40_000;
 
-export interface ChunkAnnotation {
+interface ChunkAnnotation {
   summary: string;
   entities: Entity[];
 }

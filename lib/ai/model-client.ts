@@ -36,7 +36,7 @@ export class BadReplyError extends Error {
   }
 }
 
-export const aiUnavailable = (reason: string, cause?: unknown) =>
+const aiUnavailable = (reason: string, cause?: unknown) =>
   new ApiError(
     "ai_unavailable",
     `The AI provider is unavailable: ${reason}. Try again later; a paid request's payment stays valid for the retry.`,
@@ -46,7 +46,7 @@ export const aiUnavailable = (reason: string, cause?: unknown) =>
     },
   );
 
-export const aiNotConfigured = (tier: string, setting: string) =>
+const aiNotConfigured = (tier: string, setting: string) =>
   new ApiError(
     "ai_not_configured",
     `The ${tier} tier has no model on this server (${setting} is not set), so it is not available; no payment was asked for. GET /api lists the tiers available.`,
@@ -145,7 +145,6 @@ export class OpenAIModelClient implements ModelClient {
 
 /** The clients of the AI tiers, chosen once from the config, under the key a tier's record names; a tier whose model is not set has none. */
 export type ModelClients = { [Client in TierModel["client"]]?: ModelClient };
-
 
 /** The model a tier is configured with (undefined: none), and the setting that names it; undefined for a tier without a model. */
 export const tierModel = (config: Config["ai"], tier: Tier) =>

@@ -31,10 +31,9 @@ const UploadMember = z.strictObject({
     .meta({ description: "A document uploaded in two steps (`POST /api/uploads`)." }),
 });
 
-export const BatchDocumentSchema = z
+const BatchDocumentSchema = z
   .union([UrlMember, TextMember, UploadMember])
   .meta({ id: "BatchDocument", description: "One document of a batch: `{url}`, `{text, filename}` or `{upload_id}`." });
-export type BatchDocument = z.infer<typeof BatchDocumentSchema>;
 
 export const BatchRequestSchema = BatchOptionsSchema.extend({
   documents: z
@@ -42,7 +41,6 @@ export const BatchRequestSchema = BatchOptionsSchema.extend({
     .min(1, "give at least one document")
     .meta({ description: "The documents, at most `BATCH_MAX_DOCUMENTS` (GET /api `limits.batch_max_documents`)." }),
 }).meta({ id: "BatchRequest" });
-export type BatchRequest = z.infer<typeof BatchRequestSchema>;
 
 /** The multipart body of the batch endpoint, for the API's documentation: several `file` parts and the options. */
 export const BatchUploadRequestSchema = BatchOptionsSchema.extend({
@@ -61,7 +59,6 @@ export const ChunkDocumentsArgsSchema = BatchOptionsSchema.extend({
     .meta({ description: 'Which tier chunks them; paid tiers are paid through x402 (`_meta["x402/payment"]`).' }),
   idempotency_key: IdempotencyKeyArg,
 });
-export type ChunkDocumentsArgs = z.infer<typeof ChunkDocumentsArgsSchema>;
 
 export const BatchAcceptedSchema = JobAcceptedSchema.extend({
   documents: z.array(BatchDocumentStatusSchema),
@@ -74,7 +71,7 @@ export const BatchAcceptedSchema = JobAcceptedSchema.extend({
   amount: z.number().int().min(0).meta({ description: "What the batch cost, in USDC base units." }),
 }).meta({ id: "BatchAccepted", description: "A batch's job was created (202); it runs after this answer." });
 
-export const BatchResultDocumentSchema = BatchDocumentStatusSchema.extend({
+const BatchResultDocumentSchema = BatchDocumentStatusSchema.extend({
   total_chunks: z.number().int().min(0).optional(),
   first_chunk: z
     .number()

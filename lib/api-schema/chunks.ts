@@ -32,13 +32,13 @@ export type EntityType = (typeof ENTITY_TYPES)[number];
 export const Entity = z.object({ text: z.string().min(1), type: z.enum(ENTITY_TYPES) });
 export type Entity = z.infer<typeof Entity>;
 
-export const EntitySchema = Entity.meta({
+const EntitySchema = Entity.meta({
   id: "Entity",
   description: "A named entity the ai-pro tier found in a chunk.",
 });
 
 const share = z.number().min(0).max(1);
-export const ChunkBoxSchema = z
+const ChunkBoxSchema = z
   .object({
     page: z.number().int().min(1).meta({ description: "The page (1-based)." }),
     x0: share.meta({ description: "Left edge, as a share of the page's width." }),
@@ -52,7 +52,7 @@ export const ChunkBoxSchema = z
       "Where a line of the chunk is on its page as displayed (rotation applied): origin at the top left, coordinates 0-1 of the page's size. Multiply by the rendered page's pixel size to highlight it.",
   });
 
-export const EmailHeadersSchema = z
+const EmailHeadersSchema = z
   .object({
     from: z.string().optional(),
     to: z.string().optional().meta({ description: "Recipients, `Name <address>`, comma-separated." }),
@@ -121,7 +121,7 @@ const embedTextField = z.string().meta({
     "The text to embed: with `context=true`, the model's situating context and a blank line; then lines naming the document, the section path and the page (when known), a blank line, then the chunk's text. Embed this, show `text`.",
 });
 
-export const RawChunkSchema = z
+const RawChunkSchema = z
   .object({
     text: z.string().meta({ description: "The chunk's text." }),
     embed_text: embedTextField,
@@ -212,8 +212,7 @@ export const ChunkRecordSchema = z
   .meta({ description: "One chunk, shaped by `output_format`." });
 
 /** The scalars every vector-store record carries, whatever the store. */
-export const RecordScalarsSchema = z.object(recordFields);
-export type RecordScalars = z.infer<typeof RecordScalarsSchema>;
+export type RecordScalars = z.infer<z.ZodObject<typeof recordFields>>;
 
 export type Chunk = z.infer<typeof RawChunkSchema>;
 export type ChunkBox = z.infer<typeof ChunkBoxSchema>;

@@ -90,7 +90,6 @@ export const UrlChunkRequestSchema = ChunkOptionsSchema.extend({
     path: ["url"],
   })
   .meta(URL_OR_UPLOAD);
-export type UrlChunkRequest = z.infer<typeof UrlChunkRequestSchema>;
 
 /**
  * The multipart body of the tier endpoints, for the API's documentation: the

@@ -9,7 +9,7 @@ import { PaymentSummarySchema } from "./payments";
 
 const count = z.number().int().nonnegative();
 
-export const AiDetailsSchema = z
+const AiDetailsSchema = z
   .object({
     model: z.string().meta({ description: "The model that found the boundaries." }),
     units: count.meta({
@@ -39,7 +39,7 @@ export const AiDetailsSchema = z
   })
   .meta({ id: "AiDetails", description: "The ai and ai-pro tiers: what the model did." });
 
-export const DocumentMetadataSchema = z
+const DocumentMetadataSchema = z
   .object({
     filename: z
       .string()
@@ -129,7 +129,7 @@ export const JobAcceptedSchema = z
   })
   .meta({ id: "JobAccepted", description: "ai-pro: the job was created; it runs after this answer." });
 
-export const JobWebhookStatusSchema = z
+const JobWebhookStatusSchema = z
   .object({
     state: z.enum(["pending", "delivered", "exhausted"]).meta({
       description:
@@ -158,7 +158,7 @@ export const ErrorBodySchema = z
   })
   .meta({ id: "Error", description: "The body of every error but 402." });
 
-export const BATCH_DOCUMENT_STATES = ["rejected", "pending", "completed", "failed"] as const;
+const BATCH_DOCUMENT_STATES = ["rejected", "pending", "completed", "failed"] as const;
 
 export const BatchDocumentStatusSchema = z
   .object({
@@ -172,7 +172,6 @@ export const BatchDocumentStatusSchema = z
     error: ErrorBodySchema.optional().meta({ description: "`rejected` or `failed`: why, as a request's error body." }),
   })
   .meta({ id: "BatchDocumentStatus" });
-export type BatchDocumentStatus = z.infer<typeof BatchDocumentStatusSchema>;
 
 export const JobStatusSchema = z
   .object({

@@ -7,7 +7,7 @@ import { TIER_IDS } from "@/lib/tiers";
 
 const count = z.number().int().nonnegative();
 
-export const TierInfoSchema = z
+const TierInfoSchema = z
   .looseObject({
     id: z.enum(TIER_IDS),
     price_usd: z.string(),

@@ -36,7 +36,7 @@ export const CreateUploadRequestSchema = z.object({
 export type CreateUploadRequest = z.infer<typeof CreateUploadRequestSchema>;
 
 /** Where the bytes go: to this service (`PUT`), or to Vercel Blob by its client upload. */
-export const UploadTargetSchema = z
+const UploadTargetSchema = z
   .discriminatedUnion("kind", [
     z.object({
       kind: z.literal("put"),

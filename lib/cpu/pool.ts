@@ -51,7 +51,7 @@ const WORKER_FILE =
     ? path.join(process.cwd(), process.env.CHUNKWISE_COMPILED_DIR, "cpu-worker.mjs")
     : path.join(process.cwd(), "workers/cpu-worker.mjs");
 
-export const busy = (capacity: number) =>
+const busy = (capacity: number) =>
   new ApiError(
     "busy",
     `This instance is busy: ${capacity} documents are being processed or waiting. Retry in a few seconds; nothing was charged (a payment stays usable, no free pages were counted).`,

@@ -84,7 +84,7 @@ export async function extractPdf(
  * Pages a job's slice parses in one request to the worker: each batch is stored before the next starts, so a slice
  * cut off loses at most one, and a slice whose time is up starts no further batch. About a second of parsing.
  */
-export const TEXT_LAYER_BATCH_PAGES = 25;
+const TEXT_LAYER_BATCH_PAGES = 25;
 
 /**
  * Every page's text items, rules and marks, in page order. A job's slice (`steps.textLayer`) takes the pages earlier

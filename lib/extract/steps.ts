@@ -21,7 +21,7 @@ export interface ExtractSteps {
 }
 
 /** Values a job keeps by a number: what `get` finds was `put` by this slice or an earlier one of the same job. */
-export interface Memo<T> {
+interface Memo<T> {
   get: (k: number) => Promise<T | null>;
   put: (k: number, value: T) => Promise<void>;
 }
@@ -36,7 +36,7 @@ export type TextLayerMemo = Memo<PdfPageItems>;
  * The part of a job's slice clock (lib/jobs/slice-clock.ts) extraction uses: whether another page fits in the
  * slice's time, running a page as one of its units, ending the slice. Declared here so extraction needs no jobs.
  */
-export interface SliceUnits {
+interface SliceUnits {
   fits: () => boolean;
   unit: <T>(work: () => Promise<T>) => Promise<T>;
   end: () => Promise<never>;

@@ -18,7 +18,7 @@ import { ApiError } from "@/lib/ground/errors";
  * without its check.
  */
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: number;
 }

@@ -88,5 +88,3 @@ export function chunkFields(chunk: Chunk, doc: DocumentRef): ChunkFields {
   if (entities?.length) fields.entities = entities;
   return fields;
 }
-
-export type { ChunkBox } from "@/lib/api-schema";

@@ -26,16 +26,16 @@ const optionalString = z
 /** SHEET_MAX_CELLS's default; also what extraction uses when a caller's limits leave it out. */
 export const DEFAULT_SHEET_MAX_CELLS = 500_000;
 
-export const CLIENT_IP_HEADERS = ["x-forwarded-for", "x-real-ip", "x-vercel-forwarded-for"] as const;
+const CLIENT_IP_HEADERS = ["x-forwarded-for", "x-real-ip", "x-vercel-forwarded-for"] as const;
 
-export const NETWORKS = ["solana-localnet", "solana-devnet", "solana"] as const;
+const NETWORKS = ["solana-localnet", "solana-devnet", "solana"] as const;
 export type Network = (typeof NETWORKS)[number];
 
 /** Devnet's USDC mint; the local chain's test mint is created at this address so x402 clients work unchanged. */
 export const DEVNET_USDC_MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 export const MAINNET_USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const LogLevelSchema = z
   .enum(LOG_LEVELS)

@@ -24,7 +24,7 @@ export const LAMPORTS_PER_SIGNATURE = 5000n;
  */
 export const MAX_SIGNATURES = 2;
 /** Above any tier's budget anyway; kept as the ceiling the cheapest budgets are cut from. */
-export const MAX_PRIORITY_FEE_CEILING_LAMPORTS = 50_000n;
+const MAX_PRIORITY_FEE_CEILING_LAMPORTS = 50_000n;
 
 /** The price in lamports at `solUsd` dollars per SOL (USDC base units are 10⁻⁶ USD, lamports 10⁻⁹ SOL), rounded down. */
 export function priceInLamports(priceBaseUnits: bigint, solUsd: number): bigint {

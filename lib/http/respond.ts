@@ -32,7 +32,7 @@ export function jsonText(text: string, init: { status?: number; headers?: Record
 }
 
 /** The one place an error becomes an HTTP answer. Unknown faults are logged and answered as a generic 500. */
-export function errorResponse(error: unknown): Response {
+function errorResponse(error: unknown): Response {
   if (!(error instanceof ApiError)) {
     logFault("Internal error, answered with 500", error);
     return errorResponse(

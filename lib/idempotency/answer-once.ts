@@ -24,7 +24,7 @@ import type { TierId } from "@/lib/tiers";
  */
 
 /** Replayed answers say so, as Stripe's and the draft's examples do. */
-export const REPLAYED_HEADER = "Idempotent-Replayed";
+const REPLAYED_HEADER = "Idempotent-Replayed";
 
 /** Longer than any synchronous request's work and its settlement (the route's maxDuration is 300 s). */
 const LEASE_MS = 10 * 60 * 1000;

@@ -9,13 +9,13 @@ import { ApiError } from "@/lib/ground/errors";
  * bound keeps each stored record small, and 16 characters is enough randomness that two clients behind one
  * address do not pick the same key by chance (a UUID fits).
  */
-export const IdempotencyKeySchema = z
+const IdempotencyKeySchema = z
   .string()
   .min(PAYMENT_ID_MIN_LENGTH, { error: `at least ${PAYMENT_ID_MIN_LENGTH} characters` })
   .max(PAYMENT_ID_MAX_LENGTH, { error: `at most ${PAYMENT_ID_MAX_LENGTH} characters` })
   .regex(PAYMENT_ID_PATTERN, { error: "only letters, digits, '-' and '_'" });
 
-export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 
 /** A key checked against the one rule; 400 `invalid_idempotency_key` naming where it came from. */
 export function checkedKey(value: string, source: string): string {

@@ -28,7 +28,7 @@ export type Step = z.infer<typeof Step>;
  */
 export type StepOutcome = "done" | "stale" | "busy" | "killed";
 
-export interface PublishOptions {
+interface PublishOptions {
   /** The same id published twice is delivered once (QStash's deduplication; a set of recent ids in process). */
   deduplicationId: string;
   delayMs?: number;
@@ -39,7 +39,7 @@ export interface Engine {
   publish: (step: Step, options: PublishOptions) => Promise<void>;
 }
 
-export class QStashEngine implements Engine {
+class QStashEngine implements Engine {
   readonly kind = "qstash";
   readonly #client: Client;
 
@@ -64,7 +64,7 @@ export class QStashEngine implements Engine {
 /** Deduplication ids remembered in process: enough for the steps of every job a process runs at once. */
 const REMEMBERED_IDS = 10_000;
 
-export class InProcessEngine implements Engine {
+class InProcessEngine implements Engine {
   readonly kind = "in-process";
   readonly #seen = new Set<string>();
 

@@ -9,7 +9,7 @@ import type { Store } from "@/lib/store/types";
 import type { SliceClock } from "./slice-clock";
 
 /** The largest value kept (base64 characters): half of Upstash's free-plan request, leaving room for the command. */
-export const MAX_KEPT_VALUE_CHARS = 512 * 1024;
+const MAX_KEPT_VALUE_CHARS = 512 * 1024;
 
 /**
  * A job's expensive outputs kept in the store under its own keys, expiring with it, so a slice (or a worker taking

@@ -17,7 +17,7 @@ export const GENESIS_HASHES: Partial<Record<Network, string>> = {
   "solana-devnet": "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG",
 };
 
-export const wrongChain = (network: Network, genesis: string) =>
+const wrongChain = (network: Network, genesis: string) =>
   new ApiError(
     "server_misconfigured",
     `The server's Solana RPC serves a chain whose genesis hash is ${genesis}, not ${network}'s: it takes no payments until its operator points SOLANA_RPC_URL at ${network}.`,

@@ -21,7 +21,7 @@ export const paymentRequired = (refused: PaymentRefused): ApiError =>
   paymentRequiredError(refused.requirement, refused, refused.resourceKind, refused);
 
 /** What every 402 carrying a reference tells the client: a payment without it is anyone's to present first. */
-export const MEMO_ADVICE =
+const MEMO_ADVICE =
   "Put extra.reference in a Memo instruction of the transfer (x402 v2: it is extra.memo): a payment without it can be presented by anyone watching payTo before you, and a server with PAYMENT_REQUIRE_REFERENCE refuses it.";
 
 /** The 402: the v1 body every client here reads, and the v2 `PAYMENT-REQUIRED` header `@x402/fetch` 2.x reads first. */

@@ -7,7 +7,7 @@ import type { Store } from "@/lib/store/types";
  * kept a little longer than the window they are read over.
  */
 
-export const REFERENCE_USE_DAYS = 7;
+const REFERENCE_USE_DAYS = 7;
 const TTL_MS = (REFERENCE_USE_DAYS + 1) * 24 * 3600 * 1000;
 
 type Kind = "with-reference" | "memo-less";

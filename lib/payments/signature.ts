@@ -101,7 +101,7 @@ async function findTransaction(rpc: ChainRpc, signature: string, timeoutMs: numb
 }
 
 /** Post minus pre, per token account, summed over accounts matching `owner` and `mint`; a missing pre entry is zero. */
-export function receivedBy(meta: NonNullable<ParsedTransaction["meta"]>, owner: string, mint: string | null): bigint {
+function receivedBy(meta: NonNullable<ParsedTransaction["meta"]>, owner: string, mint: string | null): bigint {
   const pre = new Map((meta.preTokenBalances ?? []).map((b) => [b.accountIndex, b]));
   let total = 0n;
   for (const post of meta.postTokenBalances ?? []) {

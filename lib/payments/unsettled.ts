@@ -17,7 +17,7 @@ import type { Store } from "@/lib/store/types";
  */
 
 /** Defaults in a window, across all payers, after which every x402 payment settles before its work. */
-export const SERVICE_DEFAULTS_BEFORE_SETTLE_FIRST = 3;
+const SERVICE_DEFAULTS_BEFORE_SETTLE_FIRST = 3;
 const SERVICE_DEFAULTS_KEY = "x402-defaults";
 
 export interface Hold {

@@ -13,7 +13,7 @@ import { ApiError } from "@/lib/ground/errors";
  */
 export type BodyReadRules = Config["bodyRead"];
 
-export const bodyTimeout = (rules: BodyReadRules) =>
+const bodyTimeout = (rules: BodyReadRules) =>
   new ApiError(
     "body_timeout",
     `The request body arrived too slowly: it must arrive within ${rules.timeoutMs / 1000} s, and at ${rules.minBytesPerSecond / 1024} KB/s or faster after the first ${rules.graceMs / 1000} s. Retry on a faster connection, or send a URL to fetch instead of a large upload.`,

@@ -28,7 +28,7 @@ export const isPaid = (tier: Tier) => tier.priceBaseUnits > 0;
 export const priceUsd = (tier: Tier) => (tier.priceBaseUnits / 1_000_000).toString();
 
 /** Prefixes of stored result ids, each once. */
-export const RESULT_PREFIXES = [...new Set(TIER_IDS.map((id) => TIERS[id].resultPrefix))];
+const RESULT_PREFIXES = [...new Set(TIER_IDS.map((id) => TIERS[id].resultPrefix))];
 
 /** A stored result's id: one of the records' prefixes and a capability (lib/ground/capability-id.ts). */
 export const RESULT_ID_PATTERN = capabilityIdPattern(RESULT_PREFIXES);
