@@ -3,7 +3,13 @@ import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { ChunkOptionsSchema } from "@/lib/api-schema/requests";
-import { type MethodContext, chunkExtracted, extractDocument, loaded, resolveOptions } from "@/lib/pipeline/chunk-result";
+import {
+  type MethodContext,
+  chunkExtracted,
+  extractDocument,
+  loaded,
+  resolveOptions,
+} from "@/lib/pipeline/chunk-result";
 import { loadConfig } from "@/lib/ground/config";
 import { ApiError } from "@/lib/ground/errors";
 import { extract, type Extracted, type ExtractLimits } from "@/lib/extract";
