@@ -8,7 +8,8 @@
 import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
 import { STATUS_NAMES, type ErrorCode } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
-import { buildResult, extractDocument, loaded, resultJson, withOcrLanguages } from "@/lib/pipeline/chunk-result";
+import { buildResult, loaded, resultJson } from "@/lib/pipeline/chunk-result";
+import { extractForJob } from "@/lib/jobs/job-extraction";
 import type { JobHandle } from "@/lib/jobs/job-handle";
 import type { JobMemo } from "@/lib/jobs/job-memo";
 import { type BatchMember, type JobRecord, jobExpired, remainingMs } from "@/lib/jobs/job-store";
@@ -77,19 +78,8 @@ async function chunkMember(
   if (!bytes) throw jobExpired(record.job_id);
   const doc = loaded({ bytes, filename: member.filename, contentType: member.contentType });
   const cpu = services.cpu.forJobs;
-  const extracted = await services.cpu.jobExtraction(() =>
-    extractDocument(
-      doc,
-      withOcrLanguages(services.config, options),
-      cpu,
-      {
-        onPageRead: (done, total) =>
-          handle.progress(handle.record.progress / 100, `${member.filename}: read page ${done} of ${total} by OCR`),
-        pages: memo.pages,
-        slice: clock,
-      },
-      options,
-    ),
+  const extracted = await extractForJob(services, doc, options, memo, clock, (done, total) =>
+    handle.progress(handle.record.progress / 100, `${member.filename}: read page ${done} of ${total} by OCR`),
   );
   const { chunksJson, ...result } = await buildResult(doc, extracted, tier, options, {
     embedder: services.embedder,

@@ -32,14 +32,7 @@ import type { JobAccepted } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import type { ModelProgress } from "@/lib/ai/tier-boundaries";
-import {
-  buildResult,
-  extractDocument,
-  loaded,
-  type ResolvedOptions,
-  resultJson,
-  withOcrLanguages,
-} from "@/lib/pipeline/chunk-result";
+import { buildResult, loaded, type ResolvedOptions, resultJson } from "@/lib/pipeline/chunk-result";
 import { newResultId } from "@/lib/results";
 import { lifetimeText } from "@/lib/ground/wording";
 import type { HeldSlot } from "@/lib/quota/client-slots";
@@ -48,6 +41,7 @@ import type { Services } from "@/lib/services/types";
 import { JobHandle } from "@/lib/jobs/job-handle";
 import { TIERS, type TierId, isPaid } from "@/lib/tiers";
 import type { StepOutcome } from "./engine";
+import { extractForJob } from "./job-extraction";
 import { JobMemo } from "./job-memo";
 import { type BatchMember, type JobRecord, type JobVersion, jobExpired, newJobId, remainingMs } from "./job-store";
 import { SliceClock, SliceEnd } from "./slice-clock";
@@ -290,23 +284,10 @@ async function work(
   // chunking is quick. Reading pages is most of a scan's time, model calls most of a text's.
   let ocrShare = 0;
   const cpu = services.cpu.forJobs;
-  const extracted = await services.cpu.jobExtraction(() =>
-    extractDocument(
-      doc,
-      withOcrLanguages(services.config, options),
-      cpu,
-      {
-        onPageRead(done, total) {
-          ocrShare = tierRecord.model ? 0.5 : 0.9;
-          handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
-        },
-        pages: memo.pages,
-        textLayer: memo.textLayer,
-        slice: clock,
-      },
-      options,
-    ),
-  );
+  const extracted = await extractForJob(services, doc, options, memo, clock, (done, total) => {
+    ocrShare = tierRecord.model ? 0.5 : 0.9;
+    handle.progress((ocrShare * done) / total, `Read page ${done} of ${total} by OCR`);
+  });
   if (!isPaid(tierRecord)) await settleFreePages(services, handle, extracted.pageCount);
   handle.progress(ocrShare, "Chunking");
 

@@ -17,11 +17,11 @@ import {
 import { tooManyRequests } from "@/lib/quota/client-slots";
 import { STATUS_NAMES } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
-import { answerOnce } from "@/lib/idempotency/answer-once";
+import { answerOnce, type IdempotentAsk } from "@/lib/idempotency/answer-once";
 import { checkedKey } from "@/lib/idempotency/key";
 import { jobResult, jobStatus } from "@/lib/jobs/status";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
-import { type DocumentInput, runChunkRequest } from "@/lib/pipeline";
+import { type ChunkResponse, type DocumentInput, runChunkRequest } from "@/lib/pipeline";
 import { runBatchRequest } from "@/lib/batch/batch-request";
 import type { Services } from "@/lib/services/types";
 import packageJson from "@/package.json";
@@ -97,6 +97,27 @@ function paymentOf(meta: Record<string, unknown> | undefined): PaymentHeader | u
 export function createMcpServer(services: Services, caller: McpCaller): McpServer {
   const server = new McpServer({ name: "chunkwise", version: packageJson.version });
 
+  /**
+   * A chunking call: under one of the client's places for requests in progress (as an HTTP request takes one,
+   * lib/http/chunk-handlers.ts; the instance's place is taken in the pipeline, right before the work), answered
+   * once per idempotency key, with the x402 settlement in `_meta`.
+   */
+  async function paidCall(
+    idempotencyKey: string | undefined,
+    ask: Omit<IdempotentAsk, "key">,
+    run: () => Promise<ChunkResponse>,
+  ): Promise<CallToolResult> {
+    const key = idempotencyKey === undefined ? undefined : checkedKey(idempotencyKey, "idempotency_key");
+    const slots = services.clientRequests;
+    const { body, headers } = await slots.holding(
+      caller.client,
+      () => tooManyRequests(slots.limit),
+      () => answerOnce(services, { ...ask, key }, run),
+    );
+    const settlement = headers["PAYMENT-RESPONSE"];
+    return success(body, settlement ? { [PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(settlement) } : undefined);
+  }
+
   server.registerTool(
     "chunk_document",
     {
@@ -117,30 +138,16 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
           tier,
           ...options
         } = args;
-        const key = idempotencyKey === undefined ? undefined : checkedKey(idempotencyKey, "idempotency_key");
-        // One of the client's places for requests in progress, as an HTTP request takes (lib/http/chunk-handlers.ts);
-        // the instance's place is taken in the pipeline, right before the work.
-        const slots = services.clientRequests;
-        const { body, headers } = await slots.holding(
-          caller.client,
-          () => tooManyRequests(slots.limit),
-          () => {
-            const ask = {
-              tier,
-              input: documentInput(args, services.config.limits.maxUploadBytes),
-              options,
-              client: caller.client,
-              payment: paymentOf(extra._meta),
-            };
-            return answerOnce(services, { ...ask, key }, () =>
-              runChunkRequest(services, { ...ask, apiBase: caller.apiBase, resourcePath: "/mcp", resourceKind: "mcp" }),
-            );
-          },
-        );
-        const settlement = headers["PAYMENT-RESPONSE"];
-        return success(
-          body,
-          settlement ? { [PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(settlement) } : undefined,
+        const input = documentInput(args, services.config.limits.maxUploadBytes);
+        const ask = { tier, options, client: caller.client, payment: paymentOf(extra._meta) };
+        return await paidCall(idempotencyKey, { ...ask, input }, () =>
+          runChunkRequest(services, {
+            ...ask,
+            input,
+            apiBase: caller.apiBase,
+            resourcePath: "/mcp",
+            resourceKind: "mcp",
+          }),
         );
       } catch (error) {
         return failure(error);
@@ -153,38 +160,26 @@ export function createMcpServer(services: Services, caller: McpCaller): McpServe
     {
       title: "Chunk several documents",
       description:
-        "Chunk a batch of documents (each a URL, or text with its filename) in one job, paid once: each document is checked first (fetched, type detected, pages counted) and only those that pass are charged, the tier's price each. The answer lists every document's state and the job_id; poll get_job (per-document progress), then get_result (every chunk names its document). Paid tiers are paid through x402: an unpaid call returns the payment requirements for the whole batch.",
+        "Chunk a batch of documents (each a URL, or text with its filename) in one job, paid once: each document is checked first (fetched, type detected, pages counted) and only those that pass are charged, the tier's price each. The answer lists every document's state and the job_id; poll get_job (per-document progress), then get_result (every chunk names its document). Paid tiers are paid through x402: an unpaid call returns the payment requirements for the whole batch. idempotency_key works as on chunk_document.",
       inputSchema: ChunkDocumentsArgsSchema,
     },
     async (args, extra) => {
       try {
         const { documents, tier, idempotency_key: idempotencyKey, ...options } = args;
-        const key = idempotencyKey === undefined ? undefined : checkedKey(idempotencyKey, "idempotency_key");
         const inputs = documents.map((document): DocumentInput =>
           "url" in document
             ? { kind: "url", url: document.url }
             : { kind: "upload", bytes: new TextEncoder().encode(document.text), filename: document.filename },
         );
         const ask = { tier, options, client: caller.client, payment: paymentOf(extra._meta) };
-        const slots = services.clientRequests;
-        const { body, headers } = await slots.holding(
-          caller.client,
-          () => tooManyRequests(slots.limit),
-          () =>
-            answerOnce(services, { ...ask, input: inputs, key }, () =>
-              runBatchRequest(services, {
-                ...ask,
-                documents: inputs,
-                apiBase: caller.apiBase,
-                resourcePath: "/mcp",
-                resourceKind: "batch-mcp",
-              }),
-            ),
-        );
-        const settlement = headers["PAYMENT-RESPONSE"];
-        return success(
-          body,
-          settlement ? { [PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(settlement) } : undefined,
+        return await paidCall(idempotencyKey, { ...ask, input: inputs }, () =>
+          runBatchRequest(services, {
+            ...ask,
+            documents: inputs,
+            apiBase: caller.apiBase,
+            resourcePath: "/mcp",
+            resourceKind: "batch-mcp",
+          }),
         );
       } catch (error) {
         return failure(error);
