@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -6,6 +6,7 @@ import { Redis } from "@upstash/redis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore, MemoryStore, RedisStore, StoreClosedError, UpstashStore } from "@/lib/store";
+import { getBytes, PART_BYTES, setBytes } from "@/lib/store/byte-values";
 import type { Store } from "@/lib/store/types";
 import { freePort, type RedisServer, startRedisServer } from "@/tests/helpers/redis-server";
 import { startUpstashBridge, type UpstashBridge } from "@/tests/helpers/upstash-bridge";
@@ -218,6 +219,30 @@ function storeContract(name: string, open: () => Promise<Subject>) {
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
+    it("keeps a 25 MB document in parts and reads it back byte for byte", async () => {
+      const key = keys()("document");
+      const document = randomBytes(25 * 1024 * 1024);
+      await setBytes(store, key, document, { ttlMs: 60_000 });
+      expect(Buffer.from((await getBytes(store, key))!).equals(document)).toBe(true);
+      // Each part is a value of its own, none near Upstash's 10 MB request.
+      expect((await store.get(`${key}:part:0`))!.length).toBe((PART_BYTES / 3) * 4);
+      expect(await store.get(`${key}:part:${Math.ceil(document.length / PART_BYTES)}`)).toBeNull();
+    });
+
+    it("reads a document as absent once any part of it is gone, and an empty one as empty", async () => {
+      const k = keys();
+      await setBytes(store, k("doc"), new Uint8Array([1, 2, 3, 4, 5]), { ttlMs: 60_000, partBytes: 2 });
+      expect([...(await getBytes(store, k("doc")))!]).toEqual([1, 2, 3, 4, 5]);
+      await store.del(`${k("doc")}:part:1`);
+      expect(await getBytes(store, k("doc"))).toBeNull();
+      expect(await getBytes(store, k("never"))).toBeNull();
+      await setBytes(store, k("empty"), new Uint8Array(), { ttlMs: 60_000 });
+      expect((await getBytes(store, k("empty")))!.length).toBe(0);
+      // A document stored whole, as before parts, still reads.
+      await store.set(k("whole"), Buffer.from("old").toString("base64"), { ttlMs: 60_000 });
+      expect(Buffer.from((await getBytes(store, k("whole")))!).toString()).toBe("old");
+    });
+
     it("refuses every call after close, and close is idempotent", async () => {
       const own = (await open()).store;
       await own.ping();
@@ -371,6 +396,12 @@ describe("UpstashStore failures", () => {
     );
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toMatchObject(unavailable);
+  });
+
+  it("refuses one request over 10 MB, as Upstash does: why documents are kept in parts", async () => {
+    const store = new UpstashStore({ url: bridge.url, token: bridge.token, requestTimeoutMs: 30_000 });
+    const base64 = randomBytes(8 * 1024 * 1024).toString("base64");
+    await expect(store.set(keys()("whole"), base64, { ttlMs: 60_000 })).rejects.toThrow(/max request size/);
   });
 
   it("rejects as unavailable when nothing listens at the URL", async () => {

@@ -8,14 +8,17 @@ import type { PageMemo, TextLayerMemo } from "@/lib/extract/steps";
 import type { Store } from "@/lib/store/types";
 import type { SliceClock } from "./slice-clock";
 
-/** The largest value kept (base64 characters): half of Upstash's free-plan request, leaving room for the command. */
+/**
+ * The largest value kept (base64 characters). Stored values are fetched 16 at once, which @upstash/redis pipelines
+ * into one request: 16 of these stay under Upstash's 10 MB a request. A page past it is done again instead.
+ */
 const MAX_KEPT_VALUE_CHARS = 512 * 1024;
 
 /**
  * A job's expensive outputs kept in the store under its own keys, expiring with it, so a slice (or a worker taking
  * the job over) never does them again: each PDF page as pdf.js parsed it (`jobtext:`), each page read by OCR
  * (`jobpage:`, its text items, boxes and confidences) and each model answer (`jobcall:`). One key a page and one a
- * call keep every request small (a dense page is tens of kB gzipped; Upstash's free plan takes 1 MB a request).
+ * call keep every request small (a dense page is tens of kB gzipped; Upstash takes 10 MB a request).
  *
  * Values are Node's structured-clone serialisation (it keeps OCR's typed arrays), gzipped, in base64: the store
  * takes strings. A value that cannot be read back (another Node version's) is a miss and is done again.

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/ground/errors";
 import { OUTPUT_FORMATS } from "@/lib/formats";
 import { TOKENIZER_NAMES } from "@/lib/tokens/names";
+import { getBytes, setBytes } from "@/lib/store/byte-values";
 import type { Store } from "@/lib/store/types";
 import { JOB_ID_PATTERN } from "@/lib/api-schema";
 import { TIER_IDS, type TierId } from "@/lib/tiers";
@@ -10,8 +11,8 @@ import { JobWebhookSchema } from "@/lib/webhooks/job-webhook";
 
 /**
  * Async jobs in the store, so any instance can poll, continue or finish a
- * job any other created. A job is one record; its uploaded document a second
- * key beside it; both expire with the job.
+ * job any other created. A job is one record; its uploaded document is kept
+ * beside it in parts (lib/store/byte-values.ts); both expire with the job.
  *
  * The record carries its lease: the worker that holds it (`lease_owner`)
  * until `lease_until`, renewed while it works, and its cursor: the slice it
@@ -129,9 +130,9 @@ export class JobStore {
   /** Writes the input first (a batch's: each accepted document's): a record never exists without its documents. */
   async create(record: JobRecord, upload?: Uint8Array, members: Uint8Array[] = []): Promise<JobVersion> {
     const ttlMs = remainingMs(record);
-    if (upload) await this.store.set(inputKey(record.job_id), Buffer.from(upload).toString("base64"), { ttlMs });
+    if (upload) await setBytes(this.store, inputKey(record.job_id), upload, { ttlMs });
     for (const [input, bytes] of members.entries())
-      await this.store.set(memberKey(record.job_id, input), Buffer.from(bytes).toString("base64"), { ttlMs });
+      await setBytes(this.store, memberKey(record.job_id, input), bytes, { ttlMs });
     const raw = JSON.stringify(record);
     if (!(await this.store.setIfAbsent(recordKey(record.job_id), raw, { ttlMs })))
       throw new Error(`job id ${record.job_id} is taken`);
@@ -156,8 +157,7 @@ export class JobStore {
 
   /** The job's document; a batch's `input`-th accepted document. */
   async upload(id: string, input?: number): Promise<Uint8Array | null> {
-    const stored = await this.store.get(input === undefined ? inputKey(id) : memberKey(id, input));
-    return stored === null ? null : new Uint8Array(Buffer.from(stored, "base64"));
+    return getBytes(this.store, input === undefined ? inputKey(id) : memberKey(id, input));
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UPLOAD_ID_PATTERN } from "@/lib/api-schema/uploads";
+import { getBytes, setBytes } from "@/lib/store/byte-values";
 import type { Store } from "@/lib/store/types";
 
 /**
@@ -57,7 +58,7 @@ export class UploadStore {
     const ttlMs = remainingMs(current.record);
     if (ttlMs <= 0) return false;
     const { upload_id: id } = current.record;
-    await this.store.set(bytesKey(id, sha256), Buffer.from(bytes).toString("base64"), { ttlMs });
+    await setBytes(this.store, bytesKey(id, sha256), bytes, { ttlMs });
     const next: UploadRecord = { ...current.record, received: { sha256, size: bytes.length } };
     // A losing writer's bytes are left to expire: a winner with the same bytes shares their key.
     return this.store.setIfEquals(recordKey(id), current.raw, JSON.stringify(next), { ttlMs });
@@ -66,7 +67,6 @@ export class UploadStore {
   /** The bytes the record names; null when they expired. */
   async bytes(record: UploadRecord): Promise<Uint8Array | null> {
     if (!record.received) return null;
-    const stored = await this.store.get(bytesKey(record.upload_id, record.received.sha256));
-    return stored === null ? null : new Uint8Array(Buffer.from(stored, "base64"));
+    return getBytes(this.store, bytesKey(record.upload_id, record.received.sha256));
   }
 }

@@ -11,6 +11,9 @@ export interface UpstashBridge {
 
 type Reply = { result: unknown } | { error: string };
 
+/** Upstash's largest request (free and pay-as-you-go plans: upstash.com/docs/redis/troubleshooting/max_request_size_exceeded). */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
 /**
  * The Upstash REST protocol (as @upstash/redis 1.39 speaks it, see
  * shared/notes/toolchain.md) in front of a real redis-server, so the Upstash
@@ -56,7 +59,10 @@ export async function startUpstashBridge(redisUrl: string): Promise<UpstashBridg
     const base64 = req.headers["upstash-encoding"] === "base64";
     const encode = (reply: Reply): Reply =>
       "result" in reply && base64 ? { result: encodeStrings(reply.result) } : reply;
-    const body: unknown = JSON.parse(await readBody(req));
+    const text = await readBody(req);
+    // Upstash's own limit on free and pay-as-you-go databases, answered as it answers it.
+    if (Buffer.byteLength(text) > MAX_REQUEST_BYTES) return send(res, 400, { error: "ERR max request size exceeded" });
+    const body: unknown = JSON.parse(text);
 
     const path = new URL(req.url ?? "/", "http://bridge").pathname;
     if (path === "/") {
