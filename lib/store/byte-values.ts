@@ -1,8 +1,9 @@
 import type { Store } from "@/lib/store/types";
 
 /**
- * Documents in the store (a job's input, a two-step upload's bytes), kept in parts: Upstash refuses a request over
- * 10 MB ("ERR max request size exceeded", free and pay-as-you-go plans), and a 25 MB upload is 33 MB of base64.
+ * Large values in the store (a job's document, a two-step upload's bytes, a result), kept in parts: Upstash refuses a
+ * request over 10 MB ("ERR max request size exceeded", free and pay-as-you-go plans), and a 25 MB upload is 33 MB of
+ * base64.
  * Each part is its own key and its own request; the key itself holds a header naming the parts, written last, so a
  * reader never sees a document without all its parts. Parts are written and read one at a time: @upstash/redis
  * pipelines the commands of one tick into one request, which would join them again.
@@ -30,12 +31,19 @@ export async function setBytes(
   await store.set(key, `${HEADER}${parts}:${bytes.byteLength}`, { ttlMs: options.ttlMs });
 }
 
-/** The bytes under `key`; null when they were never written or have expired (a part first, as parts are older). */
-export async function getBytes(store: Store, key: string): Promise<Uint8Array | null> {
+/**
+ * The bytes under `key`; null when they were never written or have expired (a part first, as parts are older).
+ * A value stored whole, as before parts, is read in the encoding it was written in (`whole`): such values live an
+ * hour, so they are met only across a deployment.
+ */
+export async function getBytes(
+  store: Store,
+  key: string,
+  { whole = "base64" }: { whole?: "base64" | "utf8" } = {},
+): Promise<Uint8Array | null> {
   const stored = await store.get(key);
   if (stored === null) return null;
-  // A document stored whole, before parts (jobs and uploads live an hour, so only across a deployment).
-  if (!stored.startsWith(HEADER)) return new Uint8Array(Buffer.from(stored, "base64"));
+  if (!stored.startsWith(HEADER)) return new Uint8Array(Buffer.from(stored, whole));
   const [parts, byteLength] = stored.slice(HEADER.length).split(":").map(Number) as [number, number];
   const bytes = new Uint8Array(byteLength);
   let offset = 0;
