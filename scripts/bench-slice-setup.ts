@@ -42,7 +42,7 @@ const store = new RedisStore({ url: redis.url });
 try {
   const ttlMs = 600_000;
   await store.set("bench:document", Buffer.from(bytes).toString("base64"), { ttlMs });
-  const memo = new JobMemo(store, "bench", Date.now() + ttlMs, new AbortController().signal);
+  const memo = new JobMemo(store, { id: "bench", expiresAt: Date.now() + ttlMs, killed: new AbortController().signal });
   await withWorker(session, async (worker) => {
     await worker.call({ op: "pdf-open", data: bytes }, Anything);
     const read = await worker.call({ op: "pdf-items" }, Items);

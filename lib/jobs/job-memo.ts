@@ -15,6 +15,13 @@ import type { SliceClock } from "./slice-clock";
 const MAX_KEPT_VALUE_CHARS = 512 * 1024;
 
 /**
+ * What one job keeps at most, all its values together (base64 characters): a 300-page scan's OCR'd pages are a few
+ * MB, a long text PDF's parsed pages tens of MB. Past it a job's outputs are done again when needed instead of kept,
+ * so no document can grow the store without bound.
+ */
+const MAX_KEPT_PER_JOB_CHARS = 64 * 1024 * 1024;
+
+/**
  * A job's expensive outputs kept in the store under its own keys, expiring with it, so a slice (or a worker taking
  * the job over) never does them again: each PDF page as pdf.js parsed it (`jobtext:`), each page read by OCR
  * (`jobpage:`, its text items, boxes and confidences) and each model answer (`jobcall:`). One key a page and one a
@@ -24,18 +31,31 @@ const MAX_KEPT_VALUE_CHARS = 512 * 1024;
  * takes strings. A value that cannot be read back (another Node version's) is a miss and is done again.
  */
 export class JobMemo {
+  /** The job's own keys are named by it; a batch's document adds its number. */
+  private readonly jobId: string;
+  /** The counter of what the job (a batch's documents together) has kept, in base64 characters. */
+  private readonly keptKey: string;
+
   constructor(
     private readonly store: Store,
-    private readonly jobId: string,
-    /** When the job expires (epoch ms): its keys go with it. */
-    private readonly expiresAt: number,
-    /** A killed slice writes nothing more. */
-    private readonly killed: AbortSignal,
-  ) {}
+    private readonly job: {
+      id: string;
+      /** When the job expires (epoch ms): its keys go with it. */
+      expiresAt: number;
+      /** A killed slice writes nothing more. */
+      killed: AbortSignal;
+      /** What the job keeps at most, all its values together (base64 characters). */
+      maxKeptChars?: number;
+    },
+    member?: number,
+  ) {
+    this.jobId = member === undefined ? job.id : `${job.id}:${member}`;
+    this.keptKey = `jobkept:${job.id}`;
+  }
 
   /** A batch's document's own memo: its pages and model answers never mix with another document's. */
   member(input: number): JobMemo {
-    return new JobMemo(this.store, `${this.jobId}:${input}`, this.expiresAt, this.killed);
+    return new JobMemo(this.store, this.job, input);
   }
 
   readonly pages: PageMemo = {
@@ -76,12 +96,14 @@ export class JobMemo {
   }
 
   async #put(key: string, value: unknown): Promise<void> {
-    if (this.killed.aborted) return;
-    const ttlMs = this.expiresAt - Date.now();
+    if (this.job.killed.aborted) return;
+    const ttlMs = this.job.expiresAt - Date.now();
     if (ttlMs <= 0) return;
     const encoded = gzipSync(serialize(value)).toString("base64");
-    // Never one request past the store's limit (Upstash's free plan: 1 MB); such a value is done again when needed.
+    // A value too large for one request, or one past the job's share of the store, is done again when needed.
     if (encoded.length > MAX_KEPT_VALUE_CHARS) return;
+    const kept = await this.store.incrBy(this.keptKey, encoded.length, { ttlMs });
+    if (kept > (this.job.maxKeptChars ?? MAX_KEPT_PER_JOB_CHARS)) return;
     await this.store.set(key, encoded, { ttlMs });
   }
 }

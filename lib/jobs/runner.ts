@@ -167,7 +167,11 @@ async function runClaimed(services: Services, version: JobVersion): Promise<Step
   const handle = new JobHandle(services, version);
   const kill = new AbortController();
   const clock = new SliceClock(performance.now() + jobs.sliceMs, kill.signal);
-  const memo = new JobMemo(services.store, version.record.job_id, Date.parse(version.record.expires_at), kill.signal);
+  const memo = new JobMemo(services.store, {
+    id: version.record.job_id,
+    expiresAt: Date.parse(version.record.expires_at),
+    killed: kill.signal,
+  });
   const heartbeat = setInterval(
     () => {
       void handle.renew().catch(() => undefined);
