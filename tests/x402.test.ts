@@ -62,7 +62,8 @@ import { type RecordingProxy, startRecordingProxy } from "./helpers/rpc-proxy";
 import {
   LIGHTHOUSE_PROGRAM_ADDRESS,
   cosignX402,
-  parseX402Header,
+  readX402Header,
+  type X402Payment,
   paymentResponseHeader,
   settleX402,
   verifyX402Payment,
@@ -74,6 +75,12 @@ import { DEFAULT_FEE_PAYER_MAX_SOL_USD, feeBudget, worstCaseFeeLamports } from "
 function orRefuse<T>(verdict: Verdict<T>): T {
   if (!verdict.ok) throw new ApiError(verdict.refusal.code, verdict.refusal.message);
   return verdict.value;
+}
+
+/** An X-PAYMENT header read as the gate reads it, its refusal thrown as the 402 it becomes. */
+function parseX402Header(header: string): X402Payment | null {
+  const read = readX402Header(header);
+  return read && orRefuse(read);
 }
 
 /**
@@ -134,10 +141,12 @@ async function payThrough(header: string, options: { rpcUrl?: string; confirmTim
   const payment = parseX402Header(header);
   if (!payment) throw new Error("not an x402 header");
   const verified = orRefuse(await verifyX402Payment(payment, requirement, feePayer));
-  const cosigned = await cosignX402(verified, feePayerSecret);
-  await settleX402(createChainRpc(options.rpcUrl ?? proxy.url), cosigned, {
-    confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000,
-  });
+  const cosigned = orRefuse(await cosignX402(verified, feePayerSecret));
+  orRefuse(
+    await settleX402(createChainRpc(options.rpcUrl ?? proxy.url), cosigned, {
+      confirmTimeoutMs: options.confirmTimeoutMs ?? 10_000,
+    }),
+  );
   return { verified, cosigned };
 }
 
@@ -728,8 +737,8 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402's reference one
     });
     const before = await balances();
 
-    expect(await client.verify(payment, offer)).toEqual({ payer: payer.address });
-    const settled = await client.settle(payment, offer);
+    expect(await client.verify(payment, offer)).toEqual({ ok: true, value: { payer: payer.address } });
+    const settled = orRefuse(await client.settle(payment, offer));
 
     expect(settled).toMatchObject({ payer: payer.address, network: offer.network });
     expect((await statusOf(settled.signature))?.err).toBeNull();
@@ -749,8 +758,9 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402's reference one
     ];
     const before = await balances();
     for (const [header, code] of cases) {
-      await expectRefusal(client.verify(await asV2(header), offer), 402, code);
-      await expectRefusal(client.settle(await asV2(header), offer), 402, code);
+      // Refusals are answers, not exceptions.
+      expect(await client.verify(await asV2(header), offer)).toMatchObject({ ok: false, refusal: { code } });
+      expect(await client.settle(await asV2(header), offer)).toMatchObject({ ok: false, refusal: { code } });
       expect(await statusOf(await wouldBeSignature(header))).toBeNull();
     }
     expect(await balances()).toEqual(before);
@@ -759,14 +769,12 @@ describe("a remote facilitator (X402_FACILITATOR_URL), here x402's reference one
   it("refuses a payment for another network without asking the facilitator", async () => {
     const unreachable = new X402FacilitatorClient("http://127.0.0.1:9", { timeoutMs: 1000 });
     const payment = await asV2(buildPayment());
-    await expectRefusal(
-      unreachable.verify(
+    expect(
+      await unreachable.verify(
         { ...payment, accepted: { ...offer, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" } },
         offer,
       ),
-      402,
-      "payment_wrong_network",
-    );
+    ).toMatchObject({ ok: false, refusal: { code: "payment_wrong_network" } });
   });
 
   it("an unreachable facilitator is a 503", async () => {

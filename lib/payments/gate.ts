@@ -19,7 +19,7 @@ import {
   type X402Payment,
 } from "@/lib/payments/x402/v1";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { type Refusal, type Verdict, accept, refuse, verdictOf } from "@/lib/payments/refusal";
+import { type Refusal, type Verdict, accept, refuse } from "@/lib/payments/refusal";
 import { X402FacilitatorClient } from "@/lib/payments/x402/facilitator";
 import {
   type ResourceKind,
@@ -319,7 +319,7 @@ export class PaymentGate {
         paying,
       );
     }
-    const cosigning = await verdictOf(() => cosignX402(verified, feePayerSecretKey!));
+    const cosigning = await cosignX402(verified, feePayerSecretKey!);
     if (!cosigning.ok) return this.#refuse(request, cosigning.refusal);
     const cosigned = cosigning.value;
 
@@ -341,8 +341,10 @@ export class PaymentGate {
         ...admission,
         settle: () =>
           this.#settling(paying, hold, async () => {
-            await settleX402(this.#rpc, cosigned, { confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000) });
-            return admission.receipt;
+            const settled = await settleX402(this.#rpc, cosigned, {
+              confirmTimeoutMs: Math.max(confirmTimeoutMs, 30_000),
+            });
+            return settled.ok ? accept(admission.receipt) : settled;
           }),
       };
     });
@@ -406,10 +408,10 @@ export class PaymentGate {
   }
 
   /** Settles, then frees the payer; a payer whose funds were gone by then pays before the work from now on. */
-  async #settling(paying: X402Paying, hold: Hold, settle: () => Promise<Receipt>): Promise<Settlement> {
+  async #settling(paying: X402Paying, hold: Hold, settle: () => Promise<Verdict<Receipt>>): Promise<Settlement> {
     let settled: Verdict<Receipt>;
     try {
-      settled = await verdictOf(settle);
+      settled = await settle();
     } finally {
       await hold.release();
     }
@@ -456,7 +458,7 @@ export class PaymentGate {
     const bought = await this.#bought(pendingId, request);
     if (bought) return bought;
     return this.#whileHeld(paying, async (hold) => {
-      const accepted = await verdictOf(() => client.verify(payment, requirements));
+      const accepted = await client.verify(payment, requirements);
       if (!accepted.ok) return this.#refuse(request, accepted.refusal);
       const admission = await this.#claim(pendingId, request, this.#x402Receipt("", verified, version), withReference);
       if (admission.kind !== "paid") return admission;
@@ -473,14 +475,16 @@ export class PaymentGate {
             );
           let transaction: string;
           try {
-            transaction = (await client.settle(payment, requirements)).signature;
+            const settled = await client.settle(payment, requirements);
+            if (!settled.ok) return settled;
+            transaction = settled.value.signature;
             await this.#store.set(settledKey, transaction, { ttlMs: this.#ledgerTtlMs });
           } finally {
             await this.#store.del(lock);
           }
           const claimed = await this.#ledger.claim(transaction, request.request);
           if ("claim" in claimed) byTransaction = claimed.claim;
-          return this.#x402Receipt(transaction, verified, version);
+          return accept(this.#x402Receipt(transaction, verified, version));
         });
       const claim: Claim = {
         complete: async (response) => {

@@ -1,5 +1,4 @@
-import { type CodeOf, ERROR_CODES, type ErrorCode } from "@/lib/ground/error-codes";
-import { ApiError } from "@/lib/ground/errors";
+import type { CodeOf } from "@/lib/ground/error-codes";
 
 /**
  * Why a payment is refused: an expected outcome with a reason code (as
@@ -19,19 +18,3 @@ export const refuse = (code: Refusal["code"], message: string): { ok: false; ref
   ok: false,
   refusal: { code, message },
 });
-
-const isRefusalCode = (code: ErrorCode): code is CodeOf<402> => ERROR_CODES[code].status === 402;
-
-/**
- * A verdict on work whose refusals arrive thrown: settling (lib/payments/x402/v1/settle.ts) and the facilitator
- * client, whose other callers read a 402 ApiError. Their 402s become refusals here; anything else is a fault and
- * stays thrown.
- */
-export async function verdictOf<T>(work: () => Promise<T>): Promise<Verdict<T>> {
-  try {
-    return accept(await work());
-  } catch (error) {
-    if (error instanceof ApiError && isRefusalCode(error.code)) return refuse(error.code, error.message);
-    throw error;
-  }
-}

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { ErrorCode } from "@/lib/ground/error-codes";
+import { type CodeOf, ERROR_CODES, type ErrorCode } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { accept, type Refusal, refuse, type Verdict } from "@/lib/payments/refusal";
 
 /**
  * A remote x402 facilitator (`X402_FACILITATOR_URL`) instead of settling
@@ -45,13 +46,20 @@ const REASON_CODES: [RegExp, ErrorCode][] = [
   [/transaction_failed/, "payment_failed"],
 ];
 
-function refusal(reason: string | null | undefined, message: string | null | undefined, fallback: ErrorCode): ApiError {
+/**
+ * The facilitator's refusal in this service's terms: a refusal (402) as a value; a settlement it could not confirm in
+ * time (503 `payment_unconfirmed`, to be repeated) thrown, as settling ourselves throws it.
+ */
+function refusal(
+  reason: string | null | undefined,
+  message: string | null | undefined,
+  fallback: CodeOf<402>,
+): { ok: false; refusal: Refusal } {
   const text = reason ?? "";
   const [, code] = REASON_CODES.find(([pattern]) => pattern.test(text)) ?? [/./, fallback];
-  return new ApiError(
-    code,
-    `The facilitator refused the payment (${text || "no reason given"}${message ? `: ${message}` : ""}).`,
-  );
+  const said = `The facilitator refused the payment (${text || "no reason given"}${message ? `: ${message}` : ""}).`;
+  if (ERROR_CODES[code].status !== 402) throw new ApiError(code, said, { headers: { "Retry-After": "2" } });
+  return refuse(code as CodeOf<402>, said);
 }
 
 function unavailable(cause: unknown): ApiError {
@@ -77,13 +85,13 @@ export class X402FacilitatorClient {
     private readonly options: { timeoutMs: number } = { timeoutMs: 30_000 },
   ) {}
 
-  private body(payment: PaymentPayload, requirements: PaymentRequirements) {
+  private body(payment: PaymentPayload, requirements: PaymentRequirements): Verdict<unknown> {
     if (payment.accepted.network !== requirements.network)
-      throw new ApiError(
+      return refuse(
         "payment_wrong_network",
         `The payment is for ${payment.accepted.network}; this service takes ${requirements.network}.`,
       );
-    return { x402Version: 2, paymentPayload: payment, paymentRequirements: requirements };
+    return accept({ x402Version: 2, paymentPayload: payment, paymentRequirements: requirements });
   }
 
   private async post(path: string, body: unknown): Promise<unknown> {
@@ -102,23 +110,27 @@ export class X402FacilitatorClient {
     }
   }
 
-  /** Resolves with the payer when the facilitator accepts the payment; a refusal is a 402 with this service's code. */
-  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<{ payer: string }> {
-    const parsed = VerifyResponseSchema.safeParse(await this.post("/verify", this.body(payment, requirements)));
+  /** The payer when the facilitator accepts the payment; its refusal with this service's code. */
+  async verify(payment: PaymentPayload, requirements: PaymentRequirements): Promise<Verdict<{ payer: string }>> {
+    const body = this.body(payment, requirements);
+    if (!body.ok) return body;
+    const parsed = VerifyResponseSchema.safeParse(await this.post("/verify", body.value));
     if (!parsed.success) throw unavailable(parsed.error);
     const answer = parsed.data;
-    if (!answer.isValid) throw refusal(answer.invalidReason, answer.invalidMessage, "payment_invalid");
+    if (!answer.isValid) return refusal(answer.invalidReason, answer.invalidMessage, "payment_invalid");
     if (!answer.payer) throw unavailable(new Error("verify answer without payer"));
-    return { payer: answer.payer };
+    return accept({ payer: answer.payer });
   }
 
   /** Has the facilitator co-sign, send and confirm the payment. */
-  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorSettlement> {
-    const parsed = SettleResponseSchema.safeParse(await this.post("/settle", this.body(payment, requirements)));
+  async settle(payment: PaymentPayload, requirements: PaymentRequirements): Promise<Verdict<FacilitatorSettlement>> {
+    const body = this.body(payment, requirements);
+    if (!body.ok) return body;
+    const parsed = SettleResponseSchema.safeParse(await this.post("/settle", body.value));
     if (!parsed.success) throw unavailable(parsed.error);
     const answer = parsed.data;
-    if (!answer.success) throw refusal(answer.errorReason, answer.errorMessage, "payment_failed");
+    if (!answer.success) return refusal(answer.errorReason, answer.errorMessage, "payment_failed");
     if (!answer.transaction) throw unavailable(new Error("settle answer without transaction"));
-    return { signature: answer.transaction, payer: answer.payer ?? "", network: answer.network };
+    return accept({ signature: answer.transaction, payer: answer.payer ?? "", network: answer.network });
   }
 }

@@ -2,7 +2,6 @@
 
 import { type Address, type Transaction, address } from "@solana/kit";
 import { z } from "zod";
-import { ApiError } from "@/lib/ground/errors";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import { isBase58Signature } from "@/lib/payments/signature";
 
@@ -96,13 +95,6 @@ export function readX402Header(header: string): Verdict<X402Payment> | null {
     "payment_invalid",
     `X-PAYMENT is not a valid x402 exact payload: ${issue ? `${issue.path.join(".") || "payload"}: ${issue.message}` : "malformed"}`,
   );
-}
-
-/** readX402Header for callers that take a refusal as a 402 ApiError (the x402 tests build payloads with it). */
-export function parseX402Header(header: string): X402Payment | null {
-  const read = readX402Header(header);
-  if (read && !read.ok) throw new ApiError(read.refusal.code, read.refusal.message);
-  return read && read.value;
 }
 
 /** x402 v1 knows no local network: the 402 announces the local chain as devnet (see requirements.ts), so both names pay it. */

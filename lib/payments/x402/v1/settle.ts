@@ -3,7 +3,7 @@
 import {
   type Base64EncodedWireTransaction,
   type Signature,
-  assertIsFullySignedTransaction,
+  isFullySignedTransaction,
   createKeyPairFromBytes,
   getAddressFromPublicKey,
   getBase58Encoder,
@@ -17,8 +17,11 @@ import { type ChainRpc, RpcErrorReply } from "@/lib/payments/chain-rpc";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { VerifiedX402, CosignedX402 } from "./payload";
 
-/** Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). */
-export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: string): Promise<CosignedX402> {
+/**
+ * Adds the fee payer's signature (key: base58 of its 64-byte secret key, as in Solana keypair files). A key that is
+ * not the payments' fee payer is the server's fault (500), not the payer's.
+ */
+export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: string): Promise<Verdict<CosignedX402>> {
   let keyPair: CryptoKeyPair;
   try {
     keyPair = await createKeyPairFromBytes(getBase58Encoder().encode(feePayerSecretKey.trim()));
@@ -36,14 +39,12 @@ export async function cosignX402(verified: VerifiedX402, feePayerSecretKey: stri
       `FEE_PAYER_SECRET_KEY belongs to ${keyAddress}, but payments name ${verified.feePayer} as fee payer.`,
     );
   const signed = await partiallySignTransaction([keyPair], verified.transaction);
-  try {
-    assertIsFullySignedTransaction(signed);
-  } catch (cause) {
-    throw new ApiError("payment_invalid_signature", "The transaction still lacks a signature after the fee payer's.", {
-      cause,
-    });
-  }
-  return { signature: getSignatureFromTransaction(signed), wireTransaction: getBase64EncodedWireTransaction(signed) };
+  if (!isFullySignedTransaction(signed))
+    return refuse("payment_invalid_signature", "The transaction still lacks a signature after the fee payer's.");
+  return accept({
+    signature: getSignatureFromTransaction(signed),
+    wireTransaction: getBase64EncodedWireTransaction(signed),
+  });
 }
 
 const SignatureStatusesSchema = z.object({
@@ -76,12 +77,11 @@ const describe = (value: unknown) =>
   JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function failedOnChain(err: unknown): ApiError {
-  return new ApiError(
+const failedOnChain = (err: unknown) =>
+  refuse(
     "payment_failed",
     `The payment transaction failed on chain (${describe(err)}); no USDC moved. Create a new payment.`,
   );
-}
 
 /** The calls settling makes, through the service's one RPC client (whose faults are 503 `chain_unavailable`). */
 class ChainClient {
@@ -118,14 +118,17 @@ class ChainClient {
   }
 }
 
-/** Polls with a growing delay until the transaction is confirmed, has failed, or the time is up. */
-async function awaitConfirmation(chain: ChainClient, signature: Signature, timeoutMs: number): Promise<void> {
+/**
+ * Polls with a growing delay until the transaction is confirmed, has failed, or the time is up. Not confirmed in
+ * time is a 503 thrown: the payment may still land, and the same request repeated finds it.
+ */
+async function awaitConfirmation(chain: ChainClient, signature: Signature, timeoutMs: number): Promise<Verdict<void>> {
   const deadline = Date.now() + timeoutMs;
   let delay = 50;
   for (;;) {
     const status = await chain.status(signature);
-    if (status?.err) throw failedOnChain(status.err);
-    if (status && isConfirmed(status)) return;
+    if (status?.err) return failedOnChain(status.err);
+    if (status && isConfirmed(status)) return accept(undefined);
     const left = deadline - Date.now();
     if (left <= 0) break;
     await sleep(Math.min(delay, left));
@@ -172,11 +175,15 @@ export async function simulateX402(rpc: ChainRpc, cosigned: CosignedX402): Promi
 /**
  * Sends a co-signed payment and waits until it is confirmed. Simulates first
  * and sends nothing when the simulation fails. A payment already on chain (a
- * retry after the work failed) is not sent again. The RPC being unreachable is
- * a 503 `chain_unavailable`; a transaction that fails on chain is a 402
- * `payment_failed`.
+ * retry after the work failed) is not sent again. A transaction the chain
+ * refuses or fails is a refusal (`payment_failed`, ...); the RPC being
+ * unreachable is a 503 `chain_unavailable`, thrown.
  */
-export async function settleX402(rpc: ChainRpc, cosigned: CosignedX402, options: SettleOptions): Promise<void> {
+export async function settleX402(
+  rpc: ChainRpc,
+  cosigned: CosignedX402,
+  options: SettleOptions,
+): Promise<Verdict<void>> {
   const chain = new ChainClient(rpc);
   const signature = cosigned.signature as Signature;
   const wire = cosigned.wireTransaction as Base64EncodedWireTransaction;
@@ -184,17 +191,16 @@ export async function settleX402(rpc: ChainRpc, cosigned: CosignedX402, options:
   const known = await chain.status(signature);
   if (known) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
   const simulated = await simulate(chain, wire);
-  if (!simulated.ok) throw new ApiError(simulated.refusal.code, simulated.refusal.message);
+  if (!simulated.ok) return simulated;
   if (simulated.value === "landed") return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
 
   const sent = await chain.send(wire);
   if (!sent.accepted) {
     // A concurrent sender may have landed it first; otherwise the chain refused it.
     if (await chain.status(signature)) return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
-    throw new ApiError(
+    return refuse(
       "payment_failed",
-      "The chain refused the payment transaction; no USDC moved. Create a new payment.",
-      { cause: sent.error },
+      `The chain refused the payment transaction (${describeCause(sent.error)}); no USDC moved. Create a new payment.`,
     );
   }
   return awaitConfirmation(chain, signature, options.confirmTimeoutMs);
