@@ -93,7 +93,7 @@ function resolve(path: string): { module: object; params: Record<string, string>
  * the MCP SDK are given. They call it with a Request or with (url, init).
  */
 export function inProcessFetch(client?: string): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+  return async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = input instanceof Request ? input : undefined;
     const url = new URL(request?.url ?? (input as string | URL));
     const headers = Object.fromEntries(new Headers(init?.headers ?? request?.headers).entries());
@@ -102,7 +102,7 @@ export function inProcessFetch(client?: string): typeof fetch {
       headers,
       ...(client ? { client } : {}),
     });
-  }) as typeof fetch;
+  };
 }
 
 /** An MCP SDK client connected to /api/mcp in process, its requests coming from `client`. */

@@ -42,9 +42,9 @@ export interface Harness {
   /** The services installed now. */
   readonly services: Services;
   /** Builds services with these settings and parts over the file's, installs them and returns them. */
-  use(env?: Record<string, string>, overrides?: ServiceOverrides): Services;
+  use: (env?: Record<string, string>, overrides?: ServiceOverrides) => Services;
   /** Waits for all work scheduled so far (and what it schedules) to settle. */
-  drain(): Promise<void>;
+  drain: () => Promise<void>;
   /** While false, scheduled work is dropped, as if the instance that took it died before it started. */
   runScheduledWork: boolean;
 }
