@@ -6,7 +6,7 @@
  */
 import { createSolanaRpc } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
+import { type Config, loadConfig } from "@/lib/ground/config";
 import { type ServiceOverrides, type Services, createServices, setServices } from "@/lib/services";
 import { MemoryStore, RedisStore } from "@/lib/store";
 import { type LocalChain, startLocalChain } from "@/localchain";
@@ -25,8 +25,8 @@ export interface HarnessOptions {
   model?: boolean;
   /** Settings of the file, over the harness's and under those given to `use`. */
   env?: (harness: Harness) => Record<string, string>;
-  /** Parts of the services the file replaces for every `use` (a `fetchUrl`, a CPU pool). */
-  overrides?: (harness: Harness) => ServiceOverrides;
+  /** Parts of the services the file replaces for every `use` (a `fetchUrl`, a CPU pool), given the settings. */
+  overrides?: (harness: Harness, config: Config) => ServiceOverrides;
   /** `beforeAll` (the default): services built once before the tests; `beforeEach`: fresh ones for each test. */
   fresh?: "beforeAll" | "beforeEach";
   /** How long starting may take (a busy machine starts the chain slowly). */
@@ -43,6 +43,8 @@ export interface Harness {
   readonly services: Services;
   /** Builds services with these settings and parts over the file's, installs them and returns them. */
   use: (env?: Record<string, string>, overrides?: ServiceOverrides) => Services;
+  /** How many pieces of scheduled work have not settled yet. */
+  readonly pending: number;
   /** Waits for all work scheduled so far (and what it schedules) to settle. */
   drain: () => Promise<void>;
   /** While false, scheduled work is dropped, as if the instance that took it died before it started. */
@@ -89,13 +91,16 @@ export function serviceHarness(options: HarnessOptions = {}): Harness {
     get services() {
       return needed(started.services, "services");
     },
+    get pending() {
+      return background.size;
+    },
     runScheduledWork: true,
     use(env = {}, overrides = {}) {
       const config = loadConfig({ ...wiring(), ...options.env?.(harness), ...env });
       const services = createServices(config, {
         store: harness.store,
         schedule,
-        ...options.overrides?.(harness),
+        ...options.overrides?.(harness, config),
         ...overrides,
       });
       setServices(services);
