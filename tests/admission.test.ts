@@ -16,7 +16,7 @@ import { serviceHarness } from "./helpers/service-harness";
  * is looked for on chain; MCP bodies are bounded before the SDK parses them.
  */
 
-const h = serviceHarness({ chain: true });
+const h = serviceHarness({ chain: true, install: "never" });
 const pools: CpuPool[] = [];
 
 /** A pool that counts the tasks it runs: a text PDF's extraction runs its layout here, so zero means none ran. */

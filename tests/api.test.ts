@@ -31,7 +31,7 @@ const h = serviceHarness({
     AI_MODEL: "standin-small",
     AI_PRO_MODEL: "standin-large",
   }),
-  fresh: "beforeEach",
+  install: "beforeEach",
 });
 
 function expectErrorBody(payload: Record<string, any>, status: number, code: string) {

@@ -51,7 +51,7 @@ const h = serviceHarness({
   model: true,
   env: () => ({ AI_MAX_RETRIES: "0" }),
   overrides: () => ({ fetchUrl }),
-  fresh: "beforeEach",
+  install: "beforeEach",
 });
 
 let client = "";

@@ -27,8 +27,11 @@ export interface HarnessOptions {
   env?: (harness: Harness) => Record<string, string>;
   /** Parts of the services the file replaces for every `use` (a `fetchUrl`, a CPU pool), given the settings. */
   overrides?: (harness: Harness, config: Config) => ServiceOverrides;
-  /** `beforeAll` (the default): services built once before the tests; `beforeEach`: fresh ones for each test. */
-  fresh?: "beforeAll" | "beforeEach";
+  /**
+   * When services are built and installed: `beforeAll` (the default) once before the tests, `beforeEach` fresh for
+   * each test, `never` only when the file calls `use` (for files that build their own parts for each test).
+   */
+  install?: "beforeAll" | "beforeEach" | "never";
   /** How long starting may take (a busy machine starts the chain slowly). */
   startTimeoutMs?: number;
 }
@@ -141,10 +144,10 @@ export function serviceHarness(options: HarnessOptions = {}): Harness {
       started.rpc = createSolanaRpc(started.chain.rpcUrl);
     }
     if (options.model) started.model = await startModelStandin({ port: 0 });
-    harness.use();
+    if (options.install !== "never") harness.use();
   }, options.startTimeoutMs ?? 60_000);
 
-  if (options.fresh === "beforeEach") beforeEach(() => void harness.use());
+  if (options.install === "beforeEach") beforeEach(() => void harness.use());
 
   afterEach(async () => {
     await harness.drain();
