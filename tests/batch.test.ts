@@ -13,17 +13,16 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/
 import type { PaymentRequired } from "@x402/core/types";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BatchAcceptedSchema, BatchResultSchema, JobStatusSchema } from "@/lib/api-schema";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
 import {
   ORIGIN,
-  call as callAs,
+  clientPerTest,
   connectMcp,
   funded,
   inProcessFetch,
   json,
-  newClient,
   payFor402,
   pollUntilDone,
   prose,
@@ -48,12 +47,8 @@ const h = serviceHarness({
 });
 
 // Each test asks as its own client: free pages and unpaid references are counted per client.
-let client = "";
-beforeEach(() => {
-  client = newClient();
-});
-const call = (method: string, route: string, init: Parameters<typeof callAs>[2] = {}) =>
-  callAs(method, route, { client, ...init });
+const asClient = clientPerTest();
+const { call } = asClient;
 
 let documentCounter = 0;
 const newDocument = (pages = 1) => `# Report ${++documentCounter}\n\n${prose(pages, documentCounter)}`;
@@ -163,17 +158,20 @@ describe("a paid batch", () => {
     const x402 = new x402Client();
     x402.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: h.chain.rpcUrl }));
     const before = await usdc(h.chain.payTo);
-    const response = await wrapFetchWithPayment(inProcessFetch(client), x402)(`${ORIGIN}/api/batch/structure`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        documents: [
-          { text: newDocument(), filename: "a.md" },
-          { text: newDocument(), filename: "b.md" },
-        ],
-        max_tokens: 256,
-      }),
-    });
+    const response = await wrapFetchWithPayment(inProcessFetch(asClient.address), x402)(
+      `${ORIGIN}/api/batch/structure`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          documents: [
+            { text: newDocument(), filename: "a.md" },
+            { text: newDocument(), filename: "b.md" },
+          ],
+          max_tokens: 256,
+        }),
+      },
+    );
     const body = await json(response);
     expect(response.status, JSON.stringify(body)).toBe(202);
     const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
@@ -195,7 +193,7 @@ describe("a batch paid by an x402 v1 client", () => {
     const payer = await funded(await createKeyPairSignerFromPrivateKeyBytes(seed));
     const secret = getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)]));
     const payingFetch = wrapFetchWithPaymentV1(
-      inProcessFetch(client),
+      inProcessFetch(asClient.address),
       await createSigner("solana-devnet", secret),
       100_000n,
       undefined,
@@ -320,7 +318,7 @@ describe("refusals", () => {
 });
 
 describe("MCP chunk_documents", () => {
-  const connect = () => connectMcp(client);
+  const connect = () => connectMcp(asClient.address);
 
   it("asks one x402 payment for the batch in its result, takes it in _meta and answers the job", async () => {
     const sdk = await connect();

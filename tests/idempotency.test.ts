@@ -7,10 +7,10 @@ import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-id
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { createClient } from "redis";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { IdempotencyRecords } from "@/lib/idempotency/records";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
-import { call as callAs, connectMcp, funded, json, newClient, payFor402, prose, upload } from "./helpers/api";
+import { clientPerTest, connectMcp, funded, json, payFor402, prose, upload } from "./helpers/api";
 import { serviceHarness } from "./helpers/service-harness";
 
 /**
@@ -28,12 +28,8 @@ const h = serviceHarness({
 const PRICE = 2000n; // structure tier
 
 // Each test asks as its own client: keys and free pages are counted per client.
-let client = "";
-beforeEach(() => {
-  client = newClient();
-});
-const call = (method: string, path: string, init: Parameters<typeof callAs>[2] = {}) =>
-  callAs(method, path, { client, ...init });
+const asClient = clientPerTest();
+const { call } = asClient;
 
 let documentCounter = 0;
 const newDocument = () => `# Memo ${++documentCounter}\n\n${prose(1, documentCounter)}`;
@@ -73,7 +69,7 @@ describe("Idempotency-Key on free requests", () => {
     expect(await freePagesLeft()).toBe(afterFirst);
 
     // Keys are per client: another address with the same key is another request.
-    const elsewhere = await callAs("POST", "/api/chunk/free", {
+    const elsewhere = await call("POST", "/api/chunk/free", {
       client: "192.0.2.200",
       body: upload(newDocument(), "memo.md"),
       headers: { "Idempotency-Key": key },
@@ -252,7 +248,7 @@ describe("Idempotency-Key on paid requests", () => {
 });
 
 describe("MCP chunk_document idempotency_key", () => {
-  const connect = () => connectMcp(client, "idempotency-test");
+  const connect = () => connectMcp(asClient.address, "idempotency-test");
 
   it("the same call with the key answers the same result once; another call with it is refused", async () => {
     const sdk = await connect();

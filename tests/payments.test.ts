@@ -15,7 +15,7 @@ import {
   LEGACY_MEMO_PROGRAM_ADDRESS_V1,
   LEGACY_MEMO_PROGRAM_ADDRESS_V3,
 } from "@solana-program/memo";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { wrapFetchWithPayment, createSigner, decodeXPaymentResponse } from "x402-fetch";
 import {
   decodePaymentRequiredHeader,
@@ -27,7 +27,7 @@ import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment as wrapFetchWithPaymentV2, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
-import { call as callAs, funded, inProcessFetch, json, newClient, ORIGIN, prose, upload } from "./helpers/api";
+import { clientPerTest, funded, inProcessFetch, json, ORIGIN, prose, upload } from "./helpers/api";
 import { createOtherMint, transferToken } from "./helpers/chain";
 import { serviceHarness } from "./helpers/service-harness";
 import { startReferenceFacilitator } from "./helpers/facilitator";
@@ -61,12 +61,8 @@ async function withFacilitator(run: (facilitator: { requests: string[] }) => Pro
 }
 
 // Each test asks as its own client: unpaid references are counted per client.
-let client = "";
-beforeEach(() => {
-  client = newClient();
-});
-const call = (method: string, path: string, init: Parameters<typeof callAs>[2] = {}) =>
-  callAs(method, path, { client, ...init });
+const asClient = clientPerTest();
+const { call } = asClient;
 
 let documentCounter = 0;
 /** A distinct small document per call, so each test's requests are its own. */
@@ -369,7 +365,7 @@ describe("the x402 path", () => {
     payer: string;
   }> {
     const { payer, signer } = await x402Payer();
-    const payingFetch = wrapFetchWithPayment(inProcessFetch(client), signer, 100_000n, undefined, {
+    const payingFetch = wrapFetchWithPayment(inProcessFetch(asClient.address), signer, 100_000n, undefined, {
       svmConfig: { rpcUrl: h.chain.rpcUrl },
     });
     const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
@@ -432,7 +428,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
   it("an unmodified @x402/fetch 2.x client registering only v2 pays and reads PAYMENT-RESPONSE", async () => {
     const payer = await funded();
     const before = await usdcBalance(h.chain.payTo);
-    const payingFetch = wrapFetchWithPaymentV2(inProcessFetch(client), v2Client(payer));
+    const payingFetch = wrapFetchWithPaymentV2(inProcessFetch(asClient.address), v2Client(payer));
     const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
       method: "POST",
       body: upload(newDocument(), "v2.md"),
@@ -449,7 +445,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
   it("a v2 payment settles through the reference facilitator when one is configured", async () => {
     await withFacilitator(async (facilitator) => {
       const before = await usdcBalance(h.chain.payTo);
-      const payingFetch = wrapFetchWithPaymentV2(inProcessFetch(client), v2Client(await funded()));
+      const payingFetch = wrapFetchWithPaymentV2(inProcessFetch(asClient.address), v2Client(await funded()));
       const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
         method: "POST",
         body: upload(newDocument(), "v2.md"),

@@ -18,7 +18,7 @@ import * as uploads from "@/app/api/uploads/route";
 import * as uploadBytes from "@/app/api/uploads/[id]/route";
 import * as uploadBlob from "@/app/api/uploads/blob/route";
 import * as metrics from "@/app/api/metrics/route";
-import { expect } from "vitest";
+import { beforeEach, expect } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
@@ -37,6 +37,23 @@ export const json = async (response: Response): Promise<Record<string, any>> =>
 let clients = 0;
 /** A client address of its own (TEST-NET-3) for each call: free pages, references and slots are counted per client. */
 export const newClient = (): string => `203.0.113.${++clients}`;
+
+/**
+ * Gives each test of the calling file a client address of its own (a `beforeEach`), and a `call` that sends from
+ * it: per-client counts (free pages, unpaid references, keys) then start afresh in every test.
+ */
+export function clientPerTest(): { readonly address: string; call: typeof call } {
+  let address = "";
+  beforeEach(() => {
+    address = newClient();
+  });
+  return {
+    get address() {
+      return address;
+    },
+    call: (method, path, init = {}) => call(method, path, { client: address, ...init }),
+  };
+}
 
 /** Dispatches a request to the App Router handlers the way Next.js does for these paths. */
 export async function call(
