@@ -75,30 +75,12 @@ export function serviceHarness(options: HarnessOptions = {}): Harness {
     background.add(running);
   };
 
-  const harness: Harness = {
-    get redis() {
-      return needed(started.redis, "redis-server");
-    },
-    get store() {
-      return needed(started.store, "the store");
-    },
-    get chain() {
-      return needed(started.chain, "the local chain");
-    },
-    get rpc() {
-      return needed(started.rpc, "the local chain");
-    },
-    get model() {
-      return needed(started.model, "the model stand-in");
-    },
-    get services() {
-      return needed(started.services, "services");
-    },
+  const harness = {
     get pending() {
       return background.size;
     },
     runScheduledWork: true,
-    use(env = {}, overrides = {}) {
+    use(env: Record<string, string> = {}, overrides: ServiceOverrides = {}) {
       const config = loadConfig({ ...wiring(), ...options.env?.(harness), ...env });
       const services = createServices(config, {
         store: harness.store,
@@ -113,7 +95,18 @@ export function serviceHarness(options: HarnessOptions = {}): Harness {
     async drain() {
       while (background.size > 0) await Promise.allSettled([...background]);
     },
-  };
+  } as Harness;
+  // Each handle read before it is started, or in a file that did not ask for it, says so instead of being undefined.
+  const handles = {
+    redis: "redis-server",
+    store: "the store",
+    chain: "the local chain",
+    rpc: "the local chain",
+    model: "the model stand-in",
+    services: "services",
+  } as const;
+  for (const [key, what] of Object.entries(handles))
+    Object.defineProperty(harness, key, { get: () => needed(started[key as keyof typeof handles], what) });
 
   /** The settings that point the services at what this harness started. */
   function wiring(): Record<string, string> {
