@@ -25,7 +25,7 @@ import { transferToken } from "./helpers/chain";
 const MISBEHAVING_WORKER = join(import.meta.dirname, "helpers", "misbehaving-worker.mjs");
 const STRUCTURE_PRICE = 2000n;
 
-const h = serviceHarness({ store: "memory", chain: true, install: "never", startTimeoutMs: 30_000 });
+const h = serviceHarness({ store: "memory", chain: true, install: "never" });
 const pools: CpuPool[] = [];
 
 /** Fresh services on a memory store and the local chain, with `pool` doing their CPU work. */

@@ -14,7 +14,7 @@ import { serviceHarness } from "./helpers/service-harness";
  * through x402's MCP transport on the local chain.
  */
 
-const h = serviceHarness({ store: "memory", chain: true, feePayer: true, startTimeoutMs: 30_000 });
+const h = serviceHarness({ store: "memory", chain: true, feePayer: true });
 let client: Client;
 
 /** A connected SDK client whose requests come from a client address of its own. */

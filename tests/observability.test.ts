@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
 });
 
-const h = serviceHarness({ chain: true, feePayer: true, startTimeoutMs: 60_000 });
+const h = serviceHarness({ chain: true, feePayer: true });
 beforeAll(() => void h.use({ METRICS_TOKEN }));
 
 afterEach(() => {

@@ -40,7 +40,6 @@ export function openApiSuite(): void {
     feePayer: true,
     model: true,
     env: () => ({ AI_MAX_RETRIES: "0" }),
-    startTimeoutMs: 30_000,
   });
   harness = suite;
   beforeAll(() => {

@@ -32,8 +32,6 @@ export interface HarnessOptions {
    * each test, `never` only when the file calls `use` (for files that build their own parts for each test).
    */
   install?: "beforeAll" | "beforeEach" | "never";
-  /** How long starting may take (a busy machine starts the chain slowly). */
-  startTimeoutMs?: number;
 }
 
 export interface Harness {
@@ -126,6 +124,7 @@ export function serviceHarness(options: HarnessOptions = {}): Harness {
     return env;
   }
 
+  // A generous minute to start: a busy machine starts the chain slowly.
   beforeAll(async () => {
     if (options.store === "memory") started.store = new MemoryStore();
     else {
@@ -138,7 +137,7 @@ export function serviceHarness(options: HarnessOptions = {}): Harness {
     }
     if (options.model) started.model = await startModelStandin({ port: 0 });
     if (options.install !== "never") harness.use();
-  }, options.startTimeoutMs ?? 60_000);
+  }, 60_000);
 
   if (options.install === "beforeEach") beforeEach(() => void harness.use());
 
