@@ -1,15 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import * as quotaRoute from "@/app/api/quota/route";
-import { loadConfig } from "@/lib/ground/config";
 import { CpuPool } from "@/lib/cpu/pool";
 import { PEER_HEADER } from "@/lib/http/client-address";
-import { createServices, setServices, type Services } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { startLocalChain, type LocalChain } from "@/localchain";
-import { ORIGIN, call, pollUntilDone, prose, upload } from "./helpers/api";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { setServices, type Services } from "@/lib/services";
+import { ORIGIN, call, newClient, pollUntilDone, prose, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * Admission before work (issue 26, part A), through the route handlers on a real redis-server and the local
@@ -19,10 +16,8 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * is looked for on chain; MCP bodies are bounded before the SDK parses them.
  */
 
-let redis: RedisServer;
-let chain: LocalChain;
+const h = serviceHarness({ chain: true, install: "never" });
 const pools: CpuPool[] = [];
-const stores: RedisStore[] = [];
 
 /** A pool that counts the tasks it runs: a text PDF's extraction runs its layout here, so zero means none ran. */
 class CountingPool extends CpuPool {
@@ -48,28 +43,11 @@ function heldSchedule() {
 function servicesFor(
   env: Record<string, string>,
   overrides: { schedule?: Services["schedule"]; pool?: CpuPool } = {},
-): Services & { cpu: CpuPool } {
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    ...env,
-  });
+): Services {
   const pool = overrides.pool ?? new CountingPool({ threads: 1, queue: 0, taskTimeoutMs: 60_000, heapMb: 256 });
   pools.push(pool);
-  const store = new RedisStore({ url: redis.url });
-  stores.push(store);
-  const services = createServices(config, {
-    store,
-    cpu: pool,
-    ...(overrides.schedule ? { schedule: overrides.schedule } : {}),
-  });
-  setServices(services);
-  return services;
+  return h.use(env, { cpu: pool, ...(overrides.schedule ? { schedule: overrides.schedule } : {}) });
 }
-
-let clients = 0;
-const newClient = () => `203.0.113.${++clients}`;
 
 async function remainingPages(client: string): Promise<number> {
   const response = await quotaRoute.GET(new Request(`${ORIGIN}/api/quota`, { headers: { [PEER_HEADER]: client } }));
@@ -129,17 +107,8 @@ function slowUpload(client: string, everyMs: number, bytes: number) {
   return { response, wasCancelled: body.wasCancelled };
 }
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-  chain = await startLocalChain({ port: 0 });
-}, 60_000);
-
 afterAll(async () => {
-  setServices(undefined);
   await Promise.all(pools.map((pool) => pool.close()));
-  await Promise.all(stores.map((store) => store.close()));
-  await chain?.close();
-  await redis?.stop();
 });
 
 describe("the free quota, before any work", () => {

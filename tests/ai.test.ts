@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { chunkExtracted } from "@/lib/pipeline/chunk-result";
 import path from "node:path";
-import { createSolanaRpc } from "@solana/kit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Window, decidingWindows, findBoundaries, mergeAnswers, planWindows } from "@/lib/ai/boundary-windows";
 import { BadReplyError, OpenAIModelClient } from "@/lib/ai/model-client";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
@@ -11,14 +10,9 @@ import { splitStructure } from "@/lib/chunking/structure";
 import { type Config, loadConfig } from "@/lib/ground/config";
 import { ApiError } from "@/lib/ground/errors";
 import type { Extracted } from "@/lib/extract/types";
-import { startLocalChain, type LocalChain } from "@/localchain";
-import { createServices, setServices, type Services } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
 import { countTokens } from "@/lib/tokens";
-import { type ModelStandin, startModelStandin } from "@/standin/model-server";
-import { call, payFor402, pollUntilDone, upload } from "./helpers/api";
-import type { Rpc } from "./helpers/chain";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { call, json, payFor402, pollUntilDone, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * The AI tiers and async jobs, in process: the route handlers on a real
@@ -27,66 +21,11 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * Separate instances and killed workers: tests/jobs-instances.test.ts.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
-let model: ModelStandin;
-
-/** Work scheduled after a response (the app uses Next's `after()`), tracked so tests can wait for it. */
-const background = new Set<Promise<void>>();
-let runScheduledWork = true;
-
-function useServices(env: Record<string, string> = {}): Services {
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    AI_BASE_URL: model.url,
-    AI_MODEL: "standin-small",
-    AI_PRO_MODEL: "standin-large",
-    AI_MAX_RETRIES: "1",
-    AI_TIMEOUT_MS: "5000",
-    ...env,
-  });
-  const services = createServices(config, {
-    store,
-    schedule: (work) => {
-      if (!runScheduledWork) return;
-      const running = work().finally(() => background.delete(running));
-      background.add(running);
-    },
-  });
-  setServices(services);
-  return services;
-}
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  model = await startModelStandin({ port: 0 });
-}, 30_000);
-
-afterEach(async () => {
-  await Promise.allSettled([...background]);
-  runScheduledWork = true;
-  model.reset();
+const h = serviceHarness({
+  chain: true,
+  model: true,
+  env: () => ({ AI_MAX_RETRIES: "1", AI_TIMEOUT_MS: "5000" }),
 });
-
-afterAll(async () => {
-  setServices(undefined);
-  await model?.close();
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
-});
-
-async function json(response: Response): Promise<Record<string, any>> {
-  return (await response.json()) as Record<string, any>;
-}
 
 // ---------------------------------------------------------------------------
 // Documents
@@ -147,7 +86,7 @@ const post = (
 
 /** Asks, pays exactly what the 402 asks with its reference, returns the X-PAYMENT signature. */
 const payFor = (endpoint: string, document: string, fields: Record<string, string> = {}) =>
-  payFor402(rpc, chain, () => post(endpoint, document, {}, fields));
+  payFor402(h.rpc, h.chain, () => post(endpoint, document, {}, fields));
 
 // ---------------------------------------------------------------------------
 // Units, windows and merging (no model)
@@ -224,7 +163,7 @@ describe("units and windows", () => {
 
 function aiConfig(env: Record<string, string> = {}): Config["ai"] {
   return loadConfig({
-    AI_BASE_URL: model.url,
+    AI_BASE_URL: h.model.url,
     AI_MODEL: "standin-small",
     AI_MAX_RETRIES: "2",
     AI_TIMEOUT_MS: "5000",
@@ -236,27 +175,27 @@ describe("the model client", () => {
   const message = sectionStartsMessage(["About apples.", "About invoices."], 1);
 
   it("retries 429 and 5xx with backoff and then answers", async () => {
-    model.control({ rateLimitNext: 1, failNext: 1 });
+    h.model.control({ rateLimitNext: 1, failNext: 1 });
     const answer = await new OpenAIModelClient(aiConfig(), "standin-small").ask(SECTION_STARTS_TASK, message);
     expect(answer.starts).toEqual(expect.any(Array));
-    expect(model.counters().completions).toBe(3);
+    expect(h.model.counters().completions).toBe(3);
   });
 
   it("gives up with 503 ai_unavailable when the provider keeps failing", async () => {
-    model.control({ down: true });
+    h.model.control({ down: true });
     const error = await new OpenAIModelClient(aiConfig(), "standin-small")
       .ask(SECTION_STARTS_TASK, message)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 503, code: "ai_unavailable" });
-    expect(model.counters().faults.down).toBe(3);
+    expect(h.model.counters().faults.down).toBe(3);
   });
 
   it("asks again after a reply that is not JSON or breaks the schema, then reports a bad reply", async () => {
-    model.control({ brokenJsonNext: 1 });
+    h.model.control({ brokenJsonNext: 1 });
     const client = new OpenAIModelClient(aiConfig({ AI_BAD_REPLY_RETRIES: "1" }), "standin-small");
     expect((await client.ask(SECTION_STARTS_TASK, message)).starts).toEqual(expect.any(Array));
-    model.control({ brokenJsonNext: 1, schemaBreakNext: 1 });
+    h.model.control({ brokenJsonNext: 1, schemaBreakNext: 1 });
     const error = await client.ask(SECTION_STARTS_TASK, message).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadReplyError);
     expect((error as BadReplyError).reason).toBe("did not match the schema");
@@ -301,7 +240,7 @@ describe("boundaries found by the model", () => {
 
   it("never make a chunk longer than max_tokens, whatever the sections' sizes", async () => {
     const text = topicDocument(12);
-    const services = useServices();
+    const services = h.use();
     for (const maxTokens of [40, 120, 700]) {
       const { chunks, details } = await chunkExtracted(
         { text, kind: "text", mediaType: "text/plain", pageCount: 1 } satisfies Extracted,
@@ -324,7 +263,7 @@ describe("boundaries found by the model", () => {
 
 describe("POST /api/chunk/ai", () => {
   it("answers a paid request with the model's sections and says which model found them", async () => {
-    useServices();
+    h.use();
     const document = topicDocument(3);
     const signature = await payFor("ai", document, { max_tokens: "200" });
     const response = await post("ai", document, { "X-PAYMENT": signature }, { max_tokens: "200" });
@@ -338,14 +277,14 @@ describe("POST /api/chunk/ai", () => {
   });
 
   it("answers 503 when the provider is down, and the same payment then buys the request once it is back", async () => {
-    useServices();
+    h.use();
     const document = topicDocument(2);
     const signature = await payFor("ai", document);
-    model.control({ down: true });
+    h.model.control({ down: true });
     const down = await post("ai", document, { "X-PAYMENT": signature });
     expect(down.status).toBe(503);
     expect(await json(down)).toMatchObject({ success: false, code: "ai_unavailable" });
-    model.control({ down: false });
+    h.model.control({ down: false });
     const retried = await post("ai", document, { "X-PAYMENT": signature });
     expect(retried.status).toBe(200);
     expect((await json(retried)).payment.transaction).toBe(signature);
@@ -358,8 +297,8 @@ describe("POST /api/chunk/ai", () => {
 
 describe("POST /api/chunk/ai-pro", () => {
   it("answers at once with a job whose progress rises to 100, then serves the enriched result", async () => {
-    useServices();
-    model.control({ delayMs: 60 });
+    h.use();
+    h.model.control({ delayMs: 60 });
     const document = topicDocument(10);
     const fields = { max_tokens: "120" };
     const signature = await payFor("ai-pro", document, fields);
@@ -413,14 +352,14 @@ describe("POST /api/chunk/ai-pro", () => {
       expect(chunk.metadata.token_count).toBeLessThanOrEqual(120);
     }
     // Calls were made for every window and batch, with the larger model.
-    expect(model.counters().byModel["standin-large"]).toBeGreaterThan(2);
+    expect(h.model.counters().byModel["standin-large"]).toBeGreaterThan(2);
   });
 
   it("fails the job with the provider's error when it goes down mid-job, and releases the payment for a retry", async () => {
-    useServices();
+    h.use();
     const document = topicDocument(4);
     const signature = await payFor("ai-pro", document);
-    model.control({ down: true });
+    h.model.control({ down: true });
     const job = await json(await post("ai-pro", document, { "X-PAYMENT": signature }));
     const failed = (await pollUntilDone(job.job_id)).at(-1)!;
     expect(failed).toMatchObject({
@@ -431,42 +370,42 @@ describe("POST /api/chunk/ai-pro", () => {
     expect(failed.result_id).toBeUndefined();
     expect(await json(await call("GET", `/api/job/${job.job_id}/result`))).toMatchObject({ code: "job_failed" });
 
-    model.control({ down: false });
+    h.model.control({ down: false });
     const retried = await json(await post("ai-pro", document, { "X-PAYMENT": signature }));
     expect(retried.job_id).not.toBe(job.job_id);
     expect((await pollUntilDone(retried.job_id)).at(-1)).toMatchObject({ status: "completed" });
   });
 
   it("takes over a job whose worker never renewed its lease, after the lease lapses", async () => {
-    useServices({ JOB_LEASE_MS: "1000" });
+    h.use({ JOB_LEASE_MS: "1000" });
     const document = topicDocument(2);
     const signature = await payFor("ai-pro", document);
-    runScheduledWork = false; // the first worker "dies" before it starts
+    h.runScheduledWork = false; // the first worker "dies" before it starts
     const job = await json(await post("ai-pro", document, { "X-PAYMENT": signature }));
     const waiting = await json(await call("GET", `/api/job/${job.job_id}/status`));
     expect(waiting).toMatchObject({ status: "processing", progress: 0 });
-    runScheduledWork = true;
+    h.runScheduledWork = true;
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const done = (await pollUntilDone(job.job_id)).at(-1)!;
     expect(done).toMatchObject({ status: "completed", progress: 100 });
   });
 
   it("fails a job whose workers keep dying, and releases its payment", async () => {
-    useServices({ JOB_LEASE_MS: "1000", JOB_MAX_ATTEMPTS: "1" });
+    h.use({ JOB_LEASE_MS: "1000", JOB_MAX_ATTEMPTS: "1" });
     const document = topicDocument(2);
     const signature = await payFor("ai-pro", document);
-    runScheduledWork = false;
+    h.runScheduledWork = false;
     const job = await json(await post("ai-pro", document, { "X-PAYMENT": signature }));
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const status = await json(await call("GET", `/api/job/${job.job_id}/status`));
     expect(status).toMatchObject({ status: "failed", error: { code: "job_abandoned" } });
-    runScheduledWork = true;
+    h.runScheduledWork = true;
     const retried = await json(await post("ai-pro", document, { "X-PAYMENT": signature }));
     expect(retried.job_id).not.toBe(job.job_id);
   });
 
   it("expires jobs and their results with 404 expired_or_unknown", async () => {
-    useServices({ RESULT_TTL_SECONDS: "2" });
+    h.use({ RESULT_TTL_SECONDS: "2" });
     const document = topicDocument(2);
     const job = await json(await post("ai-pro", document, { "X-PAYMENT": await payFor("ai-pro", document) }));
     const done = (await pollUntilDone(job.job_id)).at(-1)!;
@@ -484,7 +423,7 @@ describe("POST /api/chunk/ai-pro", () => {
   });
 
   it("refuses an upload no tier can read with 415 before asking for payment or making a job", async () => {
-    useServices();
+    h.use();
     const gif = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/image.gif")));
     const response = await call("POST", "/api/chunk/ai-pro", { body: upload(gif, "scan.gif") });
     expect(response.status).toBe(415);
@@ -492,7 +431,7 @@ describe("POST /api/chunk/ai-pro", () => {
   });
 
   it("answers 404 for a job id that never existed or is malformed", async () => {
-    useServices();
+    h.use();
     for (const id of ["ai-pro_000000000000", "nonsense", "ai-pro_ZZZ"]) {
       const response = await call("GET", `/api/job/${id}/status`);
       expect(response.status).toBe(404);

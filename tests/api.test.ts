@@ -2,56 +2,37 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/ground/config";
 import { fetchDocument } from "@/lib/fetch/safe-fetch";
-import { type LocalChain, startLocalChain } from "@/localchain";
-import { type Services, createServices, setServices } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import type { Store } from "@/lib/store/types";
 import * as quotaRoute from "@/app/api/quota/route";
 import { PEER_HEADER } from "@/lib/http/client-address";
-import { ORIGIN, call, prose, upload } from "./helpers/api";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { ORIGIN, call, json, newClient, prose, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 import { renderPages } from "./helpers/scans";
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "fixtures", name)));
 
-let redis: RedisServer;
-let chain: LocalChain;
-let store: RedisStore;
 let documents: http.Server;
 let docBase: string;
 /** A scan of structured.pdf's first page, served as a document URL. */
 let scanPng: Uint8Array;
 const served = { requests: 0 };
 
-/** Fresh services on the shared real Redis, with settings for one test; each test uses its own client address. */
-function useServices(
-  env: Record<string, string> = {},
-  overrides: Partial<Pick<Services, "store" | "fetchUrl">> = {},
-): Services {
+// Fresh services for each test; each test uses its own client address.
+const h = serviceHarness({
+  chain: true,
   // The AI tiers need a model to be offered at all; nothing here calls it (tests/ai.test.ts does, through the stand-in).
-  const ai = { AI_BASE_URL: "http://127.0.0.1:9/v1", AI_MODEL: "standin-small", AI_PRO_MODEL: "standin-large" };
-  const config = loadConfig({
-    REDIS_URL: redis.url,
+  env: () => ({
     URL_FETCH_ALLOW_PRIVATE: "true",
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    ...ai,
-    ...env,
-  });
-  const services = createServices(config, { store, ...overrides });
-  setServices(services);
-  return services;
-}
-
-let clientCounter = 0;
-const newClient = () => `203.0.113.${++clientCounter}`;
-
-async function body(response: Response): Promise<Record<string, any>> {
-  return (await response.json()) as Record<string, any>;
-}
+    AI_BASE_URL: "http://127.0.0.1:9/v1",
+    AI_MODEL: "standin-small",
+    AI_PRO_MODEL: "standin-large",
+  }),
+  install: "beforeEach",
+});
 
 function expectErrorBody(payload: Record<string, any>, status: number, code: string) {
   expect(payload).toMatchObject({ success: false, code });
@@ -62,9 +43,6 @@ function expectErrorBody(payload: Record<string, any>, status: number, code: str
 
 beforeAll(async () => {
   scanPng = (await renderPages(fixture("structured.pdf"), [1], 200))[0]!;
-  redis = await startRedisServer();
-  chain = await startLocalChain({ port: 0 });
-  store = new RedisStore({ url: redis.url });
   documents = http.createServer((req, res) => {
     served.requests++;
     const url = new URL(req.url ?? "/", "http://x");
@@ -95,23 +73,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  setServices(undefined);
   documents?.closeAllConnections();
   await new Promise((resolve) => documents?.close(resolve));
-  await store?.close();
-  await chain?.close();
-  await redis?.stop();
-});
-
-beforeEach(() => {
-  useServices();
 });
 
 describe("GET /api and /api/health", () => {
   it("lists the tiers from the tier table with prices, defaults and limits", async () => {
     const response = await call("GET", "/api");
     expect(response.status).toBe(200);
-    const info = await body(response);
+    const info = await json(response);
     expect(info.name).toBe("Chunkwise");
     expect(info.network).toBe("solana-localnet");
     expect(Object.fromEntries(info.tiers.map((t: any) => [t.id, t.price_base_units]))).toEqual({
@@ -132,13 +102,13 @@ describe("GET /api and /api/health", () => {
 
   it("builds its URLs from the host the client addressed, the forwarded one only behind a trusted proxy", async () => {
     const endpoint = async (headers: Record<string, string>) =>
-      (await body(await call("GET", "/api", { headers }))).tiers.find((t: any) => t.id === "free").endpoints[0];
+      (await json(await call("GET", "/api", { headers }))).tiers.find((t: any) => t.id === "free").endpoints[0];
     expect(await endpoint({ host: "api.example.com:8443" })).toBe("http://api.example.com:8443/api/chunk/demo");
     expect(await endpoint({ host: "bad host/../x" })).toBe("http://chunkwise.test/api/chunk/demo");
     expect(
       await endpoint({ host: "api.example.com", "x-forwarded-host": "public.example", "x-forwarded-proto": "https" }),
     ).toBe("http://api.example.com/api/chunk/demo");
-    useServices({ TRUST_PROXY_HEADERS: "true" });
+    h.use({ TRUST_PROXY_HEADERS: "true" });
     expect(
       await endpoint({
         host: "internal:3000",
@@ -146,20 +116,20 @@ describe("GET /api and /api/health", () => {
         "x-forwarded-proto": "https",
       }),
     ).toBe("https://public.example/api/chunk/demo");
-    useServices({ PUBLIC_BASE_URL: "https://chunkwise.example/" });
+    h.use({ PUBLIC_BASE_URL: "https://chunkwise.example/" });
     expect(await endpoint({ host: "api.example.com" })).toBe("https://chunkwise.example/api/chunk/demo");
   });
 
   it("announces a browser-facing RPC: the local chain in local mode, else the network's public endpoint, never a keyed SOLANA_RPC_URL", async () => {
-    const rpcUrl = async () => (await body(await call("GET", "/api"))).payment.rpc_url;
-    expect(await rpcUrl()).toBe(chain.rpcUrl);
+    const rpcUrl = async () => (await json(await call("GET", "/api"))).payment.rpc_url;
+    expect(await rpcUrl()).toBe(h.chain.rpcUrl);
     const keyed = "https://rpc.provider.example/?api-key=secret";
     try {
-      useServices({ SOLANA_NETWORK: "solana-devnet", SOLANA_RPC_URL: keyed });
+      h.use({ SOLANA_NETWORK: "solana-devnet", SOLANA_RPC_URL: keyed });
       expect(await rpcUrl()).toBe("https://api.devnet.solana.com");
-      useServices({ SOLANA_NETWORK: "solana", URL_FETCH_ALLOW_PRIVATE: "false", SOLANA_RPC_URL: keyed });
+      h.use({ SOLANA_NETWORK: "solana", URL_FETCH_ALLOW_PRIVATE: "false", SOLANA_RPC_URL: keyed });
       expect(await rpcUrl()).toBe("https://api.mainnet-beta.solana.com");
-      useServices({
+      h.use({
         SOLANA_NETWORK: "solana",
         URL_FETCH_ALLOW_PRIVATE: "false",
         SOLANA_RPC_URL: keyed,
@@ -167,24 +137,24 @@ describe("GET /api and /api/health", () => {
       });
       expect(await rpcUrl()).toBe("https://public-rpc.example");
     } finally {
-      useServices();
+      h.use();
     }
   });
 
   it("reports healthy with the network, and degraded with a 503 when the store is down", async () => {
     const ok = await call("GET", "/api/health");
     expect(ok.status).toBe(200);
-    expect(await body(ok)).toEqual({
+    expect(await json(ok)).toEqual({
       status: "healthy",
       network: "solana-localnet",
       payments: { days: 7, with_reference: expect.any(Number), memo_less: expect.any(Number) },
     });
 
     const dead = new RedisStore({ url: "redis://127.0.0.1:1" });
-    useServices({}, { store: dead });
+    h.use({}, { store: dead });
     const degraded = await call("GET", "/api/health");
     expect(degraded.status).toBe(503);
-    const payload = await body(degraded);
+    const payload = await json(degraded);
     expect(payload.status).toBe("degraded");
     expect(payload.checks.store.ok).toBe(false);
     await dead.close();
@@ -200,7 +170,7 @@ describe("free tier uploads", () => {
         client: newClient(),
       });
       expect(response.status).toBe(200);
-      const result = await body(response);
+      const result = await json(response);
       expect(result).toMatchObject({
         success: true,
         tier: "free",
@@ -232,7 +202,7 @@ describe("free tier uploads", () => {
       client: newClient(),
     });
     expect(response.status).toBe(200);
-    const result = await body(response);
+    const result = await json(response);
     expect(result.metadata.content_type).toBe("application/pdf");
     const pages = result.metadata.estimated_pages;
     expect(pages).toBeGreaterThanOrEqual(3);
@@ -249,7 +219,7 @@ describe("free tier uploads", () => {
     const client = newClient();
     const response = await call("POST", "/api/chunk/free", { body: upload(scan!, "scan.png"), client });
     expect(response.status).toBe(200);
-    const result = await body(response);
+    const result = await json(response);
     expect(result.metadata).toMatchObject({ content_type: "image/png", estimated_pages: 1, ocr_pages: [1] });
     const text = result.chunks.map((chunk: any) => chunk.text).join("\n");
     expect(text).toContain("Binoculars and a spotting scope with its tripod");
@@ -269,7 +239,7 @@ describe("free tier uploads", () => {
       client: newClient(),
     });
     expect(response.status).toBe(200);
-    const result = await body(response);
+    const result = await json(response);
     expect(result.metadata.content_type).toBe(mediaType);
     expect(result.total_chunks).toBeGreaterThan(0);
   });
@@ -281,7 +251,7 @@ describe("free tier uploads", () => {
       client: newClient(),
     });
     expect(response.status).toBe(200);
-    const result = await body(response);
+    const result = await json(response);
     let astral = 0;
     for (const chunk of result.chunks) {
       expect(chunk.text).toBe(text.slice(chunk.metadata.start, chunk.metadata.end));
@@ -315,7 +285,7 @@ describe("free tier uploads", () => {
         client,
       });
       expect(response.status).toBe(200);
-      const result = await body(response);
+      const result = await json(response);
       expect(result.metadata.output_format).toBe(format);
       check(result.chunks[0]);
     }
@@ -324,14 +294,14 @@ describe("free tier uploads", () => {
 
 describe("stored results", () => {
   it("stores results of 100 or more chunks behind download_url, and forgets them after the TTL", async () => {
-    useServices({ RESULT_TTL_SECONDS: "2" });
+    h.use({ RESULT_TTL_SECONDS: "2" });
     const text = prose(10);
     const response = await call("POST", "/api/chunk/free", {
       body: upload(text, "long.txt", { max_tokens: "32", overlap_tokens: "0" }),
       client: newClient(),
     });
     expect(response.status).toBe(200);
-    const summary = await body(response);
+    const summary = await json(response);
     expect(summary.total_chunks).toBeGreaterThanOrEqual(100);
     expect(summary.chunks).toBeUndefined();
     expect(summary.result_id).toMatch(/^standard_[0-9a-f]{32}$/);
@@ -340,14 +310,14 @@ describe("stored results", () => {
 
     const stored = await call("GET", `/api/results/${summary.result_id}`);
     expect(stored.status).toBe(200);
-    const full = await body(stored);
+    const full = await json(stored);
     expect(full.chunks).toHaveLength(summary.total_chunks);
     expect(full.chunks[5].text).toBe(text.slice(full.chunks[5].metadata.start, full.chunks[5].metadata.end));
 
     await new Promise((resolve) => setTimeout(resolve, 2300));
     const gone = await call("GET", `/api/results/${summary.result_id}`);
     expect(gone.status).toBe(404);
-    expectErrorBody(await body(gone), 404, "expired_or_unknown");
+    expectErrorBody(await json(gone), 404, "expired_or_unknown");
   });
 
   it("says 60 minutes by default", async () => {
@@ -355,14 +325,14 @@ describe("stored results", () => {
       body: upload(prose(10), "long.txt", { max_tokens: "32", overlap_tokens: "0" }),
       client: newClient(),
     });
-    expect((await body(response)).expires_in).toBe("60 minutes");
+    expect((await json(response)).expires_in).toBe("60 minutes");
   });
 
   it("answers 404 for unknown and malformed result ids", async () => {
     for (const id of ["standard_000000000000", "nope", "..%2F..%2Fetc"]) {
       const response = await call("GET", `/api/results/${id}`);
       expect(response.status).toBe(404);
-      expectErrorBody(await body(response), 404, "expired_or_unknown");
+      expectErrorBody(await json(response), 404, "expired_or_unknown");
     }
   });
 });
@@ -381,14 +351,14 @@ describe("POST /api/chunk with a URL", () => {
         client: newClient(),
       });
       expect(response.status).toBe(200);
-      const result = await body(response);
+      const result = await json(response);
       expect(result.metadata.content_type).toBe(type);
       expect(result.metadata.filename).toBe(path.slice(1));
     }
   });
 
   it("refuses private addresses unless allowed, and redirects to them", async () => {
-    useServices({ URL_FETCH_ALLOW_PRIVATE: "false" });
+    h.use({ URL_FETCH_ALLOW_PRIVATE: "false" });
     const before = served.requests;
     const direct = await call("POST", "/api/chunk", {
       body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "free" }),
@@ -396,12 +366,12 @@ describe("POST /api/chunk with a URL", () => {
       client: newClient(),
     });
     expect(direct.status).toBe(400);
-    expectErrorBody(await body(direct), 400, "url_forbidden");
+    expectErrorBody(await json(direct), 400, "url_forbidden");
     expect(served.requests).toBe(before);
 
     // Only 127.0.0.1 counts as public here, so the hop to 127.0.0.2 stands for a private address.
-    const config = loadConfig({ REDIS_URL: redis.url });
-    useServices(
+    const config = loadConfig({ REDIS_URL: h.redis.url });
+    h.use(
       {},
       {
         fetchUrl: (url) =>
@@ -414,18 +384,18 @@ describe("POST /api/chunk with a URL", () => {
       client: newClient(),
     });
     expect(redirected.status).toBe(400);
-    expectErrorBody(await body(redirected), 400, "url_forbidden");
+    expectErrorBody(await json(redirected), 400, "url_forbidden");
   });
 
   it("times out on a server that never answers", async () => {
-    useServices({ URL_FETCH_TIMEOUT_MS: "300" });
+    h.use({ URL_FETCH_TIMEOUT_MS: "300" });
     const response = await call("POST", "/api/chunk", {
       body: JSON.stringify({ url: `${docBase}/slow`, tier: "free" }),
       headers: { "content-type": "application/json" },
       client: newClient(),
     });
     expect(response.status).toBe(400);
-    expectErrorBody(await body(response), 400, "url_timeout");
+    expectErrorBody(await json(response), 400, "url_timeout");
   });
 
   it("refuses a JSON body over 64 KB while reading it", async () => {
@@ -435,7 +405,7 @@ describe("POST /api/chunk with a URL", () => {
       client: newClient(),
     });
     expect(response.status).toBe(413);
-    expectErrorBody(await body(response), 413, "body_too_large");
+    expectErrorBody(await json(response), 413, "body_too_large");
   });
 
   it("validates the JSON body", async () => {
@@ -462,7 +432,7 @@ describe("POST /api/chunk with a URL", () => {
     for (const [payload, headers, code] of cases) {
       const response = await call("POST", "/api/chunk", { body: payload, headers, client: newClient() });
       expect(response.status).toBe(400);
-      expectErrorBody(await body(response), 400, code);
+      expectErrorBody(await json(response), 400, code);
     }
   });
 });
@@ -478,7 +448,7 @@ describe("paid tiers answer 402 with payment requirements", () => {
   it.each(paid)("%s", async (path, price) => {
     const response = await call("POST", path, { body: upload("Some text.", "a.txt"), client: newClient() });
     expect(response.status).toBe(402);
-    const payload = await body(response);
+    const payload = await json(response);
     expect(payload.error).toBe("Payment Required");
     expect(payload.code).toBe("payment_required");
     expect(payload.paymentRequirements).toMatchObject({
@@ -498,8 +468,8 @@ describe("paid tiers answer 402 with payment requirements", () => {
   });
 
   it("without a model, the AI tiers are listed as unavailable and answer 503 ai_not_configured, not 402", async () => {
-    useServices({ AI_MODEL: "", AI_PRO_MODEL: "" });
-    const info = await body(await call("GET", "/api"));
+    h.use({ AI_MODEL: "", AI_PRO_MODEL: "" });
+    const info = await json(await call("GET", "/api"));
     const tiers = Object.fromEntries(info.tiers.map((t: any) => [t.id, t]));
     expect(tiers.ai).toMatchObject({ available: false, reason: expect.stringContaining("AI_MODEL") });
     expect(tiers["ai-pro"]).toMatchObject({ available: false, reason: expect.stringContaining("AI_PRO_MODEL") });
@@ -507,7 +477,7 @@ describe("paid tiers answer 402 with payment requirements", () => {
     for (const path of ["/api/chunk/ai", "/api/chunk/ai-pro"]) {
       const response = await call("POST", path, { body: upload("Some text.", "a.txt"), client: newClient() });
       expect(response.status).toBe(503);
-      expectErrorBody(await body(response), 503, "ai_not_configured");
+      expectErrorBody(await json(response), 503, "ai_not_configured");
     }
     const byUrl = await call("POST", "/api/chunk", {
       body: JSON.stringify({ url: `${docBase}/doc.txt`, tier: "ai" }),
@@ -524,7 +494,7 @@ describe("paid tiers answer 402 with payment requirements", () => {
       client: newClient(),
     });
     expect(response.status).toBe(402);
-    expect((await body(response)).paymentRequirements.maxAmountRequired).toBe("2000");
+    expect((await json(response)).paymentRequirements.maxAmountRequired).toBe("2000");
   });
 });
 
@@ -534,7 +504,7 @@ describe("PDFs whose pages repeat", () => {
       body: upload(fixture("repeated-pages.pdf"), "notice.pdf"),
       client: newClient(),
     });
-    const result = await body(response);
+    const result = await json(response);
     expect(response.status, JSON.stringify(result)).toBe(200);
     const text = (result.chunks as { text: string }[]).map((c) => c.text).join("\n");
     expect(text.match(/All members are invited to attend\./g)).toHaveLength(4);
@@ -543,7 +513,7 @@ describe("PDFs whose pages repeat", () => {
 
 describe("free quota", () => {
   it("allows the daily pages, then answers 429 with Retry-After and rate-limit headers; others are unaffected", async () => {
-    useServices({ FREE_PAGES_PER_DAY: "5" });
+    h.use({ FREE_PAGES_PER_DAY: "5" });
     const client = newClient();
     for (let i = 0; i < 2; i++) {
       const ok = await call("POST", "/api/chunk/free", { body: upload(prose(2, i + 1), "a.txt"), client });
@@ -551,7 +521,7 @@ describe("free quota", () => {
     }
     const over = await call("POST", "/api/chunk/free", { body: upload(prose(2, 9), "a.txt"), client });
     expect(over.status).toBe(429);
-    expectErrorBody(await body(over), 429, "free_quota_exceeded");
+    expectErrorBody(await json(over), 429, "free_quota_exceeded");
     const retryAfter = Number(over.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
@@ -571,7 +541,7 @@ describe("free quota", () => {
   });
 
   it("counts an IPv6 client by its /64: rotating addresses within it gets no more pages", async () => {
-    useServices({ FREE_PAGES_PER_DAY: "3" });
+    h.use({ FREE_PAGES_PER_DAY: "3" });
     for (const page of [1, 2, 3]) {
       const ok = await call("POST", "/api/chunk/free", {
         body: upload(`Page ${page}.`, "a.txt"),
@@ -593,7 +563,7 @@ describe("free quota", () => {
   });
 
   it("counts an IPv4-mapped IPv6 address as its IPv4 address", async () => {
-    useServices({ FREE_PAGES_PER_DAY: "1" });
+    h.use({ FREE_PAGES_PER_DAY: "1" });
     const ipv4 = newClient();
     expect((await call("POST", "/api/chunk/free", { body: upload("Hi.", "a.txt"), client: ipv4 })).status).toBe(200);
     const mapped = await call("POST", "/api/chunk/free", { body: upload("Hi.", "a.txt"), client: `::ffff:${ipv4}` });
@@ -601,12 +571,12 @@ describe("free quota", () => {
   });
 
   it("GET /api/quota reports the caller's pages left without taking any, and follows what uploads take", async () => {
-    useServices({ FREE_PAGES_PER_DAY: "5" });
+    h.use({ FREE_PAGES_PER_DAY: "5" });
     const client = newClient();
     const quota = async (who: string) => {
       const response = await quotaRoute.GET(new Request(`${ORIGIN}/api/quota`, { headers: { [PEER_HEADER]: who } }));
       expect(response.status).toBe(200);
-      return body(response);
+      return json(response);
     };
     const fresh = await quota(client);
     expect(fresh).toEqual({ limit: 5, remaining: 5, reset: expect.any(Number) });
@@ -623,7 +593,7 @@ describe("free quota", () => {
   });
 
   it("keeps a page for the client's damaged document; gives back the pages of a request that failed on our side", async () => {
-    useServices({ FREE_PAGES_PER_DAY: "12" });
+    h.use({ FREE_PAGES_PER_DAY: "12" });
     const client = newClient();
     const bad = await call("POST", "/api/chunk/free", { body: upload(fixture("corrupted.pdf"), "x.pdf"), client });
     expect(bad.status).toBe(400);
@@ -633,7 +603,7 @@ describe("free quota", () => {
     expect(((await afterBad.json()) as { remaining: number }).remaining).toBe(11);
 
     // A store that fails to save results: the work fails after the pages were reserved, and they come back.
-    const failingSaves: Store = new Proxy(store, {
+    const failingSaves: Store = new Proxy(h.store, {
       get(target, property, receiver) {
         if (property === "set")
           return async () => {
@@ -643,16 +613,16 @@ describe("free quota", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    useServices({ FREE_PAGES_PER_DAY: "12" }, { store: failingSaves });
+    h.use({ FREE_PAGES_PER_DAY: "12" }, { store: failingSaves });
     // 10 pages at 32 tokens make over 100 chunks, so the result must be saved, and saving fails.
     const failed = await call("POST", "/api/chunk/free", {
       body: upload(prose(10), "long.txt", { max_tokens: "32", overlap_tokens: "0" }),
       client,
     });
     expect(failed.status).toBe(500);
-    expectErrorBody(await body(failed), 500, "internal_error");
+    expectErrorBody(await json(failed), 500, "internal_error");
 
-    useServices({ FREE_PAGES_PER_DAY: "12" });
+    h.use({ FREE_PAGES_PER_DAY: "12" });
     const ok = await call("POST", "/api/chunk/free", { body: upload(prose(11), "a.txt"), client });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("x-ratelimit-remaining")).toBe("0");
@@ -682,44 +652,44 @@ describe("bad input gets a specific 4xx and the service keeps serving", () => {
   it.each(cases)("%s", async (_name, form, status, code) => {
     const response = await call("POST", "/api/chunk/free", { body: form(), client: newClient() });
     expect(response.status).toBe(status);
-    expectErrorBody(await body(response), status, code);
+    expectErrorBody(await json(response), status, code);
     const health = await call("GET", "/api/health");
     expect(health.status).toBe(200);
   });
 
   it("refuses an oversized upload while reading it", async () => {
-    useServices({ MAX_UPLOAD_BYTES: "65536" });
+    h.use({ MAX_UPLOAD_BYTES: "65536" });
     const response = await call("POST", "/api/chunk/free", {
       body: upload(new Uint8Array(300_000).fill(97), "big.txt"),
       client: newClient(),
     });
     expect(response.status).toBe(413);
-    expectErrorBody(await body(response), 413, "file_too_large");
+    expectErrorBody(await json(response), 413, "file_too_large");
   });
 
   it("refuses bodies that are not multipart or lack the file field", async () => {
-    const json = await call("POST", "/api/chunk/free", {
+    const notMultipart = await call("POST", "/api/chunk/free", {
       body: "{}",
       headers: { "content-type": "application/json" },
       client: newClient(),
     });
-    expectErrorBody(await body(json), json.status, "expected_multipart");
+    expectErrorBody(await json(notMultipart), notMultipart.status, "expected_multipart");
     const form = new FormData();
     form.set("document", "text");
     const missing = await call("POST", "/api/chunk/free", { body: form, client: newClient() });
     expect(missing.status).toBe(400);
-    expectErrorBody(await body(missing), 400, "missing_file");
+    expectErrorBody(await json(missing), 400, "missing_file");
   });
 
   it("answers unknown endpoints with 404 and wrong methods with 405, as JSON", async () => {
     const unknown = await call("POST", "/api/chunk/gold", { body: upload("x", "a.txt") });
     expect(unknown.status).toBe(404);
-    expectErrorBody(await body(unknown), 404, "unknown_endpoint");
+    expectErrorBody(await json(unknown), 404, "unknown_endpoint");
     const wrongMethod = await call("GET", "/api/chunk/free");
     expect(wrongMethod.status).toBe(405);
-    expectErrorBody(await body(wrongMethod), 405, "method_not_allowed");
+    expectErrorBody(await json(wrongMethod), 405, "method_not_allowed");
     const elsewhere = await call("GET", "/api/nothing/here");
     expect(elsewhere.status).toBe(404);
-    expectErrorBody(await body(elsewhere), 404, "not_found");
+    expectErrorBody(await json(elsewhere), 404, "not_found");
   });
 });

@@ -1,15 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { createSolanaRpc } from "@solana/kit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
-import { startLocalChain, type LocalChain } from "@/localchain";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FreeQuota } from "@/lib/quota/free-quota";
-import { createServices, setServices } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { call, payFor402, pollUntilDone, upload } from "./helpers/api";
-import type { Rpc } from "./helpers/chain";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { call, json, payFor402, pollUntilDone, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 import { pdfOfPages } from "./helpers/scans";
 
 /**
@@ -22,36 +16,10 @@ import { pdfOfPages } from "./helpers/scans";
  * chain.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
+const h = serviceHarness({ chain: true, env: () => ({ OCR_SYNC_MAX_PAGES: "1", FREE_PAGES_PER_DAY: "5" }) });
 let scan: Uint8Array;
 
-const background = new Set<Promise<void>>();
-
 beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    OCR_SYNC_MAX_PAGES: "1",
-    FREE_PAGES_PER_DAY: "5",
-  });
-  setServices(
-    createServices(config, {
-      store,
-      schedule: (work) => {
-        const running = work().finally(() => background.delete(running));
-        background.add(running);
-      },
-    }),
-  );
   // A PDF of two scanned pages: images, no text layer.
   const structured = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/structured.pdf")));
   scan = await pdfOfPages(structured, [
@@ -59,19 +27,6 @@ beforeAll(async () => {
     { page: 2, as: "scan" },
   ]);
 }, 60_000);
-
-afterEach(async () => {
-  await Promise.allSettled([...background]);
-});
-
-afterAll(async () => {
-  setServices(undefined);
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
-});
-
-const json = async (response: Response) => (await response.json()) as Record<string, any>;
 
 const post = (
   endpoint: string,
@@ -142,7 +97,7 @@ describe("a scan over the synchronous OCR limit", () => {
 
   it("runs on a paid tier with async=true; a job that fails releases the payment for a retry", async () => {
     const fields = { async: "true" };
-    const signature = await payFor402(rpc, chain, () => post("structure", scan, fields));
+    const signature = await payFor402(h.rpc, h.chain, () => post("structure", scan, fields));
     const job = await json(await post("structure", scan, fields, { headers: { "X-PAYMENT": signature } }));
     expect(job.job_id).toMatch(/^structure_[0-9a-f]{32}$/);
     // The same payment for the same request is the same job.
@@ -155,7 +110,7 @@ describe("a scan over the synchronous OCR limit", () => {
 
     // A PDF whose body is broken gets past the upload's checks and fails in the job.
     const broken = new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures/corrupted.pdf")));
-    const paid = await payFor402(rpc, chain, () => post("structure", broken, fields));
+    const paid = await payFor402(h.rpc, h.chain, () => post("structure", broken, fields));
     const failing = await json(await post("structure", broken, fields, { headers: { "X-PAYMENT": paid } }));
     const failed = (await pollUntilDone(failing.job_id, 60_000)).at(-1)!;
     expect(failed).toMatchObject({ status: "failed", error: { code: "corrupted_pdf" } });
@@ -180,7 +135,7 @@ describe("a scan over the synchronous OCR limit", () => {
 
 describe("free pages given back", () => {
   it("return to the day they were taken from", async () => {
-    const quota = new FreeQuota(store, 10);
+    const quota = new FreeQuota(h.store, 10);
     const taken = await quota.reserve("198.51.100.40", 4);
     expect((await quota.status("198.51.100.40")).remaining).toBe(6);
     await quota.refund("198.51.100.40", 4, taken.takenAt);

@@ -1,13 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { randomBytes } from "node:crypto";
 import {
   type TransactionSigner,
   createKeyPairSignerFromPrivateKeyBytes,
-  createSolanaRpc,
   getAddressEncoder,
   getBase58Decoder,
 } from "@solana/kit";
@@ -16,16 +13,21 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/
 import type { PaymentRequired } from "@x402/core/types";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BatchAcceptedSchema, BatchResultSchema, JobStatusSchema } from "@/lib/api-schema";
-import { loadConfig } from "@/lib/ground/config";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
-import { createServices, setServices } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { type LocalChain, startLocalChain } from "@/localchain";
-import { ORIGIN, call as callAs, funded, payFor402, pollUntilDone, prose } from "./helpers/api";
-import type { Rpc } from "./helpers/chain";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import {
+  ORIGIN,
+  clientPerTest,
+  connectMcp,
+  funded,
+  inProcessFetch,
+  json,
+  payFor402,
+  pollUntilDone,
+  prose,
+} from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * Batches (`POST /api/batch/{tier}`, the MCP tool `chunk_documents`) through the route handlers, on a real
@@ -33,62 +35,20 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * one payment each way, one job with each document's state, the free pages of all documents at once.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
-const background = new Set<Promise<void>>();
-
 const PRICE = 2000n; // structure tier
 const MAX_DOCUMENTS = 4;
 const FREE_PAGES = 5;
 const fixture = (name: string) => new Uint8Array(readFileSync(path.join(process.cwd(), "tests/fixtures", name)));
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    FREE_PAGES_PER_DAY: String(FREE_PAGES),
-    BATCH_MAX_DOCUMENTS: String(MAX_DOCUMENTS),
-  });
-  setServices(
-    createServices(config, {
-      store,
-      schedule: (work) => {
-        const running = work().finally(() => background.delete(running));
-        background.add(running);
-      },
-    }),
-  );
-}, 60_000);
-
-afterEach(async () => {
-  await Promise.allSettled([...background]);
-});
-
-afterAll(async () => {
-  setServices(undefined);
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
+const h = serviceHarness({
+  chain: true,
+  feePayer: true,
+  env: () => ({ FREE_PAGES_PER_DAY: String(FREE_PAGES), BATCH_MAX_DOCUMENTS: String(MAX_DOCUMENTS) }),
 });
 
 // Each test asks as its own client: free pages and unpaid references are counted per client.
-let clientCounter = 0;
-let client = "";
-beforeEach(() => {
-  client = `198.51.100.${++clientCounter}`;
-});
-const call = (method: string, route: string, init: Parameters<typeof callAs>[2] = {}) =>
-  callAs(method, route, { client, ...init });
-const json = async (response: Response) => (await response.json()) as Record<string, any>;
+const asClient = clientPerTest();
+const { call } = asClient;
 
 let documentCounter = 0;
 const newDocument = (pages = 1) => `# Report ${++documentCounter}\n\n${prose(pages, documentCounter)}`;
@@ -112,7 +72,7 @@ const postJson = (tier: string, body: unknown, headers: Record<string, string> =
   });
 
 async function usdc(owner: string): Promise<bigint> {
-  const { value } = await rpc.getTokenAccountBalance(await associatedTokenAccount(owner, chain.usdcMint)).send();
+  const { value } = await h.rpc.getTokenAccountBalance(await associatedTokenAccount(owner, h.chain.usdcMint)).send();
   return BigInt(value.amount);
 }
 
@@ -138,15 +98,15 @@ describe("a paid batch", () => {
       String(2n * PRICE),
     );
 
-    const before = await usdc(chain.payTo);
-    const signature = await payFor402(rpc, chain, ask);
+    const before = await usdc(h.chain.payTo);
+    const signature = await payFor402(h.rpc, h.chain, ask);
     const paid = await call("POST", "/api/batch/structure", {
       body: form(files),
       headers: { "X-PAYMENT": signature },
     });
     const accepted = BatchAcceptedSchema.parse(await json(paid));
     expect(paid.status).toBe(202);
-    expect(await usdc(chain.payTo)).toBe(before + 2n * PRICE);
+    expect(await usdc(h.chain.payTo)).toBe(before + 2n * PRICE);
     expect(accepted).toMatchObject({ accepted: 2, rejected: 1, amount: Number(2n * PRICE) });
     expect(accepted.documents.map((d) => d.status)).toEqual(["pending", "rejected", "pending"]);
     expect(accepted.documents[1]!.error).toMatchObject({ success: false, code: "corrupted_pdf" });
@@ -181,7 +141,7 @@ describe("a paid batch", () => {
       { bytes: fixture("broken.docx"), name: "broken.docx" },
     ];
     const ask = () => call("POST", "/api/batch/structure", { body: form(files) });
-    const signature = await payFor402(rpc, chain, ask);
+    const signature = await payFor402(h.rpc, h.chain, ask);
     const paid = await call("POST", "/api/batch/structure", { body: form(files), headers: { "X-PAYMENT": signature } });
     const accepted = BatchAcceptedSchema.parse(await json(paid));
     expect(accepted).toMatchObject({ accepted: 2, amount: Number(2n * PRICE) });
@@ -196,35 +156,27 @@ describe("a paid batch", () => {
   it("is paid by an unmodified @x402/fetch 2.x client in PAYMENT-SIGNATURE, one price for the batch", async () => {
     const payer: TransactionSigner = await funded();
     const x402 = new x402Client();
-    x402.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: chain.rpcUrl }));
-    // As tests/payments.test.ts: the wrapper calls with a Request object or with (url, init).
-    const fetchIn = (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-      const headers = Object.fromEntries(
-        new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).entries(),
-      );
-      return call(init?.method ?? (input instanceof Request ? input.method : "GET"), url.pathname, {
-        body: init?.body ?? (input instanceof Request ? await input.blob() : undefined),
-        headers,
-      });
-    }) as typeof fetch;
-    const before = await usdc(chain.payTo);
-    const response = await wrapFetchWithPayment(fetchIn, x402)(`${ORIGIN}/api/batch/structure`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        documents: [
-          { text: newDocument(), filename: "a.md" },
-          { text: newDocument(), filename: "b.md" },
-        ],
-        max_tokens: 256,
-      }),
-    });
+    x402.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: h.chain.rpcUrl }));
+    const before = await usdc(h.chain.payTo);
+    const response = await wrapFetchWithPayment(inProcessFetch(asClient.address), x402)(
+      `${ORIGIN}/api/batch/structure`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          documents: [
+            { text: newDocument(), filename: "a.md" },
+            { text: newDocument(), filename: "b.md" },
+          ],
+          max_tokens: 256,
+        }),
+      },
+    );
     const body = await json(response);
     expect(response.status, JSON.stringify(body)).toBe(202);
     const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
     expect(settlement).toMatchObject({ success: true, payer: payer.address });
-    expect(await usdc(chain.payTo)).toBe(before + 2n * PRICE);
+    expect(await usdc(h.chain.payTo)).toBe(before + 2n * PRICE);
     expect((await pollUntilDone(body.job_id, 120_000)).at(-1)).toMatchObject({ status: "completed" });
     const combined = await result(body.job_id);
     expect(combined.payment.transaction).toBe(settlement.transaction);
@@ -240,21 +192,16 @@ describe("a batch paid by an x402 v1 client", () => {
     const seed = randomBytes(32);
     const payer = await funded(await createKeyPairSignerFromPrivateKeyBytes(seed));
     const secret = getBase58Decoder().decode(new Uint8Array([...seed, ...getAddressEncoder().encode(payer.address)]));
-    const inProcessFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-      const headers = Object.fromEntries(new Headers(init?.headers).entries());
-      return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
-    }) as typeof fetch;
     const payingFetch = wrapFetchWithPaymentV1(
-      inProcessFetch,
+      inProcessFetch(asClient.address),
       await createSigner("solana-devnet", secret),
       100_000n,
       undefined,
       {
-        svmConfig: { rpcUrl: chain.rpcUrl },
+        svmConfig: { rpcUrl: h.chain.rpcUrl },
       },
     );
-    const before = await usdc(chain.payTo);
+    const before = await usdc(h.chain.payTo);
     const response = await payingFetch(`${ORIGIN}/api/batch/structure`, {
       method: "POST",
       body: form([
@@ -267,7 +214,7 @@ describe("a batch paid by an x402 v1 client", () => {
     expect(response.status, JSON.stringify(body)).toBe(202);
     const settlement = decodeXPaymentResponse(response.headers.get("x-payment-response")!);
     expect(settlement).toMatchObject({ success: true, payer: payer.address });
-    expect(await usdc(chain.payTo)).toBe(before + 3n * PRICE);
+    expect(await usdc(h.chain.payTo)).toBe(before + 3n * PRICE);
     expect(body).toMatchObject({ accepted: 3, amount: Number(3n * PRICE) });
     expect((await pollUntilDone(body.job_id, 120_000)).at(-1)).toMatchObject({ status: "completed", done: 3 });
   });
@@ -371,18 +318,7 @@ describe("refusals", () => {
 });
 
 describe("MCP chunk_documents", () => {
-  async function connect(): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), {
-      fetch: async (input, init) => {
-        const url = new URL(input instanceof Request ? input.url : input);
-        const headers = Object.fromEntries(new Headers(init?.headers).entries());
-        return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
-      },
-    });
-    const sdk = new Client({ name: "chunkwise-test", version: "1.0.0" });
-    await sdk.connect(transport);
-    return sdk;
-  }
+  const connect = () => connectMcp(asClient.address);
 
   it("asks one x402 payment for the batch in its result, takes it in _meta and answers the job", async () => {
     const sdk = await connect();
@@ -397,14 +333,17 @@ describe("MCP chunk_documents", () => {
       const unpaid = (await sdk.callTool({ name: "chunk_documents", arguments: args })) as CallToolResult;
       expect(unpaid.isError).toBe(true);
       const required = unpaid.structuredContent as PaymentRequired;
-      expect(required).toMatchObject({ x402Version: 2, accepts: [{ amount: String(2n * PRICE), payTo: chain.payTo }] });
+      expect(required).toMatchObject({
+        x402Version: 2,
+        accepts: [{ amount: String(2n * PRICE), payTo: h.chain.payTo }],
+      });
       expect(required.extensions?.bazaar).toMatchObject({
         info: { input: { type: "mcp", toolName: "chunk_documents" } },
       });
 
       const x402 = new x402Client();
-      x402.register("solana:*", new ExactSvmScheme(await funded(), { rpcUrl: chain.rpcUrl }));
-      const before = await usdc(chain.payTo);
+      x402.register("solana:*", new ExactSvmScheme(await funded(), { rpcUrl: h.chain.rpcUrl }));
+      const before = await usdc(h.chain.payTo);
       const paid = (await sdk.callTool({
         name: "chunk_documents",
         arguments: args,
@@ -413,7 +352,7 @@ describe("MCP chunk_documents", () => {
       expect(paid.isError, JSON.stringify(paid.structuredContent)).toBeFalsy();
       const accepted = BatchAcceptedSchema.parse(paid.structuredContent);
       expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true });
-      expect(await usdc(chain.payTo)).toBe(before + 2n * PRICE);
+      expect(await usdc(h.chain.payTo)).toBe(before + 2n * PRICE);
       expect((await pollUntilDone(accepted.job_id, 120_000)).at(-1)).toMatchObject({ status: "completed", done: 2 });
       const combined = (await sdk.callTool({
         name: "get_result",

@@ -2,12 +2,10 @@ import { execFile, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
-import { createServices, setServices } from "@/lib/services";
-import { MemoryStore } from "@/lib/store";
+import { describe, expect, it } from "vitest";
 import { startModelStandin } from "@/standin/model-server";
 import { call, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 const root = join(import.meta.dirname, "..");
 const fixture = join(root, "tests/fixtures/multipage.pdf");
@@ -21,8 +19,7 @@ function chunkCli(...args: string[]) {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-beforeAll(() => setServices(createServices(loadConfig({}), { store: new MemoryStore() })));
-afterAll(() => setServices(undefined));
+serviceHarness({ store: "memory" });
 
 describe("npm run chunk", () => {
   it("prints the same chunks and metadata as the API, with options before or after the file", async () => {

@@ -1,5 +1,4 @@
-import { createSolanaRpc } from "@solana/kit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { planContextBatches, situateChunks } from "@/lib/ai/context";
 import { OpenAIModelClient } from "@/lib/ai/model-client";
 import { CHUNK_CONTEXT_TASK } from "@/lib/ai/prompts";
@@ -8,14 +7,12 @@ import type { Chunk } from "@/lib/chunking/types";
 import { loadConfig } from "@/lib/ground/config";
 import { startJob } from "@/lib/jobs/runner";
 import { jobStatus } from "@/lib/jobs/status";
-import { createServices, setServices, type Services } from "@/lib/services";
+import { type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { countTokens } from "@/lib/tokens";
-import { startLocalChain, type LocalChain } from "@/localchain";
-import { type ModelStandin, startModelStandin } from "@/standin/model-server";
-import { call, payFor402, upload } from "./helpers/api";
-import type { Rpc } from "./helpers/chain";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { call, json, payFor402, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
+import { startRedisServer } from "./helpers/redis-server";
 
 /**
  * `context=true` (lib/ai/context.ts): a model-written context per chunk on the ai and ai-pro tiers, in `embed_text`
@@ -24,60 +21,11 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * OpenAI-compatible stand-in (standin/), whose counters say how many calls were made.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
-let model: ModelStandin;
-const background = new Set<Promise<void>>();
-
-function useServices(env: Record<string, string> = {}, on: RedisStore = store): Services {
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    AI_BASE_URL: model.url,
-    AI_MODEL: "standin-small",
-    AI_PRO_MODEL: "standin-large",
-    AI_MAX_RETRIES: "1",
-    AI_BAD_REPLY_RETRIES: "1",
-    AI_TIMEOUT_MS: "20000",
-    ...env,
-  });
-  const services = createServices(config, {
-    store: on,
-    schedule: (work) => {
-      const running = work().finally(() => background.delete(running));
-      background.add(running);
-    },
-  });
-  setServices(services);
-  return services;
-}
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  model = await startModelStandin({ port: 0 });
-}, 60_000);
-
-afterEach(async () => {
-  await Promise.allSettled([...background]);
-  model.reset();
+const h = serviceHarness({
+  chain: true,
+  model: true,
+  env: () => ({ AI_MAX_RETRIES: "1", AI_BAD_REPLY_RETRIES: "1", AI_TIMEOUT_MS: "20000" }),
 });
-
-afterAll(async () => {
-  setServices(undefined);
-  await model?.close();
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
-});
-
-const json = async (response: Response) => (await response.json()) as Record<string, any>;
 
 const TOPICS = [
   "The orchard's apple trees are pruned in late winter, when the sap is low and the buds are still closed.",
@@ -103,11 +51,11 @@ const post = (tier: string, document: string, headers: Record<string, string>, f
 
 /** Pays what the 402 asks for this request and sends it again with the payment. */
 async function paid(tier: string, document: string, fields: Record<string, string>) {
-  const signature = await payFor402(rpc, chain, () => post(tier, document, {}, fields));
+  const signature = await payFor402(h.rpc, h.chain, () => post(tier, document, {}, fields));
   return post(tier, document, { "X-PAYMENT": signature }, fields);
 }
 
-const contextCalls = () => model.counters().bySchema[CHUNK_CONTEXT_TASK.name] ?? 0;
+const contextCalls = () => h.model.counters().bySchema[CHUNK_CONTEXT_TASK.name] ?? 0;
 
 /** `embed_text` as it must be without a context: the deterministic prefix (document, section) and the text. */
 function deterministic(chunk: Record<string, any>, title: string): string {
@@ -152,11 +100,11 @@ describe("the contexts, in the library", () => {
     const texts = Array.from({ length: 20 }, (_, i) => `${TOPICS[i % TOPICS.length]} Item ${i}.`);
     const chunks = chunksOf(texts);
     const client = new OpenAIModelClient(
-      loadConfig({ AI_BASE_URL: model.url, AI_MODEL: "standin-small", AI_BAD_REPLY_RETRIES: "1" }).ai,
+      loadConfig({ AI_BASE_URL: h.model.url, AI_MODEL: "standin-small", AI_BAD_REPLY_RETRIES: "1" }).ai,
       "standin-small",
     );
     // One call at a time: the first batch gets both bad replies (its try and its one retry).
-    model.control({ schemaBreakNext: 2 });
+    h.model.control({ schemaBreakNext: 2 });
     const situated = await situateChunks(chunks, texts.join("\n\n"), client, {
       concurrency: 1,
       maxCalls: 64,
@@ -172,7 +120,7 @@ describe("the contexts, in the library", () => {
       if (firstBatch.includes(i)) expect(context).toBeNull();
       else expect(context).toMatch(/^From the document that opens/);
     });
-    expect(model.counters().faults.schema_break).toBe(2);
+    expect(h.model.counters().faults.schema_break).toBe(2);
   });
 });
 
@@ -182,7 +130,7 @@ describe("a document longer than the prompt takes whole", () => {
     const text = texts.join("\n\n");
     expect(countTokens(text)).toBeGreaterThan(2000);
     const client = new OpenAIModelClient(
-      loadConfig({ AI_BASE_URL: model.url, AI_MODEL: "standin-small" }).ai,
+      loadConfig({ AI_BASE_URL: h.model.url, AI_MODEL: "standin-small" }).ai,
       "standin-small",
     );
     const base = { concurrency: 2, maxCalls: 64 };
@@ -202,7 +150,7 @@ describe("a document longer than the prompt takes whole", () => {
 
 describe("POST /api/chunk/ai with context=true", () => {
   it("gives every chunk a context in embed_text and metadata, in fewer calls than chunks, the text unchanged", async () => {
-    useServices();
+    h.use();
     const document = manual(8);
     const fields = { max_tokens: "64", context: "true" };
     const response = await paid("ai", document, fields);
@@ -222,7 +170,7 @@ describe("POST /api/chunk/ai with context=true", () => {
   });
 
   it("answers the same document asked again from the cache: the same contexts, no new model call", async () => {
-    useServices();
+    h.use();
     const document = manual(6);
     const fields = { max_tokens: "64", context: "true" };
     const first = await json(await paid("ai", document, fields));
@@ -238,7 +186,7 @@ describe("POST /api/chunk/ai with context=true", () => {
   });
 
   it("falls back to the deterministic embed_text when the model's replies stay malformed, and flags every chunk", async () => {
-    useServices();
+    h.use();
     // The marker makes every reply to a message carrying it break the schema: each batch is asked twice.
     const document = manual(4, " STANDIN:SCHEMA_BREAK");
     const response = await paid("ai", document, { max_tokens: "64", context: "true" });
@@ -256,8 +204,8 @@ describe("POST /api/chunk/ai with context=true", () => {
     expect(contextCalls()).toBe(2 * context.calls);
   });
 
-  it("is refused with 400 on the tiers without a model, before any payment is asked for", async () => {
-    useServices();
+  it("is refused with 400 on the tiers without a h.model, before any payment is asked for", async () => {
+    h.use();
     for (const tier of ["free", "structure"]) {
       const response = await post(tier, manual(1), {}, { context: "true" });
       expect(response.status).toBe(400);
@@ -265,7 +213,7 @@ describe("POST /api/chunk/ai with context=true", () => {
       expect(body).toMatchObject({ success: false, code: "invalid_options" });
       expect(body.message).toMatch(/context=true is for the ai and ai-pro tiers/);
     }
-    expect(model.counters().completions).toBe(0);
+    expect(h.model.counters().completions).toBe(0);
   });
 
   it("keeps the option out of a request's options when false, so its payment key is what it was", () => {
@@ -305,26 +253,26 @@ describe("ai-pro jobs with context=true", () => {
     let onePiece: number;
     let contextsInOnePiece: number;
     try {
-      const whole = useServices({ JOB_SLICE_MS: "3600000", AI_PRO_CONCURRENCY: "1" }, otherStore);
+      const whole = h.use({ JOB_SLICE_MS: "3600000", AI_PRO_CONCURRENCY: "1" }, { store: otherStore });
       const id = await submit(whole, bytes);
       expect(await finished(whole, id)).toMatchObject({ status: "completed" });
-      onePiece = model.counters().completions;
+      onePiece = h.model.counters().completions;
       contextsInOnePiece = contextCalls();
     } finally {
-      await Promise.allSettled([...background]);
+      await h.drain();
       await otherStore.close();
       await other.stop();
     }
     expect(contextsInOnePiece).toBeGreaterThan(1);
 
-    model.reset();
+    h.model.reset();
     // One call at a time, each slower than a slice's share: the job is cut into several slices.
-    model.control({ delayMs: 400 });
-    const sliced = useServices({ JOB_SLICE_MS: "1000", FUNCTION_LIMIT_MS: "60000", AI_PRO_CONCURRENCY: "1" });
+    h.model.control({ delayMs: 400 });
+    const sliced = h.use({ JOB_SLICE_MS: "1000", FUNCTION_LIMIT_MS: "60000", AI_PRO_CONCURRENCY: "1" });
     const id = await submit(sliced, bytes);
     expect(await finished(sliced, id)).toMatchObject({ status: "completed" });
     expect((await sliced.jobs.get(id))!.record.cursor).toBeGreaterThanOrEqual(2);
-    expect(model.counters().completions).toBe(onePiece);
+    expect(h.model.counters().completions).toBe(onePiece);
     expect(contextCalls()).toBe(contextsInOnePiece);
     const result = JSON.parse(await sliced.results.load((await sliced.jobs.get(id))!.record.result_id!)) as Record<
       string,

@@ -1,21 +1,18 @@
 import { redirectLogs } from "@/lib/observability/log";
 import { join } from "node:path";
-import { createSolanaRpc } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireModel } from "@/lib/ai/model-client";
 import { TIERS } from "@/lib/tiers";
 import { SECTION_STARTS_TASK, sectionStartsMessage } from "@/lib/ai/prompts";
 import { buildResult, extractDocument, loaded, resolveOptions } from "@/lib/pipeline/chunk-result";
-import { loadConfig } from "@/lib/ground/config";
 import { CpuPool } from "@/lib/cpu/pool";
-import { type LocalChain, startLocalChain } from "@/localchain";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
-import { createServices, setServices } from "@/lib/services";
 import { MemoryStore } from "@/lib/store/memory";
 import { type ModelStandin, startModelStandin } from "@/standin/model-server";
 import * as quotaRoute from "@/app/api/quota/route";
 import { PEER_HEADER } from "@/lib/http/client-address";
-import { ORIGIN, call, funded, prose, upload } from "./helpers/api";
+import { ORIGIN, call, funded, newClient, prose, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 import { transferToken } from "./helpers/chain";
 
 /**
@@ -28,15 +25,12 @@ import { transferToken } from "./helpers/chain";
 const MISBEHAVING_WORKER = join(import.meta.dirname, "helpers", "misbehaving-worker.mjs");
 const STRUCTURE_PRICE = 2000n;
 
-let chain: LocalChain;
+const h = serviceHarness({ store: "memory", chain: true, install: "never" });
 const pools: CpuPool[] = [];
 
 /** Fresh services on a memory store and the local chain, with `pool` doing their CPU work. */
 function servicesFor(pool: CpuPool, env: Record<string, string> = {}) {
-  const config = loadConfig({ SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo, ...env });
-  const services = createServices(config, { store: new MemoryStore(), cpu: pool });
-  setServices(services);
-  return services;
+  return h.use(env, { store: new MemoryStore(), cpu: pool });
 }
 
 function newPool(settings: { threads: number; queue: number; taskTimeoutMs?: number; heapMb?: number }, file?: string) {
@@ -44,9 +38,6 @@ function newPool(settings: { threads: number; queue: number; taskTimeoutMs?: num
   pools.push(pool);
   return pool;
 }
-
-let clients = 0;
-const newClient = () => `198.51.100.${++clients}`;
 
 async function remainingPages(client: string): Promise<number> {
   const response = await quotaRoute.GET(new Request(`${ORIGIN}/api/quota`, { headers: { [PEER_HEADER]: client } }));
@@ -59,14 +50,8 @@ async function remainingPages(client: string): Promise<number> {
 const chunkFree = (text: string, client: string) =>
   call("POST", "/api/chunk/free", { body: upload(text, "doc.md"), client });
 
-beforeAll(async () => {
-  chain = await startLocalChain({ port: 0 });
-}, 30_000);
-
 afterAll(async () => {
-  setServices(undefined);
   await Promise.all(pools.map((pool) => pool.close()));
-  await chain?.close();
 });
 
 describe("starting the threads", () => {
@@ -202,9 +187,9 @@ describe("503 busy", () => {
     expect(asked.status).toBe(402);
     const { paymentRequirements } = (await asked.json()) as { paymentRequirements: { extra: { reference: string } } };
     const payer = await funded();
-    const signature = await transferToken(createSolanaRpc(chain.rpcUrl), payer, {
-      owner: chain.payTo,
-      mint: chain.usdcMint,
+    const signature = await transferToken(h.rpc, payer, {
+      owner: h.chain.payTo,
+      mint: h.chain.usdcMint,
       amount: STRUCTURE_PRICE,
       memo: memoInstruction(paymentRequirements.extra.reference),
     });

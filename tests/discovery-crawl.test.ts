@@ -8,10 +8,9 @@ import {
 } from "@agentcash/discovery";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
-import { createServices, setServices } from "@/lib/services";
 import { TIER_IDS, TIERS, isPaid } from "@/lib/tiers";
 import { call, serveApi } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * The service as x402scan registers it: `@agentcash/discovery` is the discovery runtime x402scan runs (its
@@ -26,17 +25,16 @@ const paidPaths = paid.flatMap((tier) => tier.endpoints.map((path) => ({ tier, p
 const batchPaths = paid.map((tier) => ({ tier, path: `/batch/${tier.id}` }));
 
 let api: Awaited<ReturnType<typeof serveApi>>;
+serviceHarness({
+  store: "memory",
+  env: () => ({
+    SOLANA_NETWORK: "solana-devnet",
+    PAY_TO_ADDRESS: PAY_TO,
+    SOLANA_RPC_URL: "http://127.0.0.1:9",
+    CONTACT_EMAIL: "operator@chunkwise.example",
+  }),
+});
 beforeAll(async () => {
-  setServices(
-    createServices(
-      loadConfig({
-        SOLANA_NETWORK: "solana-devnet",
-        PAY_TO_ADDRESS: PAY_TO,
-        SOLANA_RPC_URL: "http://127.0.0.1:9",
-        CONTACT_EMAIL: "operator@chunkwise.example",
-      }),
-    ),
-  );
   api = await serveApi();
 });
 afterAll(() => api?.close());

@@ -1,26 +1,25 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as wellKnown from "@/app/.well-known/x402/route";
 import * as llms from "@/app/llms.txt/route";
 import { X402DiscoverySchema } from "@/lib/api-schema";
 import { loadConfig } from "@/lib/ground/config";
 import { openApiDocument } from "@/lib/openapi";
-import { createServices, setServices } from "@/lib/services";
 import { TIER_IDS, TIERS, isPaid, priceUsd } from "@/lib/tiers";
 import { ORIGIN } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /** What agents and crawlers read before calling: /.well-known/x402, /llms.txt and the OpenAPI document's x-payment-info. */
 
 const PAY_TO = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
-const config = loadConfig({
+const env = {
   SOLANA_NETWORK: "solana-devnet",
   PAY_TO_ADDRESS: PAY_TO,
   SOLANA_RPC_URL: "http://127.0.0.1:9",
-});
-beforeAll(() => {
-  setServices(createServices(config));
-});
+};
+const config = loadConfig(env);
+serviceHarness({ store: "memory", env: () => env });
 
 const paid = TIER_IDS.map((id) => TIERS[id]).filter(isPaid);
 

@@ -1,75 +1,35 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createSolanaRpc } from "@solana/kit";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { createClient } from "redis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
+import { describe, expect, it } from "vitest";
 import { IdempotencyRecords } from "@/lib/idempotency/records";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
-import { createServices, setServices } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { startLocalChain, type LocalChain } from "@/localchain";
-import { call as callAs, funded, ORIGIN, payFor402, prose, upload } from "./helpers/api";
-import type { Rpc } from "./helpers/chain";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { clientPerTest, connectMcp, funded, json, payFor402, prose, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * Idempotency keys (the `Idempotency-Key` header, the MCP tool's `idempotency_key`, x402 v2's
  * `payment-identifier`) through the route handlers, on a real redis-server and the local chain.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
+const h = serviceHarness({
+  chain: true,
+  feePayer: true,
+  // The in-flight test's document is served from loopback.
+  env: () => ({ URL_FETCH_ALLOW_PRIVATE: "true" }),
+});
 
 const PRICE = 2000n; // structure tier
 
-function useServices(env: Record<string, string> = {}) {
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    // The in-flight test's document is served from loopback.
-    URL_FETCH_ALLOW_PRIVATE: "true",
-    ...env,
-  });
-  setServices(createServices(config, { store }));
-}
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  useServices();
-}, 30_000);
-
-afterAll(async () => {
-  setServices(undefined);
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
-});
-
 // Each test asks as its own client: keys and free pages are counted per client.
-let clientCounter = 0;
-let client = "";
-beforeEach(() => {
-  client = `203.0.113.${++clientCounter}`;
-});
-const call = (method: string, path: string, init: Parameters<typeof callAs>[2] = {}) =>
-  callAs(method, path, { client, ...init });
+const asClient = clientPerTest();
+const { call } = asClient;
 
 let documentCounter = 0;
 const newDocument = () => `# Memo ${++documentCounter}\n\n${prose(1, documentCounter)}`;
@@ -79,10 +39,6 @@ const newKey = () => `key_${Date.now().toString(36)}_${++keyCounter}_abcdefgh`;
 const send = (document: string, headers: Record<string, string> = {}, endpoint = "standard") =>
   call("POST", `/api/chunk/${endpoint}`, { body: upload(document, "memo.md"), headers });
 
-async function json(response: Response): Promise<Record<string, any>> {
-  return (await response.json()) as Record<string, any>;
-}
-
 async function freePagesLeft(): Promise<number> {
   const response = await call("GET", "/api/quota");
   expect(response.status).toBe(200);
@@ -90,8 +46,8 @@ async function freePagesLeft(): Promise<number> {
 }
 
 async function usdcBalance(owner: string): Promise<bigint> {
-  const account = await associatedTokenAccount(owner, chain.usdcMint);
-  const { value } = await rpc.getTokenAccountBalance(account).send();
+  const account = await associatedTokenAccount(owner, h.chain.usdcMint);
+  const { value } = await h.rpc.getTokenAccountBalance(account).send();
   return BigInt(value.amount);
 }
 
@@ -113,7 +69,7 @@ describe("Idempotency-Key on free requests", () => {
     expect(await freePagesLeft()).toBe(afterFirst);
 
     // Keys are per client: another address with the same key is another request.
-    const elsewhere = await callAs("POST", "/api/chunk/free", {
+    const elsewhere = await call("POST", "/api/chunk/free", {
       client: "192.0.2.200",
       body: upload(newDocument(), "memo.md"),
       headers: { "Idempotency-Key": key },
@@ -151,7 +107,7 @@ describe("Idempotency-Key on free requests", () => {
   });
 
   it("a key whose answer expired (RESULT_TTL_SECONDS) is a new key", async () => {
-    useServices({ RESULT_TTL_SECONDS: "1" });
+    h.use({ RESULT_TTL_SECONDS: "1" });
     try {
       const key = newKey();
       expect((await send(newDocument(), { "Idempotency-Key": key }, "free")).status).toBe(200);
@@ -164,7 +120,7 @@ describe("Idempotency-Key on free requests", () => {
       expect(afterExpiry.headers.get("idempotent-replayed")).toBeNull();
       expect(await freePagesLeft()).toBeLessThan(left);
     } finally {
-      useServices();
+      h.use();
     }
   });
 
@@ -214,7 +170,7 @@ describe("Idempotency-Key on paid requests", () => {
     const key = newKey();
     const document = newDocument();
     // The 402 is not kept under the key: the paid retry that follows runs under it.
-    const signature = await payFor402(rpc, chain, () => send(document, { "Idempotency-Key": key }));
+    const signature = await payFor402(h.rpc, h.chain, () => send(document, { "Idempotency-Key": key }));
     const paid = await send(document, { "X-PAYMENT": signature, "Idempotency-Key": key });
     const paidBody = await paid.text();
     expect(paid.status, paidBody).toBe(200);
@@ -228,7 +184,7 @@ describe("Idempotency-Key on paid requests", () => {
 
     // A second transfer sent by a client that thought the first failed is not consumed: it still pays for another request.
     const other = newDocument();
-    const second = await payFor402(rpc, chain, () => send(other));
+    const second = await payFor402(h.rpc, h.chain, () => send(other));
     const withSecond = await send(document, { "X-PAYMENT": second, "Idempotency-Key": key });
     expect(await withSecond.text()).toBe(paidBody);
     const spent = await send(other, { "X-PAYMENT": second });
@@ -239,7 +195,7 @@ describe("Idempotency-Key on paid requests", () => {
   it("x402 v2: the 402 declares payment-identifier; a payment repeated with its id gets the stored answer, charged once", async () => {
     const payer = await funded();
     const v2 = new x402Client();
-    v2.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: chain.rpcUrl }));
+    v2.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: h.chain.rpcUrl }));
     const id = `pay_${newKey()}`;
     const document = newDocument();
 
@@ -277,7 +233,7 @@ describe("Idempotency-Key on paid requests", () => {
 
   it("a payment-identifier and an Idempotency-Key that differ are refused", async () => {
     const v2 = new x402Client();
-    v2.register("solana:*", new ExactSvmScheme(await funded(), { rpcUrl: chain.rpcUrl }));
+    v2.register("solana:*", new ExactSvmScheme(await funded(), { rpcUrl: h.chain.rpcUrl }));
     const document = newDocument();
     const asked = await send(document);
     const payload = await v2.createPaymentPayload(decodePaymentRequiredHeader(asked.headers.get("payment-required")!));
@@ -292,19 +248,7 @@ describe("Idempotency-Key on paid requests", () => {
 });
 
 describe("MCP chunk_document idempotency_key", () => {
-  async function connect(): Promise<Client> {
-    const address = client;
-    const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), {
-      fetch: async (input, init) => {
-        const url = new URL(input instanceof Request ? input.url : input);
-        const headers = Object.fromEntries(new Headers(init?.headers).entries());
-        return callAs(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers, client: address });
-      },
-    });
-    const sdk = new Client({ name: "idempotency-test", version: "1.0.0" });
-    await sdk.connect(transport);
-    return sdk;
-  }
+  const connect = () => connectMcp(asClient.address, "idempotency-test");
 
   it("the same call with the key answers the same result once; another call with it is refused", async () => {
     const sdk = await connect();
@@ -335,11 +279,11 @@ describe("MCP chunk_document idempotency_key", () => {
 });
 
 describe("IdempotencyRecords on redis", () => {
-  const records = (leaseMs: number) => new IdempotencyRecords(store, 60_000, leaseMs);
+  const records = (leaseMs: number) => new IdempotencyRecords(h.store, 60_000, leaseMs);
   const response = (n: number) => ({ body: { n }, headers: { "x-n": String(n) } });
 
   it("one record per key with its expiry; a lapsed lease is taken over and the late holder cannot overwrite it", async () => {
-    const raw = createClient({ url: redis.url });
+    const raw = createClient({ url: h.redis.url });
     await raw.connect();
     const recordNames = () => raw.keys("idempotency:*");
     const before = await recordNames();
@@ -365,7 +309,7 @@ describe("IdempotencyRecords on redis", () => {
     expect(after.filter((name) => !before.includes(name))).toHaveLength(1);
     expect(new Set(after.map((name) => name.length))).toEqual(new Set(["idempotency:".length + 64]));
     for (const name of after) {
-      const ttl = await store.ttlMs(name);
+      const ttl = await h.store.ttlMs(name);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(60 * 60 * 1000);
     }

@@ -1,16 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createSolanaRpc } from "@solana/kit";
 import type { PaymentRequired } from "@x402/core/types";
 import { x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
-import { startLocalChain, type LocalChain } from "@/localchain";
 import { associatedTokenAccount } from "@/lib/payments/usdc-transfer";
-import { createServices, setServices } from "@/lib/services";
-import { call, funded, ORIGIN, prose } from "./helpers/api";
+import { connectMcp, funded, newClient, prose } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * The MCP server at /api/mcp through the official MCP SDK client, its HTTP
@@ -18,37 +14,11 @@ import { call, funded, ORIGIN, prose } from "./helpers/api";
  * through x402's MCP transport on the local chain.
  */
 
-let chain: LocalChain;
+const h = serviceHarness({ store: "memory", chain: true, feePayer: true });
 let client: Client;
-let clientCounter = 0;
 
-function useServices(env: Record<string, string> = {}) {
-  setServices(
-    createServices(
-      loadConfig({
-        SOLANA_RPC_URL: chain.rpcUrl,
-        PAY_TO_ADDRESS: chain.payTo,
-        FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-        PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-        ...env,
-      }),
-    ),
-  );
-}
-
-/** A connected SDK client whose requests come from one client address. */
-async function connect(address = `198.51.100.${++clientCounter}`): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), {
-    fetch: async (input, init) => {
-      const url = new URL(input instanceof Request ? input.url : input);
-      const headers = Object.fromEntries(new Headers(init?.headers).entries());
-      return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers, client: address });
-    },
-  });
-  const sdk = new Client({ name: "chunkwise-test", version: "1.0.0" });
-  await sdk.connect(transport);
-  return sdk;
-}
+/** A connected SDK client whose requests come from a client address of its own. */
+const connect = () => connectMcp(newClient());
 
 const chunk = (sdk: Client, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
   sdk.callTool({
@@ -59,23 +29,15 @@ const chunk = (sdk: Client, args: Record<string, unknown>, meta?: Record<string,
 
 const usdc = async (owner: string) =>
   BigInt(
-    (
-      await createSolanaRpc(chain.rpcUrl)
-        .getTokenAccountBalance(await associatedTokenAccount(owner, chain.usdcMint))
-        .send()
-    ).value.amount,
+    (await h.rpc.getTokenAccountBalance(await associatedTokenAccount(owner, h.chain.usdcMint)).send()).value.amount,
   );
 
 beforeAll(async () => {
-  chain = await startLocalChain({ port: 0 });
-  useServices();
   client = await connect();
-}, 30_000);
+});
 
 afterAll(async () => {
   await client?.close();
-  setServices(undefined);
-  await chain?.close();
 });
 
 describe("the MCP server", () => {
@@ -109,7 +71,7 @@ describe("the MCP server", () => {
   });
 
   it("chunks text on the free tier and counts the caller's free pages as HTTP does", async () => {
-    useServices({ FREE_PAGES_PER_DAY: "2" });
+    h.use({ FREE_PAGES_PER_DAY: "2" });
     try {
       const sdk = await connect();
       const text = `# Rivers\n\n${prose(1)}`;
@@ -127,7 +89,7 @@ describe("the MCP server", () => {
       expect(over.structuredContent).toMatchObject({ code: "free_quota_exceeded" });
       await sdk.close();
     } finally {
-      useServices();
+      h.use();
     }
   });
 
@@ -180,15 +142,15 @@ describe("the MCP server", () => {
     const required = unpaid.structuredContent as PaymentRequired;
     expect(required).toMatchObject({
       x402Version: 2,
-      accepts: [{ scheme: "exact", amount: "2000", payTo: chain.payTo }],
+      accepts: [{ scheme: "exact", amount: "2000", payTo: h.chain.payTo }],
     });
     expect(JSON.parse((unpaid.content[0] as { text: string }).text)).toEqual(required);
     expect(required.extensions?.bazaar).toMatchObject({ info: { input: { type: "mcp", toolName: "chunk_document" } } });
 
     const x402 = new x402Client();
-    x402.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: chain.rpcUrl }));
+    x402.register("solana:*", new ExactSvmScheme(payer, { rpcUrl: h.chain.rpcUrl }));
     const payment = await x402.createPaymentPayload(required);
-    const before = await usdc(chain.payTo);
+    const before = await usdc(h.chain.payTo);
     const paid = await chunk(client, args, { "x402/payment": payment });
     expect(paid.isError, JSON.stringify(paid.structuredContent)).toBeFalsy();
     expect((paid.structuredContent as { chunks: unknown[] }).chunks.length).toBeGreaterThan(0);
@@ -198,7 +160,7 @@ describe("the MCP server", () => {
       payer: string;
     };
     expect(settlement).toMatchObject({ success: true, payer: payer.address });
-    expect(await usdc(chain.payTo)).toBe(before + 2000n);
+    expect(await usdc(h.chain.payTo)).toBe(before + 2000n);
 
     // Replayed for the same call it answers the same result again; for another document it is refused.
     const again = await chunk(client, args, { "x402/payment": payment });
@@ -206,6 +168,6 @@ describe("the MCP server", () => {
     const replay = await chunk(client, { ...args, text: "# Another\n\nSomething else." }, { "x402/payment": payment });
     expect(replay.isError).toBe(true);
     expect((replay.structuredContent as PaymentRequired).error).toMatch(/reference issued for this request/);
-    expect(await usdc(chain.payTo)).toBe(before + 2000n);
+    expect(await usdc(h.chain.payTo)).toBe(before + 2000n);
   });
 });

@@ -4,13 +4,9 @@ import path from "node:path";
 import { createKeyPairSignerFromPrivateKeyBytes, getAddressEncoder, getBase58Decoder } from "@solana/kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSigner, wrapFetchWithPayment } from "x402-fetch";
-import { loadConfig } from "@/lib/ground/config";
 import { logger, redirectLogs } from "@/lib/observability/log";
-import { createServices, setServices, type Services } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { startLocalChain, type LocalChain } from "@/localchain";
 import { call, funded, ORIGIN, prose, upload } from "./helpers/api";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * What an operator sees: JSON log lines with the request id on each, payment and job events without secrets,
@@ -19,12 +15,6 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  */
 
 const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
-
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let services: Services;
-const background = new Set<Promise<void>>();
 
 /** Every log line written while the tests run, parsed (each must be one JSON object). */
 const lines: Array<Record<string, any>> = [];
@@ -39,28 +29,6 @@ interface Sent {
 }
 let sent: Sent[] = [];
 
-function useServices(env: Record<string, string> = {}): Services {
-  services = createServices(
-    loadConfig({
-      REDIS_URL: redis.url,
-      SOLANA_RPC_URL: chain.rpcUrl,
-      PAY_TO_ADDRESS: chain.payTo,
-      FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-      PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-      ...env,
-    }),
-    {
-      store,
-      schedule: (work) => {
-        const running = work().finally(() => background.delete(running));
-        background.add(running);
-      },
-    },
-  );
-  setServices(services);
-  return services;
-}
-
 beforeAll(async () => {
   // The suite runs with LOG_LEVEL=warn (vitest.config.ts); these tests read the info lines.
   const level = logger().level;
@@ -71,24 +39,18 @@ beforeAll(async () => {
       for (const text of line.split("\n").filter(Boolean)) lines.push(JSON.parse(text) as Record<string, any>);
     },
   });
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  useServices({ METRICS_TOKEN });
-}, 60_000);
+});
 
-afterEach(async () => {
-  await Promise.allSettled([...background]);
+const h = serviceHarness({ chain: true, feePayer: true });
+beforeAll(() => void h.use({ METRICS_TOKEN }));
+
+afterEach(() => {
   sent = [];
 });
 
 afterAll(async () => {
   restoreLogs?.();
   restoreLevel?.();
-  setServices(undefined);
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
 });
 
 /** The route handlers as x402-fetch's fetch, recording each request's X-PAYMENT and the lines it logged. */
@@ -109,7 +71,7 @@ async function x402Fetch() {
   const signer = await createSigner("solana-devnet", secret);
   return {
     payer: payer.address,
-    fetch: wrapFetchWithPayment(recordingFetch, signer, 100_000n, undefined, { svmConfig: { rpcUrl: chain.rpcUrl } }),
+    fetch: wrapFetchWithPayment(recordingFetch, signer, 100_000n, undefined, { svmConfig: { rpcUrl: h.chain.rpcUrl } }),
   };
 }
 
@@ -118,7 +80,7 @@ const events = (from: Array<Record<string, any>>, name: string) => from.filter((
 /** Nothing secret in any line written so far: the fee payer's key, the X-PAYMENT values sent, `text`. */
 function expectNoSecrets(texts: string[]) {
   const all = lines.map((line) => JSON.stringify(line)).join("\n");
-  expect(all).not.toContain(chain.feePayer.secretKey);
+  expect(all).not.toContain(h.chain.feePayer.secretKey);
   for (const { xPayment } of sent) {
     if (!xPayment) continue;
     expect(all).not.toContain(xPayment);
@@ -203,7 +165,7 @@ describe("logs", () => {
     const accepted = (await response.json()) as Record<string, any>;
     expect(response.status, JSON.stringify(accepted)).toBe(200);
     // The job runs after the answer, in the scope of the request that accepted it.
-    await Promise.allSettled([...background]);
+    await h.drain();
     const id = response.headers.get("x-request-id")!;
     const start = from + lines.slice(from).findIndex((line) => line.request_id === id);
     const work = lines.slice(start);
@@ -263,7 +225,7 @@ describe("metrics", () => {
     });
     expect(free.status).toBe(200);
     // Every place of the instance held: the next request is refused busy.
-    const held = Array.from({ length: services.cpu.capacity }, () => services.cpu.admit());
+    const held = Array.from({ length: h.services.cpu.capacity }, () => h.services.cpu.admit());
     const busy = await call("POST", "/api/chunk/free", {
       body: upload(prose(1, 13), "busy.txt"),
       client: "203.0.113.10",
@@ -296,13 +258,13 @@ describe("metrics", () => {
   });
 
   it("without METRICS_TOKEN the endpoint does not exist", async () => {
-    useServices();
+    h.use();
     try {
       const response = await call("GET", "/api/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ code: "not_found" });
     } finally {
-      useServices({ METRICS_TOKEN });
+      h.use({ METRICS_TOKEN });
     }
   });
 });

@@ -150,75 +150,35 @@ describe("answers match the documented schemas", () => {
       "/api/chunk/free",
       "invalid_options",
     );
-    await expectError(
-      await call("POST", "/api/chunk/free", { body: "plain", headers: { "content-type": "text/plain" } }),
-      "POST",
-      "/api/chunk/free",
-      "expected_multipart",
-    );
-    await expectError(
-      await call("POST", "/api/chunk/free", { body: upload(fixture("corrupted.pdf"), "x.pdf"), client: newClient() }),
-      "POST",
-      "/api/chunk/free",
-      "corrupted_pdf",
-    );
-    await expectError(
-      await call("POST", "/api/chunk/free", { body: upload(fixture("image.gif"), "x.gif"), client: newClient() }),
-      "POST",
-      "/api/chunk/free",
-      "unsupported_type",
-    );
-    await expectError(
-      await call("POST", "/api/chunk", { body: "{", headers: { "content-type": "application/json" } }),
-      "POST",
-      "/api/chunk",
-      "invalid_json",
-    );
-    await expectError(
-      await call("POST", "/api/chunk", {
-        body: JSON.stringify({ url: "ftp://example.com/a", tier: "free" }),
-        headers: { "content-type": "application/json" },
-      }),
-      "POST",
-      "/api/chunk",
-      "invalid_url",
-    );
-    await expectError(
-      await call("POST", "/api/chunk", {
-        body: JSON.stringify({ url: "http://127.0.0.1/a", tier: "free" }),
-        headers: { "content-type": "application/json" },
-      }),
-      "POST",
-      "/api/chunk",
-      "url_forbidden",
-    );
-    await expectError(
-      await call("GET", "/api/results/standard_000000000000"),
-      "GET",
-      "/api/results/standard_000000000000",
-      "expired_or_unknown",
-    );
-    await expectError(
-      await call("GET", "/api/job/ai-pro_000000000000/status"),
-      "GET",
-      "/api/job/ai-pro_000000000000/status",
-      "expired_or_unknown",
-    );
-    await expectError(
-      await call("GET", "/api/job/ai-pro_000000000000/result"),
-      "GET",
-      "/api/job/ai-pro_000000000000/result",
-      "expired_or_unknown",
-    );
-    await expectError(
-      await call("POST", "/api/dev/faucet", {
-        body: JSON.stringify({ address: "nope" }),
-        headers: { "content-type": "application/json" },
-      }),
-      "POST",
-      "/api/dev/faucet",
-      "invalid_request",
-    );
+    const asJson = (value: unknown) => ({
+      body: JSON.stringify(value),
+      headers: { "content-type": "application/json" },
+    });
+    // Each request answers its documented error code: [code, method, path, request].
+    const cases: Array<[string, string, string, Parameters<typeof call>[2]?]> = [
+      ["expected_multipart", "POST", "/api/chunk/free", { body: "plain", headers: { "content-type": "text/plain" } }],
+      [
+        "corrupted_pdf",
+        "POST",
+        "/api/chunk/free",
+        { body: upload(fixture("corrupted.pdf"), "x.pdf"), client: newClient() },
+      ],
+      [
+        "unsupported_type",
+        "POST",
+        "/api/chunk/free",
+        { body: upload(fixture("image.gif"), "x.gif"), client: newClient() },
+      ],
+      ["invalid_json", "POST", "/api/chunk", { ...asJson(null), body: "{" }],
+      ["invalid_url", "POST", "/api/chunk", asJson({ url: "ftp://example.com/a", tier: "free" })],
+      ["url_forbidden", "POST", "/api/chunk", asJson({ url: "http://127.0.0.1/a", tier: "free" })],
+      ["expired_or_unknown", "GET", "/api/results/standard_000000000000"],
+      ["expired_or_unknown", "GET", "/api/job/ai-pro_000000000000/status"],
+      ["expired_or_unknown", "GET", "/api/job/ai-pro_000000000000/result"],
+      ["invalid_request", "POST", "/api/dev/faucet", asJson({ address: "nope" })],
+    ];
+    for (const [code, method, path, init] of cases)
+      await expectError(await call(method, path, init), method, path, code);
 
     useServices({ MAX_UPLOAD_BYTES: "1024" });
     await expectError(await post("free", prose(1)), "POST", "/api/chunk/free", "file_too_large");

@@ -3,7 +3,6 @@ import {
   type TransactionSigner,
   address,
   appendTransactionMessageInstructions,
-  createSolanaRpc,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
@@ -14,17 +13,12 @@ import {
 } from "@solana/kit";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { getTransferCheckedInstruction } from "@solana-program/token";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { FetchedDocument } from "@/lib/fetch/safe-fetch";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
-import { createServices, setServices } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { type LocalChain, startLocalChain } from "@/localchain";
-import { call, funded, prose } from "./helpers/api";
-import { type Rpc, transferToken } from "./helpers/chain";
-import { type ModelStandin, startModelStandin } from "@/standin/model-server";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { call, funded, newClient, prose } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
+import { transferToken } from "./helpers/chain";
 
 /**
  * Payments that cannot buy free work (issue 26, reproductions 3 and 5):
@@ -35,11 +29,6 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * its URL.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
-let model: ModelStandin;
 const PRICE = 2000n; // structure tier
 
 /** URLs fetched, one per piece of work; `duringWork` runs inside the work, after the payment was accepted. */
@@ -56,51 +45,23 @@ async function fetchUrl(url: string): Promise<FetchedDocument> {
   };
 }
 
-function useServices(env: Record<string, string> = {}) {
-  const config = loadConfig({
-    AI_BASE_URL: model.url,
-    AI_MODEL: "standin-small",
-    AI_MAX_RETRIES: "0",
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    ...env,
-  });
-  const services = createServices(config, { store, fetchUrl });
-  setServices(services);
-  return services;
-}
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  model = await startModelStandin({ port: 0 });
-  useServices();
-}, 30_000);
-
-afterAll(async () => {
-  setServices(undefined);
-  await model?.close();
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
+const h = serviceHarness({
+  chain: true,
+  feePayer: true,
+  model: true,
+  env: () => ({ AI_MAX_RETRIES: "0" }),
+  overrides: () => ({ fetchUrl }),
+  install: "beforeEach",
 });
 
-let clientCounter = 0;
 let client = "";
 let urlCounter = 0;
 beforeEach(async () => {
-  client = `203.0.113.${++clientCounter}`;
+  client = newClient();
   fetched = [];
   duringWork = undefined;
   // Each test starts below the service-wide count of defaults.
-  await store.del("x402-defaults");
-  model.reset();
-  useServices();
+  await h.store.del("x402-defaults");
 });
 
 const newUrl = () => `http://docs.example/${++urlCounter}.md`;
@@ -120,7 +81,7 @@ async function referenceFor(url: string, as = client, tier = "structure"): Promi
 }
 
 async function usdcBalance(owner: string): Promise<bigint> {
-  const { value } = await rpc.getTokenAccountBalance(await associatedTokenAccount(owner, chain.usdcMint)).send();
+  const { value } = await h.rpc.getTokenAccountBalance(await associatedTokenAccount(owner, h.chain.usdcMint)).send();
   return BigInt(value.amount);
 }
 
@@ -128,9 +89,9 @@ async function usdcBalance(owner: string): Promise<bigint> {
 async function walletWith(amount: bigint): Promise<TransactionSigner> {
   const wallet = await funded();
   const sink = await generateKeyPairSigner();
-  await transferToken(rpc, wallet, {
+  await transferToken(h.rpc, wallet, {
     owner: sink.address,
-    mint: chain.usdcMint,
+    mint: h.chain.usdcMint,
     amount: (await usdcBalance(wallet.address)) - amount,
   });
   expect(await usdcBalance(wallet.address)).toBe(amount);
@@ -140,18 +101,18 @@ async function walletWith(amount: bigint): Promise<TransactionSigner> {
 /** Moves everything `from` holds to `to`: the funds a payment promised, gone before it settles. */
 async function moveAll(from: TransactionSigner, to: Address): Promise<void> {
   const amount = await usdcBalance(from.address);
-  if (amount > 0n) await transferToken(rpc, from, { owner: to, mint: chain.usdcMint, amount });
+  if (amount > 0n) await transferToken(h.rpc, from, { owner: to, mint: h.chain.usdcMint, amount });
 }
 
 /** An x402 v1 X-PAYMENT of `amount` (the structure price) from `payer`, with the Memo given. */
 async function x402Payment(payer: TransactionSigner, memo?: string, amount = PRICE): Promise<string> {
-  const mint = address(chain.usdcMint);
-  const source = address(await associatedTokenAccount(payer.address, chain.usdcMint));
-  const destination = address(await associatedTokenAccount(chain.payTo, chain.usdcMint));
-  const { value: blockhash } = await rpc.getLatestBlockhash().send();
+  const mint = address(h.chain.usdcMint);
+  const source = address(await associatedTokenAccount(payer.address, h.chain.usdcMint));
+  const destination = address(await associatedTokenAccount(h.chain.payTo, h.chain.usdcMint));
+  const { value: blockhash } = await h.rpc.getLatestBlockhash().send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(address(chain.feePayer.address), m),
+    (m) => setTransactionMessageFeePayer(address(h.chain.feePayer.address), m),
     (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
     (m) =>
       appendTransactionMessageInstructions(
@@ -188,7 +149,7 @@ describe("payloads funded by one balance of one price", () => {
     const payer = await walletWith(PRICE);
     const urls = [newUrl(), newUrl(), newUrl()];
     const payments = await Promise.all(urls.map(async (url) => x402Payment(payer, await referenceFor(url))));
-    const payeeBefore = await usdcBalance(chain.payTo);
+    const payeeBefore = await usdcBalance(h.chain.payTo);
 
     const responses = await Promise.all(urls.map((url, i) => chunkUrl(url, { "X-PAYMENT": payments[i]! })));
 
@@ -199,7 +160,7 @@ describe("payloads funded by one balance of one price", () => {
       expect(["payer_busy", "payment_simulation_failed"]).toContain(await codeOf(refused));
     }
     expect(fetched).toHaveLength(1);
-    expect(await usdcBalance(chain.payTo)).toBe(payeeBefore + PRICE);
+    expect(await usdcBalance(h.chain.payTo)).toBe(payeeBefore + PRICE);
   });
 
   it("three one after another: the first pays, the next two fail their simulation and do no work", async () => {
@@ -242,7 +203,7 @@ describe("funds moved away after acceptance", () => {
     const alice = await walletWith(PRICE);
     const bob = await funded();
     await moveAll(bob, (await generateKeyPairSigner()).address);
-    const payeeBefore = await usdcBalance(chain.payTo);
+    const payeeBefore = await usdcBalance(h.chain.payTo);
     // While each request's work runs, the wallet that paid moves its USDC to the other one.
     const owners = [alice, bob];
     let turn = 0;
@@ -264,13 +225,13 @@ describe("funds moved away after acceptance", () => {
     // each later payment settles before its work, so moving the funds away no longer buys anything.
     expect(answers[0]).toBe("payment_simulation_failed");
     const paid = answers.filter((answer) => answer === "200").length;
-    const payeeGain = (await usdcBalance(chain.payTo)) - payeeBefore;
+    const payeeGain = (await usdcBalance(h.chain.payTo)) - payeeBefore;
     expect(payeeGain).toBe(BigInt(paid) * PRICE);
     expect(fetched.length).toBe(1 + paid);
   });
 
   it("new wallets from new addresses: past a few defaults in a window, every payer pays before the work", async () => {
-    const payeeBefore = await usdcBalance(chain.payTo);
+    const payeeBefore = await usdcBalance(h.chain.payTo);
     let free = 0;
     for (let round = 0; round < 5; round++) {
       const as = `198.18.0.${round + 1}`;
@@ -283,7 +244,7 @@ describe("funds moved away after acceptance", () => {
       if (response.status !== 200 && fetched.length > worked) free++;
     }
     expect(free).toBe(3);
-    expect(await usdcBalance(chain.payTo)).toBe(payeeBefore + 2n * PRICE);
+    expect(await usdcBalance(h.chain.payTo)).toBe(payeeBefore + 2n * PRICE);
   });
 });
 
@@ -293,19 +254,19 @@ describe("x402 v1 payloads and their reference", () => {
     const [a, b] = [newUrl(), newUrl()];
     const referenceOfA = await referenceFor(a);
     await referenceFor(b);
-    const payeeBefore = await usdcBalance(chain.payTo);
+    const payeeBefore = await usdcBalance(h.chain.payTo);
     const response = await chunkUrl(b, { "X-PAYMENT": await x402Payment(payer, referenceOfA) });
     expect(response.status).toBe(402);
     expect(await codeOf(response)).toBe("payment_reference_mismatch");
     expect(fetched).toEqual([]);
-    expect(await usdcBalance(chain.payTo)).toBe(payeeBefore);
+    expect(await usdcBalance(h.chain.payTo)).toBe(payeeBefore);
     // It still pays for A.
     const forA = await chunkUrl(a, { "X-PAYMENT": await x402Payment(payer, referenceOfA) });
     expect(forA.status).toBe(200);
   });
 
   it("a memo-less v1 payload is refused when references are required", async () => {
-    useServices({ PAYMENT_REQUIRE_REFERENCE: "true" });
+    h.use({ PAYMENT_REQUIRE_REFERENCE: "true" });
     const url = newUrl();
     await referenceFor(url);
     const response = await chunkUrl(url, { "X-PAYMENT": await x402Payment(await walletWith(PRICE)) });
@@ -352,7 +313,7 @@ describe("the ai tier, whose work costs model calls, settles before the work", (
 
   it("three payloads of one balance: the first is paid before its model calls, the others do no work", async () => {
     const payer = await walletWith(AI_PRICE);
-    const payeeBefore = await usdcBalance(chain.payTo);
+    const payeeBefore = await usdcBalance(h.chain.payTo);
     const urls = [newUrl(), newUrl(), newUrl()];
     const payments = await Promise.all(
       urls.map(async (url) => x402Payment(payer, await referenceFor(url, client, "ai"), AI_PRICE)),
@@ -369,21 +330,21 @@ describe("the ai tier, whose work costs model calls, settles before the work", (
     expect(answers).toEqual(["200", "payment_simulation_failed", "payment_simulation_failed"]);
     // The money had moved before the work began: moving it away then would change nothing.
     expect(balanceDuringWork).toBe(0n);
-    expect(await usdcBalance(chain.payTo)).toBe(payeeBefore + AI_PRICE);
+    expect(await usdcBalance(h.chain.payTo)).toBe(payeeBefore + AI_PRICE);
     expect(fetched).toHaveLength(1);
-    expect(model.counters().completions).toBeGreaterThan(0);
+    expect(h.model.counters().completions).toBeGreaterThan(0);
   });
 
   it("a provider that fails after the payment settled: 503, and the same X-PAYMENT is served later without a second charge", async () => {
     const payer = await walletWith(AI_PRICE * 2n);
     const url = newUrl();
     const payment = await x402Payment(payer, await referenceFor(url, client, "ai"), AI_PRICE);
-    model.control({ down: true });
+    h.model.control({ down: true });
     const down = await chunkUrl(url, { "X-PAYMENT": payment }, client, "ai");
     expect(down.status).toBe(503);
     expect(await codeOf(down)).toBe("ai_unavailable");
     expect(await usdcBalance(payer.address)).toBe(AI_PRICE);
-    model.control({ down: false });
+    h.model.control({ down: false });
     const retried = await chunkUrl(url, { "X-PAYMENT": payment }, client, "ai");
     expect(retried.status).toBe(200);
     expect(await usdcBalance(payer.address)).toBe(AI_PRICE);

@@ -5,7 +5,6 @@ import {
   createKeyPairSignerFromPrivateKeyBytes,
   type Address,
   type Instruction,
-  createSolanaRpc,
   generateKeyPairSigner,
   getAddressEncoder,
   getBase58Decoder,
@@ -16,7 +15,7 @@ import {
   LEGACY_MEMO_PROGRAM_ADDRESS_V1,
   LEGACY_MEMO_PROGRAM_ADDRESS_V3,
 } from "@solana-program/memo";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { wrapFetchWithPayment, createSigner, decodeXPaymentResponse } from "x402-fetch";
 import {
   decodePaymentRequiredHeader,
@@ -27,94 +26,50 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment as wrapFetchWithPaymentV2, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { loadConfig } from "@/lib/ground/config";
-import { startLocalChain, type LocalChain } from "@/localchain";
 import { associatedTokenAccount, memoInstruction } from "@/lib/payments/usdc-transfer";
-import { createServices, setServices, type Services } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { call as callAs, funded, ORIGIN, prose, upload } from "./helpers/api";
-import { type Rpc, createOtherMint, transferToken } from "./helpers/chain";
+import { clientPerTest, funded, inProcessFetch, json, ORIGIN, prose, upload } from "./helpers/api";
+import { createOtherMint, transferToken } from "./helpers/chain";
+import { serviceHarness } from "./helpers/service-harness";
 import { startReferenceFacilitator } from "./helpers/facilitator";
 import { startRecordingProxy } from "./helpers/rpc-proxy";
-import { type RedisServer, startRedisServer, freePort } from "./helpers/redis-server";
+import { freePort } from "./helpers/redis-server";
 
 /**
  * Paying for the paid tiers, through the route handlers, against the real
  * Solana runtime (the project's local chain) and a real redis-server.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
+const h = serviceHarness({ chain: true, feePayer: true });
 
 const PRICE = 2000n; // structure tier
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "fixtures", name)));
 
-function useServices(env: Record<string, string> = {}): Services {
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    ...env,
-  });
-  const services = createServices(config, { store });
-  setServices(services);
-  return services;
-}
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  useServices();
-}, 30_000);
-
-afterAll(async () => {
-  setServices(undefined);
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
-});
-
 /** The service settling x402 payments through x402's reference facilitator instead of its own fee payer key. */
 async function withFacilitator(run: (facilitator: { requests: string[] }) => Promise<void>): Promise<void> {
-  const facilitator = await startReferenceFacilitator(chain.rpcUrl, chain.feePayer.secretKey);
-  useServices({
+  const facilitator = await startReferenceFacilitator(h.chain.rpcUrl, h.chain.feePayer.secretKey);
+  h.use({
     FEE_PAYER_SECRET_KEY: "",
     X402_FACILITATOR_URL: facilitator.url,
-    X402_FACILITATOR_FEE_PAYER: chain.feePayer.address,
+    X402_FACILITATOR_FEE_PAYER: h.chain.feePayer.address,
   });
   try {
     await run(facilitator);
   } finally {
     await facilitator.close();
-    useServices();
+    h.use();
   }
 }
 
 // Each test asks as its own client: unpaid references are counted per client.
-let clientCounter = 0;
-let client = "";
-beforeEach(() => {
-  client = `198.51.100.${++clientCounter}`;
-});
-const call = (method: string, path: string, init: Parameters<typeof callAs>[2] = {}) =>
-  callAs(method, path, { client, ...init });
+const asClient = clientPerTest();
+const { call } = asClient;
 
 let documentCounter = 0;
 /** A distinct small document per call, so each test's requests are its own. */
 const newDocument = () => `# Report ${++documentCounter}\n\n${prose(1, documentCounter)}`;
 
-async function json(response: Response): Promise<Record<string, any>> {
-  return (await response.json()) as Record<string, any>;
-}
-
 async function advanceClock(seconds: number): Promise<void> {
-  const response = await fetch(chain.rpcUrl, {
+  const response = await fetch(h.chain.rpcUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "chunkwise_advanceClock", params: [seconds] }),
@@ -132,8 +87,8 @@ async function ask(document: string): Promise<Record<string, any>> {
 }
 
 async function usdcBalance(owner: string): Promise<bigint> {
-  const account = await associatedTokenAccount(owner, chain.usdcMint);
-  const { value } = await rpc.getTokenAccountBalance(account).send();
+  const account = await associatedTokenAccount(owner, h.chain.usdcMint);
+  const { value } = await h.rpc.getTokenAccountBalance(account).send();
   return BigInt(value.amount);
 }
 
@@ -152,11 +107,11 @@ async function pay(
   } = {},
 ): Promise<string> {
   return transferToken(
-    rpc,
+    h.rpc,
     payer,
     {
-      owner: options.owner ?? chain.payTo,
-      mint: options.mint ?? chain.usdcMint,
+      owner: options.owner ?? h.chain.payTo,
+      mint: options.mint ?? h.chain.usdcMint,
       amount: options.amount ?? PRICE,
       memo: options.reference ? (options.memo ?? memoInstruction)(options.reference) : undefined,
     },
@@ -170,18 +125,18 @@ describe("the signature path (the spec's agent flow)", () => {
     const required = await ask(document);
     expect(required.code).toBe("payment_required");
     expect(required.paymentRequirements).toMatchObject({
-      payTo: chain.payTo,
-      asset: chain.usdcMint,
+      payTo: h.chain.payTo,
+      asset: h.chain.usdcMint,
       maxAmountRequired: "2000",
       network: "solana-localnet",
     });
     expect(required.paymentRequirements.extra.reference).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
-    expect(required.accepts[0].extra.feePayer).toBe(chain.feePayer.address);
+    expect(required.accepts[0].extra.feePayer).toBe(h.chain.feePayer.address);
 
     const payer = await funded();
-    const before = await usdcBalance(chain.payTo);
+    const before = await usdcBalance(h.chain.payTo);
     const signature = await pay(payer, { reference: required.paymentRequirements.extra.reference });
-    expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+    expect(await usdcBalance(h.chain.payTo)).toBe(before + PRICE);
 
     const served = await send(document, { "X-PAYMENT": signature });
     const result = await json(served);
@@ -207,13 +162,13 @@ describe("the signature path (the spec's agent flow)", () => {
     const body = await json(reused);
     expect(body.code).toBe("payment_already_used");
     // Every refusal is a full 402 a client can pay from.
-    expect(body.paymentRequirements.payTo).toBe(chain.payTo);
+    expect(body.paymentRequirements.payTo).toBe(h.chain.payTo);
   });
 
   it("gives each bad payment a 402 with its own code", async () => {
     const payer = await funded();
     const stranger = await generateKeyPairSigner();
-    const otherMint = await createOtherMint(rpc, payer, 1_000_000n);
+    const otherMint = await createOtherMint(h.rpc, payer, 1_000_000n);
     const cases: Array<[string, string]> = [
       ["payment_insufficient", await pay(payer, { amount: PRICE - 1n })],
       ["payment_wrong_asset", await pay(payer, { mint: otherMint })],
@@ -247,7 +202,7 @@ describe("the signature path (the spec's agent flow)", () => {
 
   it("lets exactly one of 10 concurrent requests with one fresh payment for 10 documents through", async () => {
     // One client sending 10 at once: its limit of requests in progress raised, so all 10 reach the payment.
-    useServices({ CLIENT_MAX_CONCURRENT_REQUESTS: "10" });
+    h.use({ CLIENT_MAX_CONCURRENT_REQUESTS: "10" });
     const payer = await funded();
     const signature = await pay(payer);
     const responses = await Promise.all(
@@ -257,7 +212,7 @@ describe("the signature path (the spec's agent flow)", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     const refusals = await Promise.all(responses.filter((r) => r.status !== 200).map(json));
     expect(refusals.map((r) => r.code)).toEqual(Array(9).fill("payment_already_used"));
-    useServices();
+    h.use();
   });
 
   // Each Memo program wallets and libraries use: the newest one's data reaches us undecoded.
@@ -286,14 +241,14 @@ describe("the signature path (the spec's agent flow)", () => {
   it.each(memoBuilders)(
     "a strict server (PAYMENT_REQUIRE_REFERENCE) accepts a reference carried by $name",
     async ({ memo }) => {
-      useServices({ PAYMENT_REQUIRE_REFERENCE: "true" });
+      h.use({ PAYMENT_REQUIRE_REFERENCE: "true" });
       try {
         const document = newDocument();
         const reference = (await ask(document)).paymentRequirements.extra.reference;
         const signature = await pay(await funded(), { reference, memo });
         expect((await send(document, { "X-PAYMENT": signature })).status).toBe(200);
       } finally {
-        useServices();
+        h.use();
       }
     },
   );
@@ -316,7 +271,7 @@ describe("the signature path (the spec's agent flow)", () => {
   });
 
   it("a client past its allowance of unpaid references can still pay the 402s it holds, and paying frees one", async () => {
-    useServices({ PAYMENT_MAX_OUTSTANDING_REFERENCES: "3" });
+    h.use({ PAYMENT_MAX_OUTSTANDING_REFERENCES: "3" });
     try {
       const documentA = newDocument();
       const reference = (await ask(documentA)).paymentRequirements.extra.reference;
@@ -330,12 +285,12 @@ describe("the signature path (the spec's agent flow)", () => {
       expect(paid.status).toBe(200);
       expect((await send(newDocument())).status).toBe(402);
     } finally {
-      useServices();
+      h.use();
     }
   });
 
   it("refuses memo-less payments when configured strict", async () => {
-    useServices({ PAYMENT_REQUIRE_REFERENCE: "true" });
+    h.use({ PAYMENT_REQUIRE_REFERENCE: "true" });
     try {
       const payer = await funded();
       const signature = await pay(payer);
@@ -343,7 +298,7 @@ describe("the signature path (the spec's agent flow)", () => {
       expect(response.status).toBe(402);
       expect((await json(response)).code).toBe("payment_reference_required");
     } finally {
-      useServices();
+      h.use();
     }
   });
 
@@ -364,7 +319,7 @@ describe("the signature path (the spec's agent flow)", () => {
     const payer = await funded();
     const signature = await pay(payer);
     const document = newDocument();
-    useServices({ SOLANA_RPC_URL: `http://127.0.0.1:${await freePort()}` });
+    h.use({ SOLANA_RPC_URL: `http://127.0.0.1:${await freePort()}` });
     try {
       const down = await send(document, { "X-PAYMENT": signature });
       expect(down.status).toBe(503);
@@ -373,7 +328,7 @@ describe("the signature path (the spec's agent flow)", () => {
       expect(health.status).toBe(503);
       expect((await json(health)).checks.chain.ok).toBe(false);
     } finally {
-      useServices();
+      h.use();
     }
     expect((await send(document, { "X-PAYMENT": signature })).status).toBe(200);
   });
@@ -403,13 +358,6 @@ describe("the x402 path", () => {
     return { payer, signer: await createSigner("solana-devnet", secret) };
   }
 
-  /** x402-fetch calls this fetch; it dispatches to the route handlers in process. */
-  const inProcessFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-    const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
-  }) as typeof fetch;
-
   async function payWithX402Fetch(): Promise<{
     response: Response;
     result: Record<string, any>;
@@ -417,8 +365,8 @@ describe("the x402 path", () => {
     payer: string;
   }> {
     const { payer, signer } = await x402Payer();
-    const payingFetch = wrapFetchWithPayment(inProcessFetch, signer, 100_000n, undefined, {
-      svmConfig: { rpcUrl: chain.rpcUrl },
+    const payingFetch = wrapFetchWithPayment(inProcessFetch(asClient.address), signer, 100_000n, undefined, {
+      svmConfig: { rpcUrl: h.chain.rpcUrl },
     });
     const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
       method: "POST",
@@ -435,11 +383,11 @@ describe("the x402 path", () => {
   }
 
   it("an unmodified x402-fetch client pays and gets its result with X-PAYMENT-RESPONSE", async () => {
-    const before = await usdcBalance(chain.payTo);
+    const before = await usdcBalance(h.chain.payTo);
     const { result, settlement, payer } = await payWithX402Fetch();
     expect(settlement).toMatchObject({ success: true, network: "solana-devnet", payer });
     expect(result.payment).toMatchObject({ amount: 2000, transaction: settlement.transaction });
-    expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+    expect(await usdcBalance(h.chain.payTo)).toBe(before + PRICE);
 
     // The settled transaction's signature cannot pay a second time through the signature path.
     const reuse = await send(newDocument(), { "X-PAYMENT": settlement.transaction });
@@ -448,11 +396,11 @@ describe("the x402 path", () => {
 
   it("settles through a configured facilitator (X402_FACILITATOR_URL) when the service holds no fee-payer key", async () => {
     await withFacilitator(async (facilitator) => {
-      const before = await usdcBalance(chain.payTo);
+      const before = await usdcBalance(h.chain.payTo);
       const { result, settlement } = await payWithX402Fetch();
       expect(facilitator.requests).toEqual(["/verify", "/settle"]);
       expect(result.payment.transaction).toBe(settlement.transaction);
-      expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+      expect(await usdcBalance(h.chain.payTo)).toBe(before + PRICE);
       const reuse = await send(newDocument(), { "X-PAYMENT": settlement.transaction });
       expect((await json(reuse)).code).toBe("payment_already_used");
     });
@@ -465,20 +413,9 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
   /** `@x402/fetch` 2.x set up as its README says, with the v2 scheme only. */
   function v2Client(signer: TransactionSigner) {
     const client = new x402Client();
-    client.register("solana:*", new ExactSvmScheme(signer, { rpcUrl: chain.rpcUrl }));
+    client.register("solana:*", new ExactSvmScheme(signer, { rpcUrl: h.chain.rpcUrl }));
     return client;
   }
-
-  const fetchIn = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-    const headers = Object.fromEntries(
-      new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).entries(),
-    );
-    return call(init?.method ?? (input instanceof Request ? input.method : "GET"), url.pathname, {
-      body: init?.body ?? (input instanceof Request ? await input.blob() : undefined),
-      headers,
-    });
-  }) as typeof fetch;
 
   async function offerFor(document: string): Promise<{ body: Record<string, any>; required: PaymentRequired }> {
     const response = await send(document);
@@ -490,8 +427,8 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
 
   it("an unmodified @x402/fetch 2.x client registering only v2 pays and reads PAYMENT-RESPONSE", async () => {
     const payer = await funded();
-    const before = await usdcBalance(chain.payTo);
-    const payingFetch = wrapFetchWithPaymentV2(fetchIn, v2Client(payer));
+    const before = await usdcBalance(h.chain.payTo);
+    const payingFetch = wrapFetchWithPaymentV2(inProcessFetch(asClient.address), v2Client(payer));
     const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
       method: "POST",
       body: upload(newDocument(), "v2.md"),
@@ -502,13 +439,13 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
     expect(settlement).toMatchObject({ success: true, network: DEVNET, payer: payer.address });
     expect(result.payment).toMatchObject({ amount: 2000, transaction: settlement.transaction });
     expect(response.headers.get("x-payment-response")).toBeNull();
-    expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+    expect(await usdcBalance(h.chain.payTo)).toBe(before + PRICE);
   });
 
   it("a v2 payment settles through the reference facilitator when one is configured", async () => {
     await withFacilitator(async (facilitator) => {
-      const before = await usdcBalance(chain.payTo);
-      const payingFetch = wrapFetchWithPaymentV2(fetchIn, v2Client(await funded()));
+      const before = await usdcBalance(h.chain.payTo);
+      const payingFetch = wrapFetchWithPaymentV2(inProcessFetch(asClient.address), v2Client(await funded()));
       const response = await payingFetch(`${ORIGIN}/api/chunk/standard`, {
         method: "POST",
         body: upload(newDocument(), "v2.md"),
@@ -518,7 +455,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
       expect(facilitator.requests).toEqual(["/verify", "/settle"]);
       const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
       expect(result.payment.transaction).toBe(settlement.transaction);
-      expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+      expect(await usdcBalance(h.chain.payTo)).toBe(before + PRICE);
     });
   });
 
@@ -549,10 +486,10 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
           scheme: "exact",
           network: DEVNET,
           amount: "2000",
-          asset: chain.usdcMint,
-          payTo: chain.payTo,
+          asset: h.chain.usdcMint,
+          payTo: h.chain.payTo,
           extra: {
-            feePayer: chain.feePayer.address,
+            feePayer: h.chain.feePayer.address,
             memo: body.paymentRequirements.extra.reference,
             tier: "structure",
           },
@@ -593,8 +530,8 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
   it.each(tampered)(
     "a v2 payload accepting %s is refused with its own code and no RPC call",
     async (_name, tamper, code) => {
-      const proxy = await startRecordingProxy(chain.rpcUrl);
-      useServices({ SOLANA_RPC_URL: proxy.url });
+      const proxy = await startRecordingProxy(h.chain.rpcUrl);
+      h.use({ SOLANA_RPC_URL: proxy.url });
       try {
         const document = newDocument();
         const { required } = await offerFor(document);
@@ -609,7 +546,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
         expect((await json(response)).code).toBe(code);
         expect(proxy.methods).toEqual([]);
       } finally {
-        useServices();
+        h.use();
         await proxy.close();
       }
     },
@@ -636,8 +573,8 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
   });
 
   it("a settlement that fails after the work is a 402 with the reason, and a new payment is answered from the kept result", async () => {
-    const proxy = await startRecordingProxy(chain.rpcUrl);
-    const services = useServices({ SOLANA_RPC_URL: proxy.url });
+    const proxy = await startRecordingProxy(h.chain.rpcUrl);
+    const services = h.use({ SOLANA_RPC_URL: proxy.url });
     const lookups = vi.spyOn(services.computedResults, "find");
     try {
       const document = newDocument();
@@ -654,7 +591,7 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
       lookups.mockClear();
 
       proxy.sends = "forward";
-      const before = await usdcBalance(chain.payTo);
+      const before = await usdcBalance(h.chain.payTo);
       const second = encodePaymentSignatureHeader(
         await v2Client(payer).createPaymentPayload((await offerFor(document)).required),
       );
@@ -662,11 +599,11 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
       const result = await json(paid);
       expect(paid.status, JSON.stringify(result)).toBe(200);
       expect(result.chunks.length).toBeGreaterThan(0);
-      expect(await usdcBalance(chain.payTo)).toBe(before + PRICE);
+      expect(await usdcBalance(h.chain.payTo)).toBe(before + PRICE);
       expect(await lookups.mock.results[0]?.value).not.toBeNull();
       expect(await services.computedResults.find(requestKey)).toBeNull();
     } finally {
-      useServices();
+      h.use();
       await proxy.close();
     }
   });
@@ -675,19 +612,19 @@ describe("x402 version 2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE"
 describe("local mode", () => {
   it("GET /api shows the local chain and the faucet; other networks have neither", async () => {
     const info = await json(await call("GET", "/api"));
-    expect(info.localnet).toMatchObject({ rpc_url: chain.rpcUrl, faucet_url: `${ORIGIN}/api/dev/faucet` });
-    expect(info.payment.x402.fee_payer).toBe(chain.feePayer.address);
+    expect(info.localnet).toMatchObject({ rpc_url: h.chain.rpcUrl, faucet_url: `${ORIGIN}/api/dev/faucet` });
+    expect(info.payment.x402.fee_payer).toBe(h.chain.feePayer.address);
 
-    useServices({ SOLANA_NETWORK: "solana-devnet", PAY_TO_ADDRESS: chain.payTo });
+    h.use({ SOLANA_NETWORK: "solana-devnet", PAY_TO_ADDRESS: h.chain.payTo });
     try {
       expect((await json(await call("GET", "/api"))).localnet).toBeUndefined();
       const faucet = await call("POST", "/api/dev/faucet", {
-        body: JSON.stringify({ address: chain.payTo }),
+        body: JSON.stringify({ address: h.chain.payTo }),
         headers: { "content-type": "application/json" },
       });
       expect(faucet.status).toBe(404);
     } finally {
-      useServices();
+      h.use();
     }
   });
 

@@ -7,44 +7,21 @@
  */
 import fs from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
+import { beforeAll, describe, expect, it } from "vitest";
 import { installedLanguages } from "@/lib/ground/ocr-language-data";
-import { createServices, setServices } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
 import { countTokens, loadTokenizer } from "@/lib/tokens";
-import { type LocalChain, startLocalChain } from "@/localchain";
-import { ORIGIN, call, pollUntilDone, prose, upload } from "./helpers/api";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { call, connectMcp, newClient, pollUntilDone, prose, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 const read = (name: string) => fs.readFileSync(join(import.meta.dirname, "fixtures", name), "utf8");
 
-let redis: RedisServer;
-let chain: LocalChain;
-let store: RedisStore;
-let clientCounter = 0;
-const newClient = () => `203.0.113.${++clientCounter}`;
+// The chain is there for the paid tiers the tool offers; these tests use the free one.
+serviceHarness({ chain: true });
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  chain = await startLocalChain({ port: 0 });
-  store = new RedisStore({ url: redis.url });
   await Promise.all([loadTokenizer("cl100k_base"), loadTokenizer("llama3")]);
-  setServices(
-    createServices(loadConfig({ REDIS_URL: redis.url, SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo }), {
-      store,
-    }),
-  );
 }, 120_000);
-
-afterAll(async () => {
-  await store?.close();
-  await chain?.close();
-  await redis?.stop();
-});
 
 async function chunkFree(text: string, filename: string, fields: Record<string, string>) {
   const response = await call("POST", "/api/chunk/free", { body: upload(text, filename, fields), client: newClient() });
@@ -133,16 +110,7 @@ describe("over MCP", () => {
     "chunk_document takes tokenizer and ocr_languages, and refuses unknown OCR languages",
     { timeout: 180_000 },
     async () => {
-      const address = newClient();
-      const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), {
-        fetch: async (input, init) => {
-          const url = new URL(input instanceof Request ? input.url : input);
-          const headers = Object.fromEntries(new Headers(init?.headers).entries());
-          return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers, client: address });
-        },
-      });
-      const sdk = new Client({ name: "chunkwise-test", version: "1.0.0" });
-      await sdk.connect(transport);
+      const sdk = await connectMcp(newClient());
       try {
         const ok = (await sdk.callTool({
           name: "chunk_document",

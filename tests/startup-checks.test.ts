@@ -1,13 +1,10 @@
 import { redirectLogs } from "@/lib/observability/log";
-import { createSolanaRpc } from "@solana/kit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError, MAINNET_USDC_MINT, loadConfig } from "@/lib/ground/config";
-import { createServices, setServices } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { type LocalChain, startLocalChain } from "@/localchain";
-import { call, funded, upload } from "./helpers/api";
-import { type Rpc, transferToken } from "./helpers/chain";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { setServices } from "@/lib/services";
+import { call, funded, json, upload } from "./helpers/api";
+import { transferToken } from "./helpers/chain";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * Start-up refuses a configuration that cannot be right (issue 26,
@@ -15,26 +12,7 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * route handlers, not only server.mjs (which Vercel does not run).
  */
 
-let redis: RedisServer;
-let store: RedisStore;
-let chain: LocalChain;
-let rpc: Rpc;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-}, 30_000);
-
-afterAll(async () => {
-  setServices(undefined);
-  await chain?.close();
-  await store?.close();
-  await redis?.stop();
-});
-
-const json = async (response: Response) => (await response.json()) as Record<string, any>;
+const h = serviceHarness({ chain: true });
 
 describe("a mainnet USDC_MINT other than USDC's", () => {
   const mainnet = (mint?: string) => ({
@@ -45,18 +23,18 @@ describe("a mainnet USDC_MINT other than USDC's", () => {
   });
 
   it("is refused at load; USDC's own mint, or none, is taken", () => {
-    expect(() => loadConfig(mainnet(chain.usdcMint))).toThrow(ConfigError);
-    expect(() => loadConfig(mainnet(chain.usdcMint))).toThrow(/USDC_MINT .* is not USDC on mainnet/);
+    expect(() => loadConfig(mainnet(h.chain.usdcMint))).toThrow(ConfigError);
+    expect(() => loadConfig(mainnet(h.chain.usdcMint))).toThrow(/USDC_MINT .* is not USDC on mainnet/);
     expect(loadConfig(mainnet(MAINNET_USDC_MINT)).usdcMint).toBe(MAINNET_USDC_MINT);
     expect(loadConfig(mainnet()).usdcMint).toBe(MAINNET_USDC_MINT);
     // Devnet and the local chain keep their own test mints.
-    expect(loadConfig({ USDC_MINT: chain.usdcMint }).usdcMint).toBe(chain.usdcMint);
+    expect(loadConfig({ USDC_MINT: h.chain.usdcMint }).usdcMint).toBe(h.chain.usdcMint);
   });
 
   it("makes the first request of a host without server.mjs a 503 server_misconfigured, and is logged", async () => {
     const saved = { ...process.env };
     setServices(undefined);
-    Object.assign(process.env, mainnet(chain.usdcMint));
+    Object.assign(process.env, mainnet(h.chain.usdcMint));
     const logged: unknown[] = [];
     const restoreLogs = redirectLogs({ write: (line) => void logged.push(line) });
     try {
@@ -76,27 +54,24 @@ describe("a mainnet USDC_MINT other than USDC's", () => {
 describe("an RPC whose genesis hash is not SOLANA_NETWORK's", () => {
   /** The local chain (its own genesis) announced as devnet or mainnet. */
   function servicesOn(network: "solana-devnet" | "solana") {
-    const config = loadConfig({
+    return h.use({
       SOLANA_NETWORK: network,
-      REDIS_URL: redis.url,
-      SOLANA_RPC_URL: chain.rpcUrl,
-      PAY_TO_ADDRESS: chain.payTo,
-      USDC_MINT: network === "solana" ? MAINNET_USDC_MINT : chain.usdcMint,
-      FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-      PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
+      USDC_MINT: network === "solana" ? MAINNET_USDC_MINT : h.chain.usdcMint,
+      FEE_PAYER_SECRET_KEY: h.chain.feePayer.secretKey,
     });
-    const services = createServices(config, { store });
-    setServices(services);
-    return services;
   }
 
   it.each(["solana-devnet", "solana"] as const)(
     "as %s: a paid request is a 503 server_misconfigured before its payment is judged, and health says why",
     async (network) => {
       // A real transfer on the local chain, which a devnet or mainnet server must not take as a payment.
-      setServices(createServices(loadConfig({ SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo }), { store }));
+      h.use();
       const payer = await funded();
-      const signature = await transferToken(rpc, payer, { owner: chain.payTo, mint: chain.usdcMint, amount: 2000n });
+      const signature = await transferToken(h.rpc, payer, {
+        owner: h.chain.payTo,
+        mint: h.chain.usdcMint,
+        amount: 2000n,
+      });
       servicesOn(network);
       const logged: unknown[] = [];
       const restoreLogs = redirectLogs({ write: (line) => void logged.push(line) });
@@ -122,7 +97,7 @@ describe("an RPC whose genesis hash is not SOLANA_NETWORK's", () => {
   );
 
   it("the local chain's network is not checked: its genesis is new at every start", async () => {
-    setServices(createServices(loadConfig({ SOLANA_RPC_URL: chain.rpcUrl, PAY_TO_ADDRESS: chain.payTo }), { store }));
+    h.use();
     try {
       const health = await call("GET", "/api/health");
       expect(health.status).toBe(200);

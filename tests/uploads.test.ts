@@ -1,15 +1,9 @@
 import { createHash } from "node:crypto";
-import { createSolanaRpc } from "@solana/kit";
 import { getPayloadFromClientToken } from "@vercel/blob/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
-import { type Services, createServices, setServices } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
-import { type LocalChain, startLocalChain } from "@/localchain";
-import { call, payFor402, pollUntilDone, prose, upload } from "./helpers/api";
-import type { Rpc } from "./helpers/chain";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, newClient, payFor402, pollUntilDone, prose, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 import { paddedPdf } from "./helpers/large-pdf";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
 
 /**
  * Two-step uploads (lib/uploads/): declared with POST /api/uploads, the bytes
@@ -19,27 +13,10 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * HTTP boundary (the client token is signed locally: no network).
  */
 
-let redis: RedisServer;
-let chain: LocalChain;
-let rpc: Rpc;
-let store: RedisStore;
+const h = serviceHarness({ chain: true });
 /** A 10 MB PDF: twice what Vercel lets a request body be. */
 let bigPdf: Uint8Array;
 
-function useServices(env: Record<string, string> = {}): Services {
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    ...env,
-  });
-  const services = createServices(config, { store });
-  setServices(services);
-  return services;
-}
-
-let clientCounter = 0;
-const newClient = () => `203.0.113.${++clientCounter}`;
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const jsonBody = (value: unknown) => ({
   body: JSON.stringify(value),
@@ -71,26 +48,15 @@ async function uploaded(bytes: Uint8Array, filename = "report.pdf", client = new
 const chunkTexts = (body: Record<string, any>) => (body.chunks as Array<{ text: string }>).map((c) => c.text);
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  chain = await startLocalChain({ port: 0 });
-  rpc = createSolanaRpc(chain.rpcUrl);
-  store = new RedisStore({ url: redis.url });
   bigPdf = await paddedPdf(10 * 1024 * 1024);
 }, 60_000);
-
-afterAll(async () => {
-  setServices(undefined);
-  await store?.close();
-  await chain?.close();
-  await redis?.stop();
-});
 
 describe("two-step uploads to the service", () => {
   it(
     "a 10 MB PDF uploaded, then chunked by upload_id (multipart and JSON), answers what the file sent inline does",
     { timeout: 180_000 },
     async () => {
-      useServices();
+      h.use();
       const client = newClient();
       const uploadId = await uploaded(bigPdf, "report.pdf", client);
 
@@ -126,10 +92,10 @@ describe("two-step uploads to the service", () => {
   );
 
   it(
-    "a paid tier by upload_id: 402 first, paid on the local chain, then chunked; the binding is the bytes' SHA-256",
+    "a paid tier by upload_id: 402 first, paid on the local h.chain, then chunked; the binding is the bytes' SHA-256",
     { timeout: 180_000 },
     async () => {
-      const services = useServices();
+      const services = h.use();
       const client = newClient();
       const uploadId = await uploaded(bigPdf, "report.pdf", client);
       const ask = () =>
@@ -137,7 +103,7 @@ describe("two-step uploads to the service", () => {
           ...jsonBody({ upload_id: uploadId, tier: "structure", max_tokens: 128 }),
           client,
         });
-      const signature = await payFor402(rpc, chain, ask);
+      const signature = await payFor402(h.rpc, h.chain, ask);
       const paid = await call("POST", "/api/chunk", {
         ...jsonBody({ upload_id: uploadId, tier: "structure", max_tokens: 128 }),
         headers: { "content-type": "application/json", "x-payment": signature },
@@ -161,7 +127,7 @@ describe("two-step uploads to the service", () => {
   );
 
   it("runs as a job by upload_id (async=true): the job reads the uploaded bytes", { timeout: 120_000 }, async () => {
-    useServices();
+    h.use();
     const client = newClient();
     const text = new TextEncoder().encode(`# Large notes\n\n${prose(3)}`);
     const created = await declare(client, { filename: "notes.md", content_type: "text/markdown", size: text.length });
@@ -183,7 +149,7 @@ describe("two-step uploads to the service", () => {
 
 describe("refusals", () => {
   it("an unknown, malformed or expired upload_id answers 404 expired_or_unknown; one never sent 409 upload_incomplete", async () => {
-    useServices({ RESULT_TTL_SECONDS: "2" });
+    h.use({ RESULT_TTL_SECONDS: "2" });
     const client = newClient();
     for (const id of ["upl_00000000000000000000000000000000", "not-an-id"]) {
       const answer = await call("POST", "/api/chunk", { ...jsonBody({ upload_id: id, tier: "free" }), client });
@@ -208,7 +174,7 @@ describe("refusals", () => {
   });
 
   it("a document over 25 MB is refused when declared, and bytes other than declared when sent", async () => {
-    const services = useServices();
+    const services = h.use();
     const client = newClient();
     const tooBig = await declare(client, {
       filename: "huge.pdf",
@@ -250,7 +216,7 @@ describe("refusals", () => {
   });
 
   it("exactly one of file/url and upload_id; a client starting too many uploads is told to wait", async () => {
-    useServices({ UPLOADS_BURST: "2", UPLOADS_PER_MINUTE: "1" });
+    h.use({ UPLOADS_BURST: "2", UPLOADS_PER_MINUTE: "1" });
     const client = newClient();
     const uploadId = await uploaded(new TextEncoder().encode(`# Both\n\n${prose(1)}`), "both.md", client);
     const both = upload("# Inline\n\ntext", "inline.md", { upload_id: uploadId });
@@ -279,7 +245,7 @@ describe("the Vercel Blob path", () => {
   const BLOB_ENV = { BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_teststore123_0123456789abcdefghijklmnop" };
 
   it("answers a Blob target, and the handshake gives upload() a token for the one pathname, type and size", async () => {
-    useServices(BLOB_ENV);
+    h.use(BLOB_ENV);
     const client = newClient();
     const created = await declare(client, {
       filename: "big report.pdf",
@@ -330,7 +296,7 @@ describe("the Vercel Blob path", () => {
   });
 
   it("without Blob configured, the handshake route answers 404", async () => {
-    useServices();
+    h.use();
     const answer = await call("POST", "/api/uploads/blob", {
       ...jsonBody({
         type: "blob.generate-client-token",

@@ -1,19 +1,15 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/ground/config";
 import { newJobId } from "@/lib/jobs/job-store";
-import { createServices, setServices, type Services } from "@/lib/services";
-import { RedisStore } from "@/lib/store";
+import { type Services } from "@/lib/services";
 import { createWebhookEndpoint } from "@/lib/webhooks/endpoint";
 import { type JobWebhook, newJobWebhook } from "@/lib/webhooks/job-webhook";
 import { InProcessWebhookScheduler } from "@/lib/webhooks/scheduler";
-import { ORIGIN, call, prose, upload } from "./helpers/api";
-import { type RedisServer, startRedisServer } from "./helpers/redis-server";
+import { ORIGIN, call, connectMcp, json, newClient, prose, upload } from "./helpers/api";
+import { serviceHarness } from "./helpers/service-harness";
 
 /**
  * Signed webhooks for jobs, on a real redis-server: receivers on loopback (allowed, as for document URLs, by
@@ -21,8 +17,6 @@ import { type RedisServer, startRedisServer } from "./helpers/redis-server";
  * tries, or never answer; a webhook_url on a private address refused at acceptance; the secret never in a status.
  */
 
-let redis: RedisServer;
-let store: RedisStore;
 let receiver: http.Server;
 let hooks: string;
 
@@ -45,37 +39,20 @@ const secretFor = (path: string) => {
   return entry;
 };
 
-/** Job work (runJob) and webhook tries run detached; each is tracked apart, so a test can tell them apart. */
-const jobWork = new Set<Promise<void>>();
+/** Job work (runJob) runs as the harness's scheduled work; webhook tries detached, so a test can tell them apart. */
 let scheduler: InProcessWebhookScheduler;
-
-function useServices(env: Record<string, string> = {}): Services {
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    URL_FETCH_ALLOW_PRIVATE: "true",
-    WEBHOOK_RETRY_BASE_MS: "50",
-    ...env,
-  });
-  const services = createServices(config, {
-    store,
-    schedule: (work) => {
-      const running = work().finally(() => jobWork.delete(running));
-      jobWork.add(running);
-    },
+const h = serviceHarness({
+  env: () => ({ URL_FETCH_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "50" }),
+  overrides: (_, config) => ({
     webhookScheduler: (deliver) =>
       (scheduler = new InProcessWebhookScheduler({
         deliver,
         schedule: (work) => void work(),
         maxPending: config.webhooks.maxPending,
       })),
-  });
-  setServices(services);
-  return services;
-}
+  }),
+});
 
-let clientCounter = 0;
-const newClient = () => `203.0.113.${++clientCounter}`;
-const json = async (response: Response) => (await response.json()) as Record<string, any>;
 const status = async (jobId: string) => json(await call("GET", `/api/job/${jobId}/status`));
 
 /** Polls (bounded) until the job's webhook leaves `pending`. */
@@ -98,8 +75,6 @@ const textJob = (webhookUrl: string, client = newClient(), fields: Record<string
   });
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  store = new RedisStore({ url: redis.url });
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -142,21 +117,18 @@ beforeAll(async () => {
 }, 60_000);
 
 afterEach(async () => {
-  await Promise.allSettled([...jobWork]);
+  await h.drain();
   await scheduler?.idle();
 });
 
 afterAll(async () => {
-  setServices(undefined);
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
-  await store?.close();
-  await redis?.stop();
 });
 
 describe("a job's webhook", () => {
   it("POSTs the completed job's status, signed so that Webhook.verify accepts it; the secret is never in a status", async () => {
-    useServices();
+    h.use();
     const path = "/verify/1";
     const accepted = await textJob(`${hooks}${path}`);
     expect(accepted.status).toBe(200);
@@ -193,7 +165,7 @@ describe("a job's webhook", () => {
   });
 
   it("retries with backoff after two failures, under one webhook-id, each try signed afresh (JSON body route)", async () => {
-    useServices();
+    h.use();
     const path = "/flaky/1";
     const accepted = await call("POST", "/api/chunk", {
       body: JSON.stringify({ url: `${hooks}/doc.txt`, tier: "free", async: true, webhook_url: `${hooks}${path}` }),
@@ -215,7 +187,7 @@ describe("a job's webhook", () => {
   });
 
   it("gives up on a receiver that never answers after WEBHOOK_MAX_ATTEMPTS timed-out tries, without holding the job's worker", async () => {
-    const services = useServices({
+    const services = h.use({
       WEBHOOK_TIMEOUT_MS: "3000",
       WEBHOOK_MAX_ATTEMPTS: "2",
       CLIENT_MAX_ACTIVE_JOBS: "1",
@@ -225,7 +197,7 @@ describe("a job's webhook", () => {
     const job = await json(await textJob(`${hooks}${path}`, client));
 
     // The job's worker is done (and its client's place free) while the receiver still holds the first try open.
-    await expect.poll(() => jobWork.size, { timeout: 60_000 }).toBe(0);
+    await expect.poll(() => h.pending, { timeout: 60_000 }).toBe(0);
     const open = received.filter((r) => r.path === path);
     expect(open.every((r) => !r.closed)).toBe(true);
     expect((await status(job.job_id)).status).toBe("completed");
@@ -241,7 +213,7 @@ describe("a job's webhook", () => {
   });
 
   it("is POSTed when a job fails too: a job whose workers kept dying, failed by the poll that finds it", async () => {
-    const services = useServices({ JOB_MAX_ATTEMPTS: "1" });
+    const services = h.use({ JOB_MAX_ATTEMPTS: "1" });
     const path = "/verify/abandoned";
     const webhook = newJobWebhook(`${hooks}${path}`, 5);
     secretFor(path).resolve(webhook.secret);
@@ -279,16 +251,8 @@ describe("a job's webhook", () => {
   });
 
   it("is taken as an MCP chunk_document argument", async () => {
-    useServices();
-    const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), {
-      fetch: async (input, init) => {
-        const url = new URL(input instanceof Request ? input.url : input);
-        const headers = Object.fromEntries(new Headers(init?.headers).entries());
-        return call(init?.method ?? "GET", url.pathname, { body: init?.body ?? undefined, headers });
-      },
-    });
-    const sdk = new Client({ name: "chunkwise-test", version: "1.0.0" });
-    await sdk.connect(transport);
+    h.use();
+    const sdk = await connectMcp();
     const path = "/verify/mcp";
     const result = (await sdk.callTool({
       name: "chunk_document",
@@ -339,7 +303,7 @@ describe("tries delivered by an engine", () => {
   }
 
   it("make a try delivered twice once, none for a job still processing, and again a try whose maker died", async () => {
-    const services = useServices({ WEBHOOK_TIMEOUT_MS: "1000" });
+    const services = h.use({ WEBHOOK_TIMEOUT_MS: "1000" });
     const tries = (path: string) => received.filter((r) => r.path === path).length;
 
     const twice = await jobWith(services, "/verify/twice", "completed");
@@ -373,7 +337,7 @@ describe("tries delivered by an engine", () => {
 
 describe("webhook_url refused at acceptance", () => {
   it("on a private address (loopback, with URL_FETCH_ALLOW_PRIVATE off), before any page is taken", async () => {
-    useServices({ URL_FETCH_ALLOW_PRIVATE: "false" });
+    h.use({ URL_FETCH_ALLOW_PRIVATE: "false" });
     const client = newClient();
     const before = received.length;
     for (const url of [`${hooks}/verify/private`, "http://10.0.0.7/hook", "http://[::1]/hook"]) {
@@ -388,7 +352,7 @@ describe("webhook_url refused at acceptance", () => {
   });
 
   it("when not http(s), and on a synchronous request (400 invalid_options naming async=true)", async () => {
-    useServices();
+    h.use();
     const notHttp = await textJob("ftp://example.com/hook");
     expect(notHttp.status).toBe(400);
     expect(await json(notHttp)).toMatchObject({ code: "webhook_url_refused" });

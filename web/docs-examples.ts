@@ -225,6 +225,32 @@ const wallet = await createKeyPairSignerFromBytes(getBase58Encoder().encode(proc
       };
 }
 
+/** An MCP example's opening: the SDK and x402 imports, the wallet, and `mcp`, a client connected to the service. */
+function mcpOpening(apiBase: string, faucetUrl: string | undefined): string {
+  const wallet = kitWallet(faucetUrl);
+  return `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+${wallet.imports}
+import { x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+
+${wallet.code}
+
+const mcp = new Client({ name: "my-agent", version: "1.0.0" });
+await mcp.connect(new StreamableHTTPClientTransport(new URL("${apiBase}/mcp")));`;
+}
+
+/** Calls the paid `tool` with `args`, pays the x402 offer it answers (in `_meta`) and calls again: `paid`. */
+function mcpPaidCall(tool: string, rpcUrl: string | undefined): string {
+  return `const offer = await mcp.callTool({ name: "${tool}", arguments: args });
+if (!offer.isError) throw new Error("expected the payment offer");
+const x402 = new x402Client();
+x402.register("solana:*", new ExactSvmScheme(wallet, { rpcUrl: "${rpcUrl ?? "https://api.mainnet-beta.solana.com"}" }));
+const payment = await x402.createPaymentPayload(offer.structuredContent as never);
+const paid = await mcp.callTool({ name: "${tool}", arguments: args, _meta: { "x402/payment": payment } });
+if (paid.isError) throw new Error(JSON.stringify(paid.structuredContent));`;
+}
+
 /** Paying with the current x402 client, version 2 only: it reads the 402's `PAYMENT-REQUIRED` header. */
 export function x402V2Example({ apiBase, rpcUrl, faucetUrl }: ExampleContext): Example {
   const wallet = kitWallet(faucetUrl);
@@ -258,32 +284,15 @@ console.log(result.total_chunks, "chunks, paid in", receipt.transaction);`,
 
 /** An agent's MCP client calling the paid tool through x402's MCP transport. */
 export function mcpExample({ apiBase, rpcUrl, faucetUrl }: ExampleContext): Example {
-  const wallet = kitWallet(faucetUrl);
   return {
     id: "mcp",
     title: "MCP",
     intro: `MCP clients add \`${apiBase}/mcp\` as a server (Streamable HTTP). In code, with the official SDK: a paid call first answers the x402 offer as a tool error; pay it and call again with the payment in \`_meta["x402/payment"]\`. \`npm i @modelcontextprotocol/sdk @x402/fetch @x402/svm @solana/kit\`.`,
     language: "ts",
-    code: `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-${wallet.imports}
-import { x402Client } from "@x402/fetch";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
-
-${wallet.code}
-
-const mcp = new Client({ name: "my-agent", version: "1.0.0" });
-await mcp.connect(new StreamableHTTPClientTransport(new URL("${apiBase}/mcp")));
+    code: `${mcpOpening(apiBase, faucetUrl)}
 const args = { text: "# Notes\\n\\nRivers slow down where they meet the sea and drop their sand.", tier: "structure" };
 
-const offer = await mcp.callTool({ name: "chunk_document", arguments: args });
-if (!offer.isError) throw new Error("expected the payment offer");
-const x402 = new x402Client();
-x402.register("solana:*", new ExactSvmScheme(wallet, { rpcUrl: "${rpcUrl ?? "https://api.mainnet-beta.solana.com"}" }));
-const payment = await x402.createPaymentPayload(offer.structuredContent as never);
-
-const paid = await mcp.callTool({ name: "chunk_document", arguments: args, _meta: { "x402/payment": payment } });
-if (paid.isError) throw new Error(JSON.stringify(paid.structuredContent));
+${mcpPaidCall("chunk_document", rpcUrl)}
 const settlement = paid._meta?.["x402/payment-response"] as { transaction: string };
 console.log((paid.structuredContent as { total_chunks: number }).total_chunks, "chunks, paid in", settlement.transaction);
 await mcp.close();`,
@@ -334,23 +343,13 @@ console.log(result.chunks.length, "chunks of", result.documents.length, "documen
 
 /** An agent's MCP client sending a batch to \`chunk_documents\`, paying its offer once in \`_meta\`. */
 export function mcpBatchExample({ apiBase, rpcUrl, faucetUrl }: ExampleContext): Example {
-  const wallet = kitWallet(faucetUrl);
   return {
     id: "mcp-batch",
     title: "MCP: a batch with chunk_documents",
     intro:
       "The tool \`chunk_documents\` takes \`documents\` (each \`{url}\` or \`{text, filename}\`) and answers one x402 offer for the batch; paid, it answers a job: poll \`get_job\`, then \`get_result\`.",
     language: "ts",
-    code: `import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-${wallet.imports}
-import { x402Client } from "@x402/fetch";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
-
-${wallet.code}
-
-const mcp = new Client({ name: "my-agent", version: "1.0.0" });
-await mcp.connect(new StreamableHTTPClientTransport(new URL("${apiBase}/mcp")));
+    code: `${mcpOpening(apiBase, faucetUrl)}
 const args = {
   tier: "structure",
   documents: [
@@ -358,13 +357,7 @@ const args = {
     { text: "# Lighthouses\\n\\nThe first lighthouses were open fires on hills near harbours.", filename: "lighthouses.md" },
   ],
 };
-const offer = await mcp.callTool({ name: "chunk_documents", arguments: args });
-if (!offer.isError) throw new Error("expected the payment offer");
-const x402 = new x402Client();
-x402.register("solana:*", new ExactSvmScheme(wallet, { rpcUrl: "${rpcUrl ?? "https://api.mainnet-beta.solana.com"}" }));
-const payment = await x402.createPaymentPayload(offer.structuredContent as never);
-const paid = await mcp.callTool({ name: "chunk_documents", arguments: args, _meta: { "x402/payment": payment } });
-if (paid.isError) throw new Error(JSON.stringify(paid.structuredContent));
+${mcpPaidCall("chunk_documents", rpcUrl)}
 const { job_id } = paid.structuredContent as { job_id: string };
 let status = "processing";
 for (let i = 0; i < 120 && status !== "completed" && status !== "failed"; i++) {

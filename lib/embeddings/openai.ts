@@ -18,22 +18,17 @@
 import OpenAI from "openai";
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
+import type { Config } from "@/lib/ground/config";
 import { ApiError } from "@/lib/ground/errors";
 import { type RetryPolicy, isRetryableStatus, parseRetryAfter, retryDelay } from "./retry";
 import type { Embedder } from "./types";
 
-export interface OpenAIEmbedderOptions {
-  /** e.g. `https://api.openai.com/v1`, without a trailing slash. */
-  baseUrl: string;
-  apiKey?: string;
-  model: string;
-  batchSize: number;
-  concurrency: number;
-  timeoutMs: number;
+/** The endpoint's settings as lib/ground/config.ts reads them (`baseUrl` without a trailing slash), and more. */
+export type OpenAIEmbedderOptions = Omit<Extract<Config["embeddings"], { kind: "openai" }>, "kind"> & {
   retry?: Partial<RetryPolicy>;
   /** The process-wide cap on model calls, shared with the AI tiers' chat calls; each HTTP request takes a place. */
   modelCalls?: LimitFunction;
-}
+};
 
 /** The id of the embedder for `model`, as `GET /api` and results show it. */
 export const openAIEmbedderId = (model: string) => `openai:${model}`;

@@ -10,7 +10,7 @@ import { type Tier, isPaid, priceUsd } from "@/lib/tiers";
 import { paymentInfo } from "./chunk-operations";
 import {
   TAGS,
-  curl,
+  curlUpload,
   errorResponses,
   json,
   paymentHeaders,
@@ -77,14 +77,6 @@ export function batchOperation(
       },
       ...errorResponses(catalogue, scopes),
     },
-    "x-codeSamples": [
-      curl([
-        "curl",
-        ...(paid ? ["-H 'X-PAYMENT: <transaction signature or x402 payload>'"] : []),
-        "-F file=@a.pdf",
-        "-F file=@b.docx",
-        `${apiBase}/batch/${tier.id}`,
-      ]),
-    ],
+    "x-codeSamples": [curlUpload(`${apiBase}/batch/${tier.id}`, ["-F file=@a.pdf", "-F file=@b.docx"], paid)],
   };
 }

@@ -25,6 +25,7 @@ import {
   json,
   optionsAsEnforced,
   curl,
+  curlUpload,
   pascal,
   TAGS,
   errorResponses,
@@ -89,15 +90,7 @@ export function uploadOperation(
           },
       ...errorResponses(catalogue, scopes),
     },
-    "x-codeSamples": [
-      curl([
-        "curl",
-        ...(paid ? ["-H 'X-PAYMENT: <transaction signature or x402 payload>'"] : []),
-        "-F file=@report.pdf",
-        "-F max_tokens=512",
-        `${apiBase}${path}`,
-      ]),
-    ],
+    "x-codeSamples": [curlUpload(`${apiBase}${path}`, ["-F file=@report.pdf", "-F max_tokens=512"], paid)],
   };
 }
 

@@ -112,4 +112,9 @@ export function curl(parts: string[]): { lang: string; label: string; source: st
   return { lang: "Shell", label: "curl", source: parts.join(" \\\n  ") };
 }
 
+/** A curl sample of a multipart upload of `fields` to `url`, with its payment header when the tier is paid. */
+export function curlUpload(url: string, fields: string[], paid: boolean): ReturnType<typeof curl> {
+  return curl(["curl", ...(paid ? ["-H 'X-PAYMENT: <transaction signature or x402 payload>'"] : []), ...fields, url]);
+}
+
 export const pascal = (segment: string) => segment.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());

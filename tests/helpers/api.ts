@@ -18,7 +18,9 @@ import * as uploads from "@/app/api/uploads/route";
 import * as uploadBytes from "@/app/api/uploads/[id]/route";
 import * as uploadBlob from "@/app/api/uploads/blob/route";
 import * as metrics from "@/app/api/metrics/route";
-import { expect } from "vitest";
+import { beforeEach, expect } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type TransactionSigner, generateKeyPairSigner } from "@solana/kit";
 import { PEER_HEADER } from "@/lib/http/client-address";
 import { memoInstruction } from "@/lib/payments/usdc-transfer";
@@ -27,6 +29,31 @@ import { type Rpc, transferToken } from "./chain";
 export const ORIGIN = "http://chunkwise.test";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** A response's JSON body, for reading its fields. */
+export const json = async (response: Response): Promise<Record<string, any>> =>
+  (await response.json()) as Record<string, any>;
+
+let clients = 0;
+/** A client address of its own (TEST-NET-3) for each call: free pages, references and slots are counted per client. */
+export const newClient = (): string => `203.0.113.${++clients}`;
+
+/**
+ * Gives each test of the calling file a client address of its own (a `beforeEach`), and a `call` that sends from
+ * it: per-client counts (free pages, unpaid references, keys) then start afresh in every test.
+ */
+export function clientPerTest(): { readonly address: string; call: typeof call } {
+  let address = "";
+  beforeEach(() => {
+    address = newClient();
+  });
+  return {
+    get address() {
+      return address;
+    },
+    call: (method, path, init = {}) => call(method, path, { client: address, ...init }),
+  };
+}
 
 /** Dispatches a request to the App Router handlers the way Next.js does for these paths. */
 export async function call(
@@ -76,6 +103,31 @@ function resolve(path: string): { module: object; params: Record<string, string>
   if (first === "job" && second && rest.length === 1 && rest[0] === "result")
     return { module: jobResult, params: { id: second } };
   return { module: fallback, params: {} };
+}
+
+/**
+ * A `fetch` that dispatches to the route handlers in process, from `client`: what the x402 client libraries and
+ * the MCP SDK are given. They call it with a Request or with (url, init).
+ */
+export function inProcessFetch(client?: string): typeof fetch {
+  return async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = input instanceof Request ? input : undefined;
+    const url = new URL(request?.url ?? (input as string | URL));
+    const headers = Object.fromEntries(new Headers(init?.headers ?? request?.headers).entries());
+    return call(init?.method ?? request?.method ?? "GET", url.pathname, {
+      body: init?.body ?? (request ? await request.blob() : undefined),
+      headers,
+      ...(client ? { client } : {}),
+    });
+  };
+}
+
+/** An MCP SDK client connected to /api/mcp in process, its requests coming from `client`. */
+export async function connectMcp(client?: string, name = "chunkwise-test"): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), { fetch: inProcessFetch(client) });
+  const sdk = new Client({ name, version: "1.0.0" });
+  await sdk.connect(transport);
+  return sdk;
 }
 
 /**

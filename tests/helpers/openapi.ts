@@ -6,18 +6,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validator } from "@cfworker/json-schema";
-import { createSolanaRpc } from "@solana/kit";
-import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { afterEach, beforeAll, expect } from "vitest";
 import type { z } from "zod";
 import * as openapiRoute from "@/app/api/openapi.json/route";
-import { type Config, loadConfig } from "@/lib/ground/config";
-import { type LocalChain, startLocalChain } from "@/localchain";
+import type { Config } from "@/lib/ground/config";
+import type { LocalChain } from "@/localchain";
 import { openApiDocument } from "@/lib/openapi";
-import { type Services, createServices, getServices, setServices } from "@/lib/services";
-import { MemoryStore } from "@/lib/store";
-import { type ModelStandin, startModelStandin } from "@/standin/model-server";
+import { type Services, getServices } from "@/lib/services";
+import type { ModelStandin } from "@/standin/model-server";
 import { ORIGIN } from "./api";
 import type { Rpc } from "./chain";
+import { type Harness, serviceHarness } from "./service-harness";
 
 export const root = join(import.meta.dirname, "../..");
 export const fixture = (name: string) => new Uint8Array(readFileSync(join(root, "tests/fixtures", name)));
@@ -25,52 +24,30 @@ export const fixture = (name: string) => new Uint8Array(readFileSync(join(root, 
 export let chain: LocalChain;
 export let rpc: Rpc;
 export let model: ModelStandin;
-const store = new MemoryStore();
-/** Work scheduled after a response (ai-pro jobs), tracked so tests can wait for it. */
-const background = new Set<Promise<void>>();
+let harness: Harness | undefined;
 
+/** Services with these settings over the suite's, installed until the test ends. */
 export function useServices(env: Record<string, string> = {}): Services {
-  const config = loadConfig({
-    SOLANA_RPC_URL: chain.rpcUrl,
-    PAY_TO_ADDRESS: chain.payTo,
-    FEE_PAYER_SECRET_KEY: chain.feePayer.secretKey,
-    PAYMENT_CONFIRM_TIMEOUT_MS: "1000",
-    AI_BASE_URL: model.url,
-    AI_MODEL: "standin-small",
-    AI_PRO_MODEL: "standin-large",
-    AI_MAX_RETRIES: "0",
-    ...env,
-  });
-  const services = createServices(config, {
-    store,
-    schedule: (work) => {
-      const running = work().finally(() => background.delete(running));
-      background.add(running);
-    },
-  });
-  setServices(services);
-  return services;
+  if (!harness) throw new Error("call openApiSuite() in the file first");
+  return harness.use(env);
 }
 
 /** Starts the chain and the model stand-in for the calling file, and gives each test fresh services. */
 export function openApiSuite(): void {
-  beforeAll(async () => {
-    chain = await startLocalChain({ port: 0 });
-    rpc = createSolanaRpc(chain.rpcUrl);
-    model = await startModelStandin({ port: 0 });
-    useServices();
-  }, 30_000);
-
-  afterEach(async () => {
-    await Promise.allSettled([...background]);
-    model.reset();
-    useServices();
+  const suite = serviceHarness({
+    store: "memory",
+    chain: true,
+    feePayer: true,
+    model: true,
+    env: () => ({ AI_MAX_RETRIES: "0" }),
   });
-
-  afterAll(async () => {
-    setServices(undefined);
-    await model?.close();
-    await chain?.close();
+  harness = suite;
+  beforeAll(() => {
+    ({ chain, rpc, model } = suite);
+  });
+  afterEach(async () => {
+    await suite.drain();
+    suite.use();
   });
 }
 
