@@ -10,7 +10,7 @@ import { jobStatus } from "@/lib/jobs/status";
 import { type Services } from "@/lib/services";
 import { RedisStore } from "@/lib/store";
 import { countTokens } from "@/lib/tokens";
-import { call, json, payFor402, upload } from "./helpers/api";
+import { call, json, payFor402, pollUntilDone, upload } from "./helpers/api";
 import { serviceHarness } from "./helpers/service-harness";
 import { startRedisServer } from "./helpers/redis-server";
 
@@ -214,6 +214,35 @@ describe("POST /api/chunk/ai with context=true", () => {
       expect(body.message).toMatch(/context=true is for the ai and ai-pro tiers/);
     }
     expect(h.model.counters().completions).toBe(0);
+  });
+
+  it("gives a batch's documents their contexts on the ai tier, and refuses the option on a batch without a model", async () => {
+    h.use();
+    const documents = [manual(3), manual(3)];
+    const batch = (tier: string, headers: Record<string, string> = {}) =>
+      call("POST", `/api/batch/${tier}`, {
+        body: JSON.stringify({
+          documents: documents.map((text, i) => ({ text, filename: `manual-${i}.md` })),
+          max_tokens: 64,
+          context: true,
+        }),
+        headers: { "content-type": "application/json", ...headers },
+      });
+
+    const refused = await batch("structure");
+    expect(refused.status).toBe(400);
+    expect(await json(refused)).toMatchObject({ code: "invalid_options" });
+
+    const signature = await payFor402(h.rpc, h.chain, () => batch("ai"));
+    const accepted = await batch("ai", { "X-PAYMENT": signature });
+    expect(accepted.status).toBe(202);
+    const { job_id } = await json(accepted);
+    expect((await pollUntilDone(job_id, 120_000)).at(-1)!.status).toBe("completed");
+    const result = await json(await call("GET", `/api/job/${job_id}/result`));
+    const chunks = result.chunks as Array<Record<string, any>>;
+    expect(new Set(chunks.map((chunk) => chunk.document_index))).toEqual(new Set([0, 1]));
+    for (const chunk of chunks) expect(chunk.metadata.context).toMatch(/^From the document that opens "Field manual/);
+    expect(contextCalls()).toBeGreaterThan(0);
   });
 
   it("keeps the option out of a request's options when false, so its payment key is what it was", () => {

@@ -5,6 +5,7 @@
  * with its error and the others go on; the job fails only when none completed (then, like any failed job, it
  * releases the payment). The combined result is made once every document is done.
  */
+import { answerCache } from "@/lib/ai/answer-cache";
 import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
 import { STATUS_NAMES, type ErrorCode } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
@@ -85,6 +86,7 @@ async function chunkMember(
     embedder: services.embedder,
     models: wrapModelClients(services.models, (model) => memo.model(model, clock)),
     modelConcurrency: modelConcurrency(services.config.ai, TIERS[tier]),
+    situating: { ...services.config.ai.context, cache: answerCache(services) },
     signal: handle.lost.signal,
     cpu,
   });

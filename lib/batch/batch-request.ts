@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { requireModel } from "@/lib/ai/model-client";
 import type { ChunkOptions } from "@/lib/api-schema";
-import { resolveOptions } from "@/lib/pipeline/chunk-result";
+import { refuseContextWithoutModel, resolveOptions } from "@/lib/pipeline/chunk-result";
 import { STATUS_NAMES } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import { paymentRequired } from "@/lib/payments/payment-required";
@@ -42,6 +42,7 @@ export async function runBatchRequest(services: Services, request: BatchChunkReq
   const tier = TIERS[request.tier];
   noteTier(tier.id);
   const options = resolveOptions(request.options, services.config.chunking);
+  refuseContextWithoutModel(tier, options);
   if (tier.model) requireModel(services.models, tier);
   const webhook = request.options.webhook_url ? await services.webhooks.accept(request.options.webhook_url) : undefined;
   // A client with no free page left is refused before any document is fetched or opened.

@@ -75,7 +75,6 @@ async function readBatch(services: Services, request: Request) {
       throw new ApiError("missing_file", "Attach each document in a multipart field named `file`.");
     return { documents: files.map((file): DocumentInput => ({ kind: "upload", ...file })), options: options.data };
   }
-  if (!type.includes("application/json")) throw new ApiError("expected_json", USAGE);
   const parsed = BatchRequestSchema.safeParse(
     await readJson(request, USAGE, bodyRead, limits.maxUploadBytes + JSON_ENVELOPE_BYTES),
   );

@@ -92,7 +92,8 @@ async function readParts(
     };
 
     parser.on("file", (name, stream, info) => {
-      if (name !== "file" || files.length >= maxFiles) {
+      // Past `maxFiles` file parts busboy emits no more (its `files` limit), so only the name is checked here.
+      if (name !== "file") {
         stream.resume();
         return;
       }

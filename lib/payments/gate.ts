@@ -407,18 +407,20 @@ export class PaymentGate {
     };
   }
 
-  /** Settles, then frees the payer; a payer whose funds were gone by then pays before the work from now on. */
+  /**
+   * Settles, then frees the payer; a payer whose funds were gone by then pays before the work from now on. The mark
+   * is made while the payer is still held, so no payment of theirs is admitted in between as a payer in good standing.
+   */
   async #settling(paying: X402Paying, hold: Hold, settle: () => Promise<Verdict<Receipt>>): Promise<Settlement> {
     let settled: Verdict<Receipt>;
     try {
       settled = await settle();
+      if (!settled.ok && DEFAULT_CODES.has(settled.refusal.code))
+        await this.#unsettled.markDefaulted([...payerKeys(paying.verified), `client:${paying.request.client}`]);
     } finally {
       await hold.release();
     }
-    if (settled.ok) return { kind: "settled", receipt: settled.value };
-    if (DEFAULT_CODES.has(settled.refusal.code))
-      await this.#unsettled.markDefaulted([...payerKeys(paying.verified), `client:${paying.request.client}`]);
-    return this.#refuse(paying.request, settled.refusal);
+    return settled.ok ? { kind: "settled", receipt: settled.value } : this.#refuse(paying.request, settled.refusal);
   }
 
   /**

@@ -19,7 +19,7 @@ import type { Detected } from "@/lib/extract/detect";
 import type { Extracted } from "@/lib/extract/types";
 import type { OutputFormat } from "@/lib/formats";
 import { documentTitle, pageUnit } from "@/lib/formats/embed-text";
-import { TIERS, type Tier, type TierId } from "@/lib/tiers";
+import { TIERS, TIER_IDS, type Tier, type TierId } from "@/lib/tiers";
 import { DEFAULT_TOKENIZER, type TokenizerName } from "@/lib/tokens/names";
 import { installedLanguages } from "@/lib/ground/ocr-language-data";
 
@@ -48,6 +48,18 @@ export interface ResolvedOptions {
   ocrLanguages?: string[];
   /** AI tiers: a model-written context per chunk (request option `context`); absent: none. */
   context?: true;
+}
+
+/** The tiers whose model can write each chunk's context (`context=true`). */
+const SITUATING_TIERS = TIER_IDS.filter((id) => TIERS[id].situates);
+
+/** `context=true` on a tier with no model to write the context: refused, single requests and batches alike. */
+export function refuseContextWithoutModel(tier: Tier, options: ResolvedOptions): void {
+  if (options.context && !tier.situates)
+    throw new ApiError(
+      "invalid_options",
+      `context=true is for the ${SITUATING_TIERS.join(" and ")} tiers, whose model writes each chunk's context; the ${tier.id} tier has no model. Every tier's embed_text already starts with the document, section and page.`,
+    );
 }
 
 /**

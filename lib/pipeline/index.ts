@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { answerCache } from "@/lib/ai/answer-cache";
-import { requireModel } from "@/lib/ai/model-client";
+import { modelConcurrency, requireModel } from "@/lib/ai/model-client";
 import {
   type Loaded,
   type ResolvedOptions,
   buildResult,
   extractDocument,
   loaded,
+  refuseContextWithoutModel,
   resolveOptions,
   resultJson,
   sha256Hex,
@@ -26,7 +27,7 @@ import { lifetimeText } from "@/lib/ground/wording";
 import type { PaymentHeader } from "@/lib/payments/payment-header";
 import type { ResourceKind } from "@/lib/payments/x402/v2";
 import type { Services } from "@/lib/services/types";
-import { TIERS, TIER_IDS, type Tier, type TierId, isPaid } from "@/lib/tiers";
+import { TIERS, type Tier, type TierId, isPaid } from "@/lib/tiers";
 import type { ChunkOptions, ChunkingResult } from "@/lib/api-schema";
 import type { JobWebhook } from "@/lib/webhooks/job-webhook";
 import {
@@ -98,18 +99,11 @@ async function prepare(
   };
 }
 
-/** The tiers whose model can write each chunk's context (`context=true`). */
-const SITUATING_TIERS = TIER_IDS.filter((id) => TIERS[id].situates);
-
 export async function runChunkRequest(services: Services, request: ChunkRequest): Promise<ChunkResponse> {
   const tier = TIERS[request.tier];
   noteTier(tier.id);
   const options = resolveOptions(request.options, services.config.chunking);
-  if (options.context && !tier.situates)
-    throw new ApiError(
-      "invalid_options",
-      `context=true is for the ${SITUATING_TIERS.join(" and ")} tiers, whose model writes each chunk's context; the ${tier.id} tier has no model. Every tier's embed_text already starts with the document, section and page.`,
-    );
+  refuseContextWithoutModel(tier, options);
   // A tier this server cannot run, or an upload of a type no tier reads, is refused before any payment is asked for.
   if (tier.model) requireModel(services.models, tier);
   // A two-step upload is read first and from then on is an upload like any other: the same checks, the same binding.
@@ -388,7 +382,7 @@ async function chunk(
   const context = {
     embedder: services.embedder,
     models: services.models,
-    modelConcurrency: config.ai.concurrency,
+    modelConcurrency: modelConcurrency(config.ai, work.tier),
     situating: { ...config.ai.context, cache: answerCache(services) },
     cpu: services.cpu,
   };
