@@ -146,6 +146,15 @@ describe("the document", () => {
         expect(op["x-codeSamples"][0].source).toContain(`${ORIGIN}/api${path}`);
       }
     }
+    // Batches take an idempotency key too (and answer its 409s), paid or free.
+    for (const id of TIER_IDS) {
+      const op = document.paths[`/batch/${id}`].post;
+      const headers = (op.parameters ?? []).filter((p: Json) => p.in === "header").map((p: Json) => p.name);
+      expect(headers).toEqual([...(isPaid(TIERS[id]) ? ["X-PAYMENT", "PAYMENT-SIGNATURE"] : []), "Idempotency-Key"]);
+      expect(op.responses["409"].content["application/json"].schema.properties.code.enum).toEqual(
+        expect.arrayContaining(["idempotency_key_reused", "idempotency_key_in_flight"]),
+      );
+    }
     // The URL endpoint takes any tier, so payment is optional there.
     const url = document.paths["/chunk"].post;
     expect(url.security).toEqual([]);

@@ -11,6 +11,7 @@ import { paymentInfo } from "./chunk-operations";
 import {
   TAGS,
   curlUpload,
+  idempotencyHeader,
   errorResponses,
   json,
   paymentHeaders,
@@ -27,7 +28,7 @@ export function batchOperation(
 ): ZodOpenApiOperationObject {
   const paid = isPaid(tier);
   const max = config.limits.maxBatchDocuments;
-  const scopes: Scope[] = ["upload", "json", "url", "uploadId", "options", "detect", "store", "job"];
+  const scopes: Scope[] = ["upload", "json", "url", "uploadId", "options", "detect", "store", "job", "idempotency"];
   if (paid) scopes.push("paid", "x402", "chain");
   else scopes.push("freeQuota");
   if (tier.model) scopes.push("aiConfig");
@@ -58,9 +59,9 @@ export function batchOperation(
               max: decimal((tier.priceBaseUnits * max) / 1e6),
             },
           },
-          requestParams: { header: z.object(paymentHeaders) },
         }
       : {}),
+    requestParams: { header: z.object({ ...(paid ? paymentHeaders : {}), ...idempotencyHeader }) },
     security: [],
     requestBody: {
       required: true,
