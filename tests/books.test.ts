@@ -244,6 +244,17 @@ describe("ODT", () => {
     const fine = await read(odt("<text:p>Plain words.</text:p>"));
     expect(fine.text).toBe("Plain words.");
 
+    // A captioned image as LibreOffice writes it: the image's frame inside the text box of the caption's frame.
+    const draw = 'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"';
+    const svg = 'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"';
+    const captioned = await read(
+      odt(
+        `<text:p><draw:frame ${draw}><draw:text-box><text:p><draw:frame ${draw}><draw:image/><svg:title ${svg}>A lighthouse at dusk</svg:title></draw:frame>Figure 1: The lighthouse</text:p></draw:text-box></draw:frame></text:p>`,
+      ),
+    );
+    expect(captioned.text.match(/Image: A lighthouse at dusk/g)).toHaveLength(1);
+    expect(captioned.text).toContain("Figure 1: The lighthouse");
+
     const deep = odt("<text:span>".repeat(20_000) + "x");
     const tooDeep = await refused(read(deep), 400, "document_too_complex");
     expect(tooDeep.message).toContain(`${LIMITS.markup.maxDepth} deep`);

@@ -128,9 +128,10 @@ class OdtHtml {
       case "line-break":
         return "<br>";
       case "frame": {
-        const title = descendants(element, ["title", "desc"]).map((e) => this.children(e, listStyle).trim());
-        const alt = title.find((t) => t !== "");
-        const text = descendants(element, ["text-box"]).map((box) => this.children(box, listStyle));
+        // Its own title and text box only: a captioned image is a frame inside the text box of another frame.
+        const described = [...childElements(element, "title"), ...childElements(element, "desc")];
+        const alt = described.map((e) => this.children(e, listStyle).trim()).find((t) => t !== "");
+        const text = childElements(element, "text-box").map((box) => this.children(box, listStyle));
         return `${alt ? `<em>(Image: ${alt})</em>` : ""}${text.join("")}`;
       }
       case "title":
