@@ -106,6 +106,19 @@ describe("every tier's overlap begins at a word start", () => {
     for (const span of carried) expect("。！？").toContain(cjk[span.start - 1]);
   });
 
+  it("the structure tier prefers a sentence start after a CJK full stop in text that also has spaces", () => {
+    // Chinese sentences with English names set off by spaces: word starts after a space and after 。 alike.
+    const sentences = Array.from(
+      { length: 120 },
+      (_, i) => `第${i}号服务器 Redis 保存数据，然后 Node 读取结果并返回给客户${i % 7}。`,
+    );
+    const text = sentences.join("");
+    const spans = splitStructure(text, options);
+    const carried = overlapping(spans);
+    expect(carried.length).toBeGreaterThan(0);
+    for (const span of carried) expect(text[span.start - 1], `overlap at ${span.start}`).toBe("。");
+  });
+
   it("the structure tier never repeats the whole previous chunk", () => {
     for (const name of ["udhr-th.txt", "udhr-zh.txt"]) {
       const text = fs.readFileSync(join(root, "tests/fixtures", name), "utf8");

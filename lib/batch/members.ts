@@ -51,7 +51,7 @@ export async function checkMembers(
       const outcome = reads[offset]!;
       try {
         if (outcome.status === "rejected") throw outcome.reason;
-        const doc = outcome.value;
+        const { doc, sha256 } = outcome.value;
         // The same byte limit as a single request's upload, over the whole batch.
         if (totalBytes + doc.bytes.length > limits.maxUploadBytes)
           throw new ApiError(
@@ -72,7 +72,7 @@ export async function checkMembers(
           status: "pending",
           pages,
           input: accepted++,
-          accepted: { doc, binding: input.kind === "url" ? `url:${input.url}` : `sha256:${sha256Hex(doc.bytes)}` },
+          accepted: { doc, binding: input.kind === "url" ? `url:${input.url}` : `sha256:${sha256}` },
         });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -89,15 +89,19 @@ export async function checkMembers(
   return members;
 }
 
-async function read(services: Pick<Services, "fetchUrl" | "uploads">, input: DocumentInput): Promise<Loaded> {
-  switch (input.kind) {
-    case "upload":
-      return loaded(input);
-    case "uploaded":
-      return loaded(await services.uploads.read(input.uploadId));
-    case "url":
-      return loaded(await services.fetchUrl(input.url));
-  }
+/** A document read, hashed once: the hash names it (`documentId`) and binds an upload's payment. */
+async function read(
+  services: Pick<Services, "fetchUrl" | "uploads">,
+  input: DocumentInput,
+): Promise<{ doc: Loaded; sha256: string }> {
+  const source =
+    input.kind === "upload"
+      ? input
+      : input.kind === "uploaded"
+        ? await services.uploads.read(input.uploadId)
+        : await services.fetchUrl(input.url);
+  const sha256 = sha256Hex(source.bytes);
+  return { doc: loaded(source, { sha256 }), sha256 };
 }
 
 /** The wire view of a member (the answer's and the job status's `documents` entry). */

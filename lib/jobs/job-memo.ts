@@ -35,6 +35,8 @@ export class JobMemo {
   private readonly jobId: string;
   /** The counter of what the job (a batch's documents together) has kept, in base64 characters. */
   private readonly keptKey: string;
+  /** The job's share is used: nothing more is encoded or counted by this memo. */
+  #full = false;
 
   constructor(
     private readonly store: Store,
@@ -96,14 +98,18 @@ export class JobMemo {
   }
 
   async #put(key: string, value: unknown): Promise<void> {
-    if (this.job.killed.aborted) return;
+    if (this.job.killed.aborted || this.#full) return;
     const ttlMs = this.job.expiresAt - Date.now();
     if (ttlMs <= 0) return;
     const encoded = gzipSync(serialize(value)).toString("base64");
     // A value too large for one request, or one past the job's share of the store, is done again when needed.
     if (encoded.length > MAX_KEPT_VALUE_CHARS) return;
     const kept = await this.store.incrBy(this.keptKey, encoded.length, { ttlMs });
-    if (kept > (this.job.maxKeptChars ?? MAX_KEPT_PER_JOB_CHARS)) return;
+    // Once past it, this slice stops encoding what it would not keep (a later slice learns it from its first count).
+    if (kept > (this.job.maxKeptChars ?? MAX_KEPT_PER_JOB_CHARS)) {
+      this.#full = true;
+      return;
+    }
     await this.store.set(key, encoded, { ttlMs });
   }
 }

@@ -24,6 +24,14 @@ export function isWordStart(text: string, p: number): boolean {
   return (isSpace(before) || isCjkFullStop(before)) && isGraphemeBoundary(text, p);
 }
 
+/** Whether the word start `q` opens a sentence: the last non-space character before it (after `floor`) ends one. */
+export function opensSentence(text: string, q: number, floor = 0): boolean {
+  let before = q - 1;
+  while (before > floor && isSpace(text.charCodeAt(before))) before--;
+  const c = text.charCodeAt(before);
+  return c === 0x2e || c === 0x21 || c === 0x3f || isCjkFullStop(c);
+}
+
 /** The word starts in [from, to), ascending. */
 export function wordStarts(text: string, from: number, to: number): number[] {
   const out: number[] = [];

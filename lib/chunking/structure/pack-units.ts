@@ -7,7 +7,7 @@
 import { TokenIndex } from "@/lib/tokens";
 import { pack } from "./optimal-packing";
 import { isSpace } from "../text/whitespace";
-import { earliestFitting, wordStarts } from "../fit/overlap";
+import { earliestFitting, opensSentence, wordStarts } from "../fit/overlap";
 import type { Span } from "../types";
 import { CHUNK, UNFILLED, SECTION_MIX, NEAR, FAR } from "./costs";
 import { type Unit, UnitBuilder } from "./units";
@@ -180,9 +180,7 @@ function overlapBefore(p: Packer, floor: number, chunkStart: number, budget: num
   if (earliest < 0) return -1;
   for (let k = candidates.indexOf(earliest); k < candidates.length; k++) {
     const q = candidates[k]!;
-    let before = q - 1;
-    while (before > floor && isSpace(text.charCodeAt(before))) before--;
-    if (/[.!?]/.test(text[before] ?? "")) {
+    if (opensSentence(text, q, floor)) {
       if (p.index.count(q, end) * 2 >= budget) return q;
       break;
     }
