@@ -7,7 +7,7 @@ import {
   extractPaymentIdentifier,
 } from "@x402/extensions/payment-identifier";
 import { checkedKey } from "@/lib/idempotency/key";
-import type { PaymentHeader } from "@/lib/payments/payment-header";
+import { MAX_PAYMENT_SIGNATURE_CHARS, type PaymentHeader } from "@/lib/payments/payment-header";
 
 /**
  * x402 v2's `payment-identifier` extension (specs/extensions/payment_identifier.md): the 402 declares it, a
@@ -19,8 +19,6 @@ export function paymentIdentifierDeclaration(): Record<typeof PAYMENT_IDENTIFIER
   return { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
 }
 
-const MAX_DECODED_CHARS = 16_384;
-
 /**
  * The id a v2 payment payload carries, checked against the key rule (400 when malformed); undefined for any other
  * payment, or a payload that does not decode (the payment gate refuses that one with its own reason). The id is
@@ -29,7 +27,7 @@ const MAX_DECODED_CHARS = 16_384;
  */
 export function paymentIdentifierOf(payment: PaymentHeader | undefined): string | undefined {
   // Past the gate's own bound it is refused there, undecoded.
-  if (payment?.name !== "PAYMENT-SIGNATURE" || payment.value.length > MAX_DECODED_CHARS) return undefined;
+  if (payment?.name !== "PAYMENT-SIGNATURE" || payment.value.length > MAX_PAYMENT_SIGNATURE_CHARS) return undefined;
   let payload: PaymentPayload;
   try {
     payload = decodePaymentSignatureHeader(payment.value.trim());

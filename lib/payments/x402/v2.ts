@@ -11,6 +11,7 @@ import {
   UrlChunkRequestSchema,
 } from "@/lib/api-schema";
 import type { Network } from "@/lib/ground/config";
+import { MAX_PAYMENT_SIGNATURE_CHARS } from "@/lib/payments/payment-header";
 import { accept, refuse, type Verdict } from "@/lib/payments/refusal";
 import type { PaymentRequirement } from "@/lib/payments/requirements";
 import { type X402Payment, X402TransactionSchema } from "@/lib/payments/x402/v1";
@@ -133,8 +134,6 @@ export function paymentRequiredV2(
   };
 }
 
-const MAX_HEADER_CHARS = 16_384;
-
 const AcceptedSchema = z.object({
   scheme: z.literal("exact", { error: "Only the exact scheme is accepted." }),
   network: z.templateLiteral([z.string().min(1).max(32), ":", z.string().min(1).max(64)]),
@@ -160,8 +159,11 @@ export type AcceptedV2 = PaymentPayloadV2["accepted"];
 
 /** The decoded `PAYMENT-SIGNATURE` header, or its refusal (`payment_invalid`) when it is not a v2 exact payload. */
 export function parsePaymentSignatureHeader(header: string): Verdict<PaymentPayloadV2> {
-  if (header.length > MAX_HEADER_CHARS)
-    return refuse("payment_invalid", `The PAYMENT-SIGNATURE header is longer than ${MAX_HEADER_CHARS} characters.`);
+  if (header.length > MAX_PAYMENT_SIGNATURE_CHARS)
+    return refuse(
+      "payment_invalid",
+      `The PAYMENT-SIGNATURE header is longer than ${MAX_PAYMENT_SIGNATURE_CHARS} characters.`,
+    );
   let decoded: unknown;
   try {
     decoded = decodePaymentSignatureHeader(header.trim());
