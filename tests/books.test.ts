@@ -254,6 +254,12 @@ describe("ODT", () => {
     );
     expect(captioned.text.match(/Image: A lighthouse at dusk/g)).toHaveLength(1);
     expect(captioned.text).toContain("Figure 1: The lighthouse");
+    const named = await read(
+      odt(
+        `<text:p>Before<draw:frame ${draw}><draw:image/><svg:title ${svg}>image1.png</svg:title></draw:frame></text:p>`,
+      ),
+    );
+    expect(named.text).toBe("Before");
 
     const deep = odt("<text:span>".repeat(20_000) + "x");
     const tooDeep = await refused(read(deep), 400, "document_too_complex");

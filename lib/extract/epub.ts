@@ -14,6 +14,7 @@ import {
   textOf,
   type XmlElement,
 } from "@/lib/extract/xml";
+import { meaningfulAlt } from "@/lib/extract/alt-text";
 
 /**
  * EPUB 2 and 3 → Markdown, one chapter (spine item) after another, each
@@ -189,9 +190,6 @@ function tableOfContents(archive: Archive, book: Book, xml: ParseXml): Map<strin
   return titles;
 }
 
-/** Alt text that is only the image's file name (what some converters write) says nothing. */
-const FILE_NAME = /^[\w.-]+\.(?:jpe?g|png|gif|svg|webp|tiff?)$/i;
-
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 
 /** htmlparser2's element type, taken from it so it is always the DOM that htmlparser2 builds (domhandler is its own dependency). */
@@ -205,8 +203,8 @@ function chapterHtml(source: string, title: string | undefined, budget: ElementB
   const doc = parseChapter(source, budget);
   const tag = (e: Element) => localName(e.name);
   for (const image of DomUtils.findAll((e) => tag(e) === "img" || tag(e) === "image", doc.children)) {
-    const alt = (image.attribs.alt ?? "").trim();
-    if (alt === "" || FILE_NAME.test(alt)) DomUtils.removeElement(image);
+    const alt = meaningfulAlt(image.attribs.alt);
+    if (!alt) DomUtils.removeElement(image);
     else DomUtils.replaceElement(image, parseDocument(`<em>(Image: ${escapeHtml(alt)})</em>`).children[0] as Element);
   }
   const body = DomUtils.findOne((e) => tag(e) === "body", doc.children) ?? doc;

@@ -13,6 +13,7 @@ import {
   type XmlElement,
   type XmlNode,
 } from "@/lib/extract/xml";
+import { meaningfulAlt } from "@/lib/extract/alt-text";
 
 /**
  * ODT → HTML → Markdown, like DOCX: headings (text:h and its outline level),
@@ -130,7 +131,7 @@ class OdtHtml {
       case "frame": {
         // Its own title and text box only: a captioned image is a frame inside the text box of another frame.
         const described = [...childElements(element, "title"), ...childElements(element, "desc")];
-        const alt = described.map((e) => this.children(e, listStyle).trim()).find((t) => t !== "");
+        const alt = described.map((e) => meaningfulAlt(this.children(e, listStyle))).find((t) => t !== undefined);
         const text = childElements(element, "text-box").map((box) => this.children(box, listStyle));
         return `${alt ? `<em>(Image: ${alt})</em>` : ""}${text.join("")}`;
       }

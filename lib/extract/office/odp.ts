@@ -13,6 +13,7 @@ import {
   textOf,
   type XmlElement,
 } from "@/lib/extract/xml";
+import { meaningfulAlt } from "@/lib/extract/alt-text";
 
 /**
  * ODP (OpenDocument presentation) → one section per slide (`draw:page`, in
@@ -56,9 +57,6 @@ export function readOdp(archive: OfficeArchive, budget: ElementBudget, options: 
 
 const firstChildNamed = (element: XmlElement, name: string) => childElements(element, name)[0];
 
-/** Alt text that is only the picture's file name says nothing. */
-const FILE_NAME = /^[\w .-]+\.(?:jpe?g|png|gif|svg|emf|wmf|bmp|webp|tiff?)$/i;
-
 function walk(container: XmlElement, content: SlideContent, chartOf: (href: string) => ChartData | undefined): void {
   for (const shape of childElements(container)) {
     switch (shape.name) {
@@ -87,8 +85,8 @@ function walk(container: XmlElement, content: SlideContent, chartOf: (href: stri
         // A picture (a table's or object's frame also holds one: their rendering for readers without them).
         if (firstChildNamed(shape, "image") && !firstChildNamed(shape, "text-box")) {
           const described = firstChildNamed(shape, "desc") ?? firstChildNamed(shape, "title");
-          const alt = described ? textOf(described).trim() : "";
-          if (alt !== "" && !FILE_NAME.test(alt)) content.blocks.push({ ...at, kind: "image", alt });
+          const alt = meaningfulAlt(described && textOf(described));
+          if (alt) content.blocks.push({ ...at, kind: "image", alt });
           break;
         }
         const box = firstChildNamed(shape, "text-box") ?? shape;

@@ -15,6 +15,7 @@ import {
   textOf,
   type XmlElement,
 } from "@/lib/extract/xml";
+import { meaningfulAlt } from "@/lib/extract/alt-text";
 
 /**
  * PPTX (PresentationML) → one section per slide, in the deck's order
@@ -167,9 +168,6 @@ interface SlideContext {
   chartOf: (rId: string) => ChartData | undefined;
 }
 
-/** Alt text that is only the picture's file name (what PowerPoint wrote before 2019) says nothing. */
-const FILE_NAME = /^[\w .-]+\.(?:jpe?g|png|gif|svg|emf|wmf|bmp|webp|tiff?)$/i;
-
 function readShapes(slide: XmlElement, context: SlideContext): SlideContent {
   const content: SlideContent = { blocks: [] };
   const tree = findFirst(slide, "spTree");
@@ -192,8 +190,8 @@ function walk(container: XmlElement, transform: Transform, context: SlideContext
       }
       case "pic": {
         const properties = firstChild(firstChild(shape, "nvPicPr") ?? emptyElement, "cNvPr");
-        const alt = (attr(properties ?? emptyElement, "descr") ?? "").trim();
-        if (alt !== "" && !FILE_NAME.test(alt))
+        const alt = meaningfulAlt(attr(properties ?? emptyElement, "descr"));
+        if (alt)
           content.blocks.push({ ...position(shape, placeholderOf(shape), transform, inherited), kind: "image", alt });
         break;
       }
