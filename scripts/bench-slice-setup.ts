@@ -48,7 +48,7 @@ try {
     const read = await worker.call({ op: "pdf-items" }, Items);
     if (!read.ok) throw new Error("the scan did not parse");
     const parsed = read.pages as PdfPageItems[];
-    await Promise.all(parsed.map((page, i) => memo.textLayer.put(i + 1, page)));
+    await memo.textLayer.putMany(parsed.map((page, i) => [i + 1, page]));
     // An OCR'd page about as large as a dense one: 400 words.
     const words = 400;
     const ocr: OcrPage = {
@@ -62,7 +62,7 @@ try {
       confidence: 90,
       words,
     };
-    await Promise.all(parsed.map((_, k) => memo.pages.put(k, ocr)));
+    await memo.pages.putMany(parsed.map((_, k) => [k, ocr]));
   });
 
   console.log(`# A resumed slice's setup: ${pages}-page scan, ${(bytes.length / 1e6).toFixed(1)} MB\n`);
@@ -80,10 +80,10 @@ try {
       await worker.call({ op: "pdf-open", data: document }, Anything);
       const opened = ms(since);
       since = performance.now();
-      await Promise.all(Array.from({ length: pages }, (_, i) => memo.textLayer.get(i + 1)));
+      await memo.textLayer.getMany(Array.from({ length: pages }, (_, i) => i + 1));
       const textLayer = ms(since);
       since = performance.now();
-      await Promise.all(Array.from({ length: pages }, (_, k) => memo.pages.get(k)));
+      await memo.pages.getMany(Array.from({ length: pages }, (_, k) => k));
       const ocrPages = ms(since);
       since = performance.now();
       const image = {

@@ -32,7 +32,7 @@ describe("JobMemo", () => {
   it("keeps what a job made until the job's share is used, then lets the rest be done again", async () => {
     const memo = new JobMemo(store, job(100_000));
     for (let n = 1; n <= 6; n++) await memo.pages.put(n, page(20_000));
-    const kept = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => memo.pages.get(n)));
+    const kept = await memo.pages.getMany([1, 2, 3, 4, 5, 6]);
     const count = kept.filter((value) => value !== null).length;
     // Each page is ~27 kB of base64 (20 kB of random bytes, which gzip cannot shrink): three fit in 100 kB, the fourth does not.
     expect(count).toBe(3);
@@ -42,7 +42,9 @@ describe("JobMemo", () => {
   it("counts a batch's documents against one share", async () => {
     const memo = new JobMemo(store, job(100_000));
     for (let input = 0; input < 6; input++) await memo.member(input).pages.put(1, page(20_000));
-    const kept = await Promise.all([0, 1, 2, 3, 4, 5].map((input) => memo.member(input).pages.get(1)));
+    const kept = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(async (input) => (await memo.member(input).pages.getMany([1]))[0]),
+    );
     expect(kept.filter((value) => value !== null).length).toBe(3);
   });
 
@@ -51,6 +53,6 @@ describe("JobMemo", () => {
     const memo = new JobMemo(store, { ...job(), killed: controller.signal });
     controller.abort();
     await memo.pages.put(1, page(100));
-    expect(await memo.pages.get(1)).toBeNull();
+    expect(await memo.pages.getMany([1])).toEqual([null]);
   });
 });

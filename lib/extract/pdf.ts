@@ -1,7 +1,6 @@
-import pLimit from "p-limit";
 import { z } from "zod";
 import { failures } from "@/lib/extract/failures";
-import { MEMO_FETCHES_AT_ONCE, readPages } from "@/lib/extract/ocr/read-pages";
+import { readPages } from "@/lib/extract/ocr/read-pages";
 import { MAX_OCR_PIXELS, RENDER_DPI, SCAN_BLUR_SIGMA } from "@/lib/extract/ocr/settings";
 import type { PageLayout, PdfPageContent, Rect } from "@/lib/extract/pdf-layout";
 import { type OcrPage, PageItems, type PdfPageItems } from "@/lib/extract/page-items";
@@ -51,8 +50,8 @@ export async function extractPdf(
       if (!opened.ok) throw refusal(opened);
       // Before reading any text: counting pages is cheap, reading thousands of them is not.
       if (opened.pageCount > limits.maxPages) throw failures.tooManyPages(opened.pageCount, limits.maxPages);
-      const read = { pages: await readTextLayer(worker, opened.pageCount, steps) };
-      const blank = read.pages.flatMap((page, i) => (page.text.some((t) => t.trim() !== "") ? [] : [i]));
+      const textPages = await readTextLayer(worker, opened.pageCount, steps);
+      const blank = textPages.flatMap((page, i) => (page.text.some((t) => t.trim() !== "") ? [] : [i]));
       if (blank.length > limits.maxOcrPages) throw failures.ocrTooManyPages(blank.length, limits);
       // Read here, while the worker makes the next page's image, and so within the extraction time limit.
       const pageImage = async (k: number) => {
@@ -69,7 +68,7 @@ export async function extractPdf(
       };
       const ocr = await readPages(blank.length, pageImage, steps, deadline);
       return {
-        pages: read.pages,
+        pages: textPages,
         pageCount: opened.pageCount,
         scans: blank.map((index, k) => ({ index, ocr: ocr[k]! })),
       };
@@ -107,14 +106,13 @@ async function readTextLayer(
   };
   const { textLayer: memo, slice } = steps;
   if (!memo) return parse();
-  const fetches = pLimit(MEMO_FETCHES_AT_ONCE);
-  const pages = await Promise.all(Array.from({ length: pageCount }, (_, i) => fetches(() => memo.get(i + 1))));
+  const pages = await memo.getMany(Array.from({ length: pageCount }, (_, i) => i + 1));
   const missing = pages.flatMap((page, i) => (page ? [] : [i + 1]));
   for (let from = 0; from < missing.length; from += TEXT_LAYER_BATCH_PAGES) {
     const numbers = missing.slice(from, from + TEXT_LAYER_BATCH_PAGES);
     const parseAndKeep = async () => {
       const parsed = await parse(numbers);
-      await Promise.all(parsed.map((page, j) => fetches(() => memo.put(numbers[j]!, page))));
+      await memo.putMany(parsed.map((page, j) => [numbers[j]!, page]));
       return parsed;
     };
     const parsed = await (slice ? slice.unit(parseAndKeep) : parseAndKeep());

@@ -22,8 +22,11 @@ export interface ExtractSteps {
 
 /** Values a job keeps by a number: what `get` finds was `put` by this slice or an earlier one of the same job. */
 interface Memo<T> {
-  get: (k: number) => Promise<T | null>;
+  /** The values kept under `ks`, null where none is: fetched a few requests at a time, not one after another. */
+  getMany: (ks: number[]) => Promise<(T | null)[]>;
   put: (k: number, value: T) => Promise<void>;
+  /** Several kept, a few requests at a time. */
+  putMany: (entries: [number, T][]) => Promise<void>;
 }
 
 /** OCR'd pages by their place `k` among the document's pages that OCR reads (the same for the same bytes). */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import pLimit from "p-limit";
 import { deserialize, serialize } from "node:v8";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { ModelClient } from "@/lib/ai/model-client";
@@ -9,8 +10,15 @@ import type { Store } from "@/lib/store/types";
 import type { SliceClock } from "./slice-clock";
 
 /**
- * The largest value kept (base64 characters). Stored values are fetched 16 at once, which @upstash/redis pipelines
- * into one request: 16 of these stay under Upstash's 10 MB a request. A page past it is done again instead.
+ * Requests to the store at once when fetching or keeping many values: not one round trip after another (each is one
+ * on Upstash's REST API), and few enough that @upstash/redis, which pipelines one tick's commands into one request,
+ * never joins more than this many.
+ */
+const STORE_REQUESTS_AT_ONCE = 16;
+
+/**
+ * The largest value kept (base64 characters): STORE_REQUESTS_AT_ONCE of these stay under Upstash's 10 MB a request.
+ * A page past it is done again instead.
  */
 const MAX_KEPT_VALUE_CHARS = 512 * 1024;
 
@@ -60,15 +68,22 @@ export class JobMemo {
     return new JobMemo(this.store, this.job, input);
   }
 
-  readonly pages: PageMemo = {
-    get: (k) => this.#get<OcrPage>(`jobpage:${this.jobId}:${k}`),
-    put: (k, page) => this.#put(`jobpage:${this.jobId}:${k}`, page),
-  };
+  readonly pages: PageMemo = this.#numbered<OcrPage>("jobpage");
 
-  readonly textLayer: TextLayerMemo = {
-    get: (n) => this.#get<PdfPageItems>(`jobtext:${this.jobId}:${n}`),
-    put: (n, page) => this.#put(`jobtext:${this.jobId}:${n}`, page),
-  };
+  readonly textLayer: TextLayerMemo = this.#numbered<PdfPageItems>("jobtext");
+
+  /** Values by a number under `{prefix}:{job}:{n}`, fetched and kept STORE_REQUESTS_AT_ONCE requests at a time. */
+  #numbered<T>(prefix: string) {
+    const key = (n: number) => `${prefix}:${this.jobId}:${n}`;
+    const limit = pLimit(STORE_REQUESTS_AT_ONCE);
+    return {
+      getMany: (ns: number[]) => Promise.all(ns.map((n) => limit(() => this.#get<T>(key(n))))),
+      put: (n: number, value: T) => this.#put(key(n), value),
+      putMany: async (entries: [number, T][]) => {
+        await Promise.all(entries.map(([n, value]) => limit(() => this.#put(key(n), value))));
+      },
+    };
+  }
 
   /** `model` answering from the memo, and storing each new answer before it is used; calls timed by `clock`. */
   model(model: ModelClient, clock: SliceClock): ModelClient {

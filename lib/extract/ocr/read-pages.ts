@@ -1,11 +1,7 @@
-import pLimit from "p-limit";
 import { failures } from "@/lib/extract/failures";
 import type { OcrPage, PageImage } from "@/lib/extract/page-items";
 import { PAGES_AT_ONCE } from "@/lib/extract/ocr/settings";
 import type { ExtractSteps } from "@/lib/extract/steps";
-
-/** A job's stored pages fetched from the store at once: one round trip each (Upstash's REST API), not one after another. */
-export const MEMO_FETCHES_AT_ONCE = 16;
 
 /**
  * OCR of `count` page images, made one after another by `image` (a PDF page
@@ -39,8 +35,7 @@ export async function readPages(
     return done;
   };
   // Fetched together, not one round trip after another: a late slice of a long scan finds hundreds kept.
-  const fetches = pLimit(MEMO_FETCHES_AT_ONCE);
-  const kept = memo ? await Promise.all(Array.from({ length: count }, (_, k) => fetches(() => memo.get(k)))) : [];
+  const kept = memo ? await memo.getMany(Array.from({ length: count }, (_, k) => k)) : [];
   for (let k = 0; k < count; k++) {
     const stored = kept[k];
     if (stored) {
