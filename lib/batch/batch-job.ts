@@ -7,7 +7,7 @@
  */
 import { answerCache } from "@/lib/ai/answer-cache";
 import { modelConcurrency, wrapModelClients } from "@/lib/ai/model-client";
-import { STATUS_NAMES, type ErrorCode } from "@/lib/ground/error-codes";
+import type { ErrorCode } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import { buildResult, loaded, resultJson } from "@/lib/pipeline/chunk-result";
 import { extractForJob } from "@/lib/jobs/job-extraction";
@@ -27,7 +27,7 @@ export function errorBody(error: unknown): NonNullable<BatchMember["error"]> {
     error instanceof ApiError
       ? error
       : new ApiError("internal_error", "Something went wrong on our side while reading this document.");
-  return { success: false, error: STATUS_NAMES[known.status], code: known.code, message: known.message };
+  return known.standardBody();
 }
 
 const isDone = (member: BatchMember) => member.status === "completed" || member.status === "failed";

@@ -7,8 +7,7 @@ import { createHash } from "node:crypto";
 import { requireModel } from "@/lib/ai/model-client";
 import type { ChunkOptions } from "@/lib/api-schema";
 import { refuseContextWithoutModel, resolveOptions } from "@/lib/pipeline/chunk-result";
-import { STATUS_NAMES } from "@/lib/ground/error-codes";
-import { ApiError } from "@/lib/ground/errors";
+import { ApiError, standardErrorBody } from "@/lib/ground/errors";
 import { paymentRequired } from "@/lib/payments/payment-required";
 import { startJob } from "@/lib/jobs/runner";
 import { logFault, paymentReleased, paymentReplayed, paymentSettled } from "@/lib/observability/events";
@@ -147,12 +146,6 @@ export async function runBatchRequest(services: Services, request: BatchChunkReq
 function noneAccepted(members: CheckedMember[]): ApiError {
   const message = `No document of the batch was accepted: ${members.map((m) => `#${m.index} ${m.error?.code}`).join(", ")}. Nothing was charged.`;
   return new ApiError("invalid_request", message, {
-    body: {
-      success: false,
-      error: STATUS_NAMES[400],
-      code: "invalid_request",
-      message,
-      documents: members.map(memberStatus),
-    },
+    body: { ...standardErrorBody("invalid_request", message), documents: members.map(memberStatus) },
   });
 }

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode, type ErrorStatus } from "@/lib/ground/error-codes";
+import { ERROR_CODES, type ErrorCode, type ErrorStatus, STATUS_NAMES } from "@/lib/ground/error-codes";
 
 /**
  * The one error type of the service. Anything thrown inside `lib/` that a
@@ -25,4 +25,17 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
     this.body = options.body;
   }
+
+  /** The standard error body, whatever `body` replaces it with in an answer. */
+  standardBody() {
+    return standardErrorBody(this.code, this.message);
+  }
 }
+
+/** The error body of DESIGN.md section 3: `{success: false, error: <the status's name>, code, message}`. */
+export const standardErrorBody = (code: ErrorCode, message: string) => ({
+  success: false as const,
+  error: STATUS_NAMES[ERROR_CODES[code].status],
+  code,
+  message,
+});

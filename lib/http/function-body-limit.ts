@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { STATUS_NAMES } from "@/lib/ground/error-codes";
+import { standardErrorBody } from "@/lib/ground/errors";
 import { CORS_HEADERS } from "@/lib/http/respond";
 import { megabytes } from "@/lib/ground/wording";
 
@@ -23,12 +23,12 @@ const isExempt = (request: IncomingMessage) => request.method === "PUT" && EXEMP
 
 function refuse(response: ServerResponse, limit: number): void {
   if (response.headersSent) return;
-  const body = JSON.stringify({
-    success: false,
-    error: STATUS_NAMES[413],
-    code: "body_too_large",
-    message: `The request body is over this host's function limit of ${limit} bytes (${megabytes(limit)}): send larger files through POST /api/uploads, then chunk by upload_id.`,
-  });
+  const body = JSON.stringify(
+    standardErrorBody(
+      "body_too_large",
+      `The request body is over this host's function limit of ${limit} bytes (${megabytes(limit)}): send larger files through POST /api/uploads, then chunk by upload_id.`,
+    ),
+  );
   response.writeHead(413, {
     ...CORS_HEADERS,
     "content-type": "application/json; charset=utf-8",

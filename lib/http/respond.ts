@@ -1,4 +1,3 @@
-import { STATUS_NAMES } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import { routeLabel } from "@/lib/http/route-label";
 import { logEvent, logFault } from "@/lib/observability/events";
@@ -39,13 +38,7 @@ function errorResponse(error: unknown): Response {
       new ApiError("internal_error", "Something went wrong on our side; the request was not charged. Try again later."),
     );
   }
-  const body = error.body ?? {
-    success: false,
-    error: STATUS_NAMES[error.status],
-    code: error.code,
-    message: error.message,
-  };
-  return json(body, { status: error.status, headers: error.headers });
+  return json(error.body ?? error.standardBody(), { status: error.status, headers: error.headers });
 }
 
 /**

@@ -15,7 +15,6 @@ import {
   JobIdSchema,
 } from "@/lib/api-schema";
 import { tooManyRequests } from "@/lib/quota/client-slots";
-import { STATUS_NAMES } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import { answerOnce, type IdempotentAsk } from "@/lib/idempotency/answer-once";
 import { checkedKey } from "@/lib/idempotency/key";
@@ -59,9 +58,7 @@ const success = (body: Record<string, unknown>, meta?: Record<string, unknown>):
 function failure(error: unknown): CallToolResult {
   if (!(error instanceof ApiError)) throw error;
   const required = error.status === 402 ? error.headers?.["PAYMENT-REQUIRED"] : undefined;
-  const body = required
-    ? decodePaymentRequiredHeader(required)
-    : (error.body ?? { success: false, error: STATUS_NAMES[error.status], code: error.code, message: error.message });
+  const body = required ? decodePaymentRequiredHeader(required) : (error.body ?? error.standardBody());
   return { isError: true, content: [{ type: "text", text: asText(body) }], structuredContent: body };
 }
 
