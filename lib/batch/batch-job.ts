@@ -13,7 +13,14 @@ import { buildResult, loaded, resultJson } from "@/lib/pipeline/chunk-result";
 import { extractForJob } from "@/lib/jobs/job-extraction";
 import type { JobHandle } from "@/lib/jobs/job-handle";
 import type { JobMemo } from "@/lib/jobs/job-memo";
-import { type BatchMember, type JobRecord, jobExpired, remainingMs } from "@/lib/jobs/job-store";
+import {
+  type BatchMember,
+  type JobRecord,
+  isMemberDone,
+  jobExpired,
+  memberStatus,
+  remainingMs,
+} from "@/lib/jobs/job-store";
 import { type SliceClock, SliceEnd } from "@/lib/jobs/slice-clock";
 import { logFault } from "@/lib/observability/events";
 import { newResultId } from "@/lib/results";
@@ -30,8 +37,6 @@ export function errorBody(error: unknown): NonNullable<BatchMember["error"]> {
   return known.standardBody();
 }
 
-const isDone = (member: BatchMember) => member.status === "completed" || member.status === "failed";
-
 export async function batchWork(
   services: Services,
   handle: JobHandle,
@@ -42,7 +47,7 @@ export async function batchWork(
   for (const member of accepted) {
     const current = handle.record.batch!.documents.find((d) => d.index === member.index)!;
     if (current.status !== "pending") continue;
-    const done = handle.record.batch!.documents.filter(isDone).length;
+    const done = handle.record.batch!.documents.filter(isMemberDone).length;
     handle.progress(done / accepted.length, `Document ${done + 1} of ${accepted.length}: ${member.filename}`);
     let outcome: Partial<BatchMember>;
     try {
@@ -123,8 +128,8 @@ async function combine(
   const chunks: Record<string, unknown>[] = [];
   const summaries: Record<string, unknown>[] = [];
   for (const member of documents) {
-    const { index, filename, status, pages, error } = member;
-    const summary: Record<string, unknown> = { index, filename, status, pages, ...(error ? { error } : {}) };
+    const { index, filename } = member;
+    const summary: Record<string, unknown> = memberStatus(member);
     if (member.status === "completed") {
       const result = JSON.parse(await services.results.load(member.result_id!)) as MemberResult;
       summary.total_chunks = result.total_chunks;

@@ -18,7 +18,8 @@ import { acceptJob, type ChunkResponse, type DocumentInput } from "@/lib/pipelin
 import { rateLimitHeaders } from "@/lib/quota/free-quota";
 import type { Services } from "@/lib/services/types";
 import { TIERS, type TierId, isPaid } from "@/lib/tiers";
-import { type CheckedMember, checkMembers, memberStatus } from "./members";
+import { memberStatus } from "@/lib/jobs/job-store";
+import { type CheckedMember, checkMembers } from "./members";
 
 export interface BatchChunkRequest {
   tier: TierId;

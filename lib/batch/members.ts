@@ -103,12 +103,3 @@ async function read(
   const sha256 = sha256Hex(source.bytes);
   return { doc: loaded(source, { sha256 }), sha256 };
 }
-
-/** The wire view of a member (the answer's and the job status's `documents` entry). */
-export const memberStatus = ({ index, filename, status, pages, error }: BatchMember) => ({
-  index,
-  filename,
-  status,
-  pages,
-  ...(error ? { error } : {}),
-});

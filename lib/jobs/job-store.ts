@@ -5,7 +5,7 @@ import { OUTPUT_FORMATS } from "@/lib/formats";
 import { TOKENIZER_NAMES } from "@/lib/tokens/names";
 import { getBytes, setBytes } from "@/lib/store/byte-values";
 import type { Store } from "@/lib/store/types";
-import { JOB_ID_PATTERN } from "@/lib/api-schema";
+import { BatchDocumentStatusSchema, JOB_ID_PATTERN } from "@/lib/api-schema";
 import { TIER_IDS, type TierId } from "@/lib/tiers";
 import { JobWebhookSchema } from "@/lib/webhooks/job-webhook";
 
@@ -32,20 +32,27 @@ const JobInput = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("batch") }),
 ]);
 
-/** One document of a batch's job: where it stands, and what it came to (its result stored on its own until combined). */
-const BatchMember = z.object({
-  index: z.number().int().min(0),
-  filename: z.string(),
+/** One document of a batch's job: its wire view (where it stands, why it failed) and where it is kept. */
+const BatchMember = BatchDocumentStatusSchema.extend({
   contentType: z.string().optional(),
-  status: z.enum(["rejected", "pending", "completed", "failed"]),
-  pages: z.number().int().min(0),
-  error: z.object({ success: z.literal(false), error: z.string(), code: z.string(), message: z.string() }).optional(),
   /** Completed: the id its own result is stored under. */
   result_id: z.string().optional(),
   /** Accepted documents are numbered 0.. in the order their bytes are stored. */
   input: z.number().int().min(0).optional(),
 });
 export type BatchMember = z.infer<typeof BatchMember>;
+
+/** The wire view of a batch's document: the answer's, the job status's and the combined result's `documents` entry. */
+export const memberStatus = ({ index, filename, status, pages, error }: BatchMember) => ({
+  index,
+  filename,
+  status,
+  pages,
+  ...(error ? { error } : {}),
+});
+
+/** A batch's document the job is done with: chunked, or failed in it. */
+export const isMemberDone = ({ status }: BatchMember) => status === "completed" || status === "failed";
 
 export const JobRecord = z.object({
   job_id: z.string(),

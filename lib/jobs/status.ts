@@ -7,7 +7,7 @@ import type { JobStatus } from "@/lib/api-schema";
 import type { ErrorCode } from "@/lib/ground/error-codes";
 import { ApiError } from "@/lib/ground/errors";
 import type { Services } from "@/lib/services/types";
-import { type JobRecord, type JobVersion, jobExpired } from "./job-store";
+import { type JobRecord, type JobVersion, isMemberDone, jobExpired, memberStatus } from "./job-store";
 import { webhookStatus } from "@/lib/webhooks/job-webhook";
 import { jobEvent, logFault, paymentReleased } from "@/lib/observability/events";
 
@@ -55,17 +55,10 @@ export function statusBody(record: JobRecord): JobStatus {
   if (record.error) body.error = record.error;
   if (record.webhook) body.webhook = webhookStatus(record.webhook);
   if (record.batch) {
-    // Mapped here rather than by lib/batch/, which loads the pipeline: the status route stays light.
     const documents = record.batch.documents;
-    body.documents = documents.map(({ index, filename, status, pages, error }) => ({
-      index,
-      filename,
-      status,
-      pages,
-      ...(error ? { error } : {}),
-    }));
+    body.documents = documents.map(memberStatus);
     body.total = documents.filter((d) => d.status !== "rejected").length;
-    body.done = documents.filter((d) => d.status === "completed" || d.status === "failed").length;
+    body.done = documents.filter(isMemberDone).length;
   }
   return body;
 }
