@@ -4,7 +4,8 @@
  * request checks its document before payment. A document refused here is `rejected` with the error a single
  * request would have answered, and is not charged; the others are accepted and priced.
  */
-import { type Loaded, loaded, sha256Hex } from "@/lib/pipeline/chunk-result";
+import { sha256Hex } from "@/lib/ground/sha256";
+import { type Loaded, loaded } from "@/lib/pipeline/chunk-result";
 import { ApiError } from "@/lib/ground/errors";
 import { detect } from "@/lib/extract/detect";
 import { estimatePages } from "@/lib/extract/page-count";
@@ -51,7 +52,7 @@ export async function checkMembers(
       const outcome = reads[offset]!;
       try {
         if (outcome.status === "rejected") throw outcome.reason;
-        const { doc, sha256 } = outcome.value;
+        const doc = outcome.value;
         // The same byte limit as a single request's upload, over the whole batch.
         if (totalBytes + doc.bytes.length > limits.maxUploadBytes)
           throw new ApiError(
@@ -72,7 +73,7 @@ export async function checkMembers(
           status: "pending",
           pages,
           input: accepted++,
-          accepted: { doc, binding: input.kind === "url" ? `url:${input.url}` : `sha256:${sha256}` },
+          accepted: { doc, binding: input.kind === "url" ? `url:${input.url}` : `sha256:${sha256Hex(doc.bytes)}` },
         });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -89,17 +90,13 @@ export async function checkMembers(
   return members;
 }
 
-/** A document read, hashed once: the hash names it (`documentId`) and binds an upload's payment. */
-async function read(
-  services: Pick<Services, "fetchUrl" | "uploads">,
-  input: DocumentInput,
-): Promise<{ doc: Loaded; sha256: string }> {
-  const source =
-    input.kind === "upload"
-      ? input
-      : input.kind === "uploaded"
-        ? await services.uploads.read(input.uploadId)
-        : await services.fetchUrl(input.url);
-  const sha256 = sha256Hex(source.bytes);
-  return { doc: loaded(source, { sha256 }), sha256 };
+async function read(services: Pick<Services, "fetchUrl" | "uploads">, input: DocumentInput): Promise<Loaded> {
+  switch (input.kind) {
+    case "upload":
+      return loaded(input);
+    case "uploaded":
+      return loaded(await services.uploads.read(input.uploadId));
+    case "url":
+      return loaded(await services.fetchUrl(input.url));
+  }
 }

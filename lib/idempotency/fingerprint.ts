@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { sha256Hex } from "@/lib/ground/sha256";
 import type { DocumentInput } from "@/lib/pipeline";
 import type { TierId } from "@/lib/tiers";
 
@@ -23,7 +24,7 @@ export function requestFingerprint(
 function documentOf(input: DocumentInput): string {
   switch (input.kind) {
     case "upload":
-      return `sha256:${createHash("sha256").update(input.bytes).digest("hex")}:${input.filename ?? ""}:${input.contentType ?? ""}`;
+      return `sha256:${sha256Hex(input.bytes)}:${input.filename ?? ""}:${input.contentType ?? ""}`;
     case "url":
       return `url:${input.url}`;
     case "uploaded":

@@ -1,5 +1,5 @@
 import { countPages } from "@/lib/observability/metrics";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@/lib/ground/sha256";
 import type { AnswerCache } from "@/lib/ai/answer-cache";
 import { situateChunks } from "@/lib/ai/context";
 import { enrichChunks } from "@/lib/ai/enrich";
@@ -115,20 +115,17 @@ export interface Loaded {
   detected?: Detected;
 }
 
-/** The SHA-256 of a document's bytes, hex: its id and a payment's binding both derive from it. */
-export const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-
 /** A document ready for extraction, with a stable id from its bytes (record ids in the vector-store formats derive from it). */
 export function loaded(
   source: { bytes: Uint8Array; filename?: string; contentType?: string },
-  known: { detected?: Detected; sha256?: string } = {},
+  known: { detected?: Detected } = {},
 ): Loaded {
   return {
     bytes: source.bytes,
     // A display name only: never used as a key or a path.
     filename: source.filename?.slice(0, 255) || "document",
     contentType: source.contentType,
-    documentId: (known.sha256 ?? sha256Hex(source.bytes)).slice(0, 32),
+    documentId: sha256Hex(source.bytes).slice(0, 32),
     detected: known.detected,
   };
 }

@@ -1,3 +1,4 @@
+import { sha256Hex } from "@/lib/ground/sha256";
 import { createHash } from "node:crypto";
 import { answerCache } from "@/lib/ai/answer-cache";
 import { modelConcurrency, requireModel } from "@/lib/ai/model-client";
@@ -10,7 +11,6 @@ import {
   refuseContextWithoutModel,
   resolveOptions,
   resultJson,
-  sha256Hex,
   withOcrLanguages,
 } from "@/lib/pipeline/chunk-result";
 import { ApiError } from "@/lib/ground/errors";
@@ -79,8 +79,6 @@ export interface ChunkResponse {
 /** A request with what its upload was found to be before payment or quota (so its bytes are decoded and hashed once). */
 interface Checked extends ChunkRequest<ReadInput> {
   detected?: Detected;
-  /** The upload's SHA-256, hex: the payment binding and the document id. */
-  sha256?: string;
   /** A job asked with `webhook_url`: its URL checked, its secret made. */
   webhook?: JobWebhook;
 }
@@ -113,10 +111,9 @@ export async function runChunkRequest(services: Services, request: ChunkRequest)
       : request.input;
   const checked: Checked = { ...request, input, webhook: await acceptWebhook(services, tier, request) };
   if (input.kind === "upload") {
-    // Decoding and hashing an upload read all of it: on a main-thread turn of their own, like the extraction.
+    // Decoding an upload reads all of it: on a main-thread turn of its own, like the extraction.
     await mainThreadTurn();
     checked.detected = await detect(input.bytes, input, services.config.limits.maxCharsPerRequest);
-    checked.sha256 = sha256Hex(input.bytes);
   }
   return isPaid(tier) ? runPaid(services, checked, tier, options) : runFree(services, checked, tier, options);
 }
@@ -248,7 +245,7 @@ const runsAsJob = (tier: Tier, request: ChunkRequest) => tier.mode === "async" |
 /** What a payment reference binds to: the uploaded bytes' hash, or the URL (known before fetching). */
 function documentBinding(request: Checked): string {
   const { input } = request;
-  return input.kind === "upload" ? `sha256:${request.sha256 ?? sha256Hex(input.bytes)}` : `url:${input.url}`;
+  return input.kind === "upload" ? `sha256:${sha256Hex(input.bytes)}` : `url:${input.url}`;
 }
 
 async function runPaid(

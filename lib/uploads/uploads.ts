@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { newCapabilityId } from "@/lib/ground/capability-id";
+import { sha256Hex } from "@/lib/ground/sha256";
 import {
   type CreateUploadRequest,
   UPLOAD_ID_PREFIX,
@@ -32,8 +32,6 @@ export interface UploadedDocument {
   filename: string;
   contentType: string;
 }
-
-const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 const uploadUnknown = (id: string) =>
   new ApiError(
