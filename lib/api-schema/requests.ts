@@ -13,6 +13,10 @@ export const OUTPUT_FORMATS = ["raw", "pinecone", "weaviate", "chroma", "qdrant"
 
 const tokens = z.coerce.number({ error: "must be a whole number" }).int("must be a whole number");
 
+/** A flag from JSON (`true`) or a form field (`"true"`); optional. */
+const formBoolean = () =>
+  z.union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")]).optional();
+
 export const ChunkOptionsSchema = z.object({
   max_tokens: tokens
     .optional()
@@ -33,27 +37,18 @@ export const ChunkOptionsSchema = z.object({
     .enum(OUTPUT_FORMATS)
     .optional()
     .meta({ description: "`raw` (default), or records for a vector store's official JS client." }),
-  include_notes: z
-    .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
-    .optional()
-    .meta({
-      description:
-        'Slide decks (.pptx, .odp): `false` leaves speaker notes out. By default each slide\'s notes follow its content under a "## Notes" heading.',
-    }),
-  context: z
-    .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
-    .optional()
-    .meta({
-      description:
-        "`ai` and `ai-pro` only (refused with 400 on the other tiers): `true` has the tier's model write a sentence or two situating each chunk in its document (contextual retrieval), put before the chunk's `embed_text` and in `metadata.context`. Same price; the calls are batched, bounded and cached per document.",
-    }),
-  async: z
-    .union([z.boolean(), z.enum(["true", "false"]).transform((value) => value === "true")])
-    .optional()
-    .meta({
-      description:
-        "`true`: run as a job, on any tier (ai-pro always is one). The answer is at once `{job_id, status_url}`; poll the status (progress page by page while OCR reads a scan), then fetch the result. For scans with more pages than a synchronous request reads by OCR.",
-    }),
+  include_notes: formBoolean().meta({
+    description:
+      'Slide decks (.pptx, .odp): `false` leaves speaker notes out. By default each slide\'s notes follow its content under a "## Notes" heading.',
+  }),
+  context: formBoolean().meta({
+    description:
+      "`ai` and `ai-pro` only (refused with 400 on the other tiers): `true` has the tier's model write a sentence or two situating each chunk in its document (contextual retrieval), put before the chunk's `embed_text` and in `metadata.context`. Same price; the calls are batched, bounded and cached per document.",
+  }),
+  async: formBoolean().meta({
+    description:
+      "`true`: run as a job, on any tier (ai-pro always is one). The answer is at once `{job_id, status_url}`; poll the status (progress page by page while OCR reads a scan), then fetch the result. For scans with more pages than a synchronous request reads by OCR.",
+  }),
   webhook_url: z.string().min(1).max(2048).optional().meta({
     description:
       "Jobs only (ai-pro, or `async=true`; refused on a synchronous request): an `http` or `https` URL on a public address that gets the job's status body by POST when it completes or fails, signed per Standard Webhooks with the `webhook_secret` of the answer. Retried with backoff until it answers 2xx.",
